@@ -1,0 +1,70 @@
+"""oar: tensors that can be changed in place and viewed without copying, with exact autograd.
+
+Paddle spellings are native; PyTorch spellings are aliases. `import oar as paddle` or
+`import oar as torch` runs the seed documents' examples unchanged.
+"""
+from __future__ import annotations
+
+from . import dtypes as _dtypes
+from .tensor import Size, Tensor
+from .place import CPUPlace, Place
+from .ops import registry as _registry
+from .ops import pointwise as _pointwise  # noqa: F401  (declarations register themselves)
+from .ops import views as _views  # noqa: F401
+from .ops import general as _general  # noqa: F401
+from .ops import reduce as _reduce  # noqa: F401
+from .ops import creation as _creation  # noqa: F401
+from .ops import random as _random  # noqa: F401
+from .ops import indexing as _indexing  # noqa: F401
+from .ops import operators as _operators  # noqa: F401
+from . import autograd, device  # noqa: F401
+from .autograd import (PyLayer, enable_grad, grad, is_grad_enabled, no_grad,  # noqa: F401
+                       set_grad_enabled)
+from .autograd.grad_mode import inference_mode  # noqa: F401
+from .storage import max_memory_allocated, memory_allocated, reset_max_memory_allocated  # noqa: F401
+
+globals().update(_registry.FUNCTIONS)
+
+float16 = _dtypes.float16
+float32 = _dtypes.float32
+float64 = _dtypes.float64
+int8 = _dtypes.int8
+int16 = _dtypes.int16
+int32 = _dtypes.int32
+int64 = _dtypes.int64
+uint8 = _dtypes.uint8
+half, float, double, long, short = float16, float32, float64, int64, int16  # noqa: A001
+int = int32  # noqa: A001  (torch.int is int32)
+bool = _dtypes.bool_  # noqa: A001
+dtype = _dtypes.DType
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def numel(x):
+    return x.numel()
+
+
+def shape(x):
+    return x.shape
+
+
+def get_default_dtype():
+    return _dtypes.DEFAULT_FLOAT.name
+
+
+def set_device(device_name):
+    return device.set_device(device_name)
+
+
+def get_device():
+    return "cpu"
+
+
+def is_compiled_with_cuda():
+    return False
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,6 @@
+from .errors import (GraphReleasedError, InplaceLeafError, InplaceViewError,  # noqa: F401
+                     SavedTensorModifiedError)
+from .function import Function, PyLayer, PyLayerContext  # noqa: F401
+from .functional import backward, grad  # noqa: F401
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .gradcheck import gradcheck  # noqa: F401

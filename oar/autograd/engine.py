@@ -1,0 +1,191 @@
+"""The backward engine: dependency-counted walk over the graph, latest node first."""
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from . import grad_mode
+from .node import AccumulateGrad
+
+
+def _collect(roots):
+    """Dependency counts of every node reachable from the roots."""
+    deps = {}
+    seen = set()
+    stack = [n for n in roots if n is not None]
+    for n in stack:
+        seen.add(n)
+    while stack:
+        node = stack.pop()
+        for edge in node.next_edges:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _reaches(roots, targets):
+    """Nodes from which some target node is reachable (for oar.grad pruning)."""
+    memo = {}
+    order = []
+    stack = [(n, False) for n in roots if n is not None]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            r = node in targets
+            for e in node.next_edges:
+                if e is not None and memo.get(e[0], False):
+                    r = True
+            memo[node] = r
+            order.append(node)
+            continue
+        if node in memo:
+            continue
+        memo[node] = False
+        stack.append((node, True))
+        for e in node.next_edges:
+            if e is not None and e[0] not in memo:
+                stack.append((e[0], False))
+    return {n for n, r in memo.items() if r}
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inputs=None,
+                 allow_unused=False):
+    """roots: list of (node, out_nr); root_grads: matching Tensors.
+
+    With `inputs` (a list of Tensors) the gradients reaching them are returned instead of
+    being accumulated into .grad (oar.grad).
+    """
+    capture = None
+    if inputs is not None:
+        capture = {}
+        for i, t in enumerate(inputs):
+            edge = t._edge()
+            if edge is None:
+                continue
+            capture.setdefault(edge, []).append(i)
+    buffers = {}
+    root_nodes = []
+    for (node, nr), g in zip(roots, root_grads):
+        if node is None:
+            continue
+        buf = buffers.setdefault(node, {})
+        buf[nr] = _add(buf.get(nr), g)
+        root_nodes.append(node)
+    deps = _collect(root_nodes)
+    useful = None
+    if capture is not None:
+        useful = _reaches(root_nodes, {e[0] for e in capture})
+    results = [None] * len(inputs) if inputs is not None else None
+
+    ready = []
+    for node in set(root_nodes):
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node.seq, id(node), node))
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads_in = buffers.pop(node, {})
+            if node.pre_hooks:
+                for nr, hooks in node.pre_hooks.items():
+                    g = grads_in.get(nr)
+                    if g is None:
+                        continue
+                    for hook in hooks:
+                        r = hook(g)
+                        if r is not None:
+                            g = r
+                    grads_in[nr] = g
+            if node.retained is not None:
+                t = node.retained()
+                g = grads_in.get(0)
+                if t is not None and g is not None:
+                    t._retain(g)
+            if capture is not None:
+                for nr, g in grads_in.items():
+                    for i in capture.get((node, nr), ()):
+                        results[i] = _add(results[i], g)
+            run = not isinstance(node, AccumulateGrad) if capture is not None else True
+            if useful is not None and node not in useful:
+                run = False
+            if not grads_in:
+                run = False
+            if run:
+                grad = grads_in.get(0)
+                if len(grads_in) > 1 or (grads_in and 0 not in grads_in):
+                    grad = grads_in  # multi-output node: dict out_nr -> grad
+                out = node.apply(grad)
+                if not retain_graph:
+                    node.release()
+            else:
+                out = ()
+            for edge, g in zip(node.next_edges, out):
+                if edge is None:
+                    continue
+                nxt, nr = edge
+                if g is not None:
+                    buf = buffers.setdefault(nxt, {})
+                    buf[nr] = _add(buf.get(nr), g)
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
+            # edges not returned (shorter tuple) still release their dependency
+            for edge in node.next_edges[len(out):]:
+                if edge is None:
+                    continue
+                nxt = edge[0]
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
+    if inputs is not None:
+        for i, (t, r) in enumerate(zip(inputs, results)):
+            if r is None and not allow_unused:
+                raise ValueError(
+                    f"(InvalidArgument) The {i}-th input does not appear in the backward graph "
+                    f"(input of shape {list(t.shape)}). One of the differentiated Tensors "
+                    "appears to not have been used in the graph. Check the input or set "
+                    "allow_unused=True to get None for it.")
+        return results
+    return None
+
+
+def sum_to_shape(g, shape):
+    """Reduce a broadcast gradient (an oar Tensor) back to `shape`."""
+    gshape = g.shape
+    if tuple(gshape) == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    axes = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[lead + i] != 1:
+            axes.append(lead + i)
+    if axes:
+        g = g.sum(axis=axes, keepdim=True) if lead == 0 else g.sum(axis=axes, keepdim=True)
+    if lead:
+        g = g.reshape(list(shape))
+    elif tuple(g.shape) != tuple(shape):
+        g = g.reshape(list(shape))
+    return g
+
+
+def np_sum_to_shape(g: np.ndarray, shape):
+    if g.shape == tuple(shape):
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and g.shape[lead + i] != 1)
+    return g.sum(axis=axes, keepdims=True).reshape(shape)

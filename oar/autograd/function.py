@@ -1,0 +1,96 @@
+"""Custom ops: oar.autograd.PyLayer (alias Function), with save_for_backward and mark_dirty."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import grad_mode
+from .node import Node, SavedTensor
+
+
+class PyLayerContext:
+    def __init__(self):
+        self._saved = ()
+        self._dirty = ()
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self._saved = tuple(SavedTensor(t) if t is not None else None for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        return tuple(s.unpack(self._node) if s is not None else None for s in self._saved)
+
+    def saved_tensor(self):
+        return self.saved_tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = value
+
+
+class PyLayerNode(Node):
+    __slots__ = ("cls", "ctx", "n_out", "out_meta")
+
+    @property
+    def name(self):
+        return self.cls.__name__ + "Backward"
+
+    def apply(self, grad):
+        from ..tensor import Tensor
+        if isinstance(grad, dict):
+            grads = [grad.get(i) for i in range(self.n_out)]
+        else:
+            grads = [grad] + [None] * (self.n_out - 1)
+        grads = [g if g is not None else Tensor._wrap(np.zeros(s, d))
+                 for g, (s, d) in zip(grads, self.out_meta)]
+        res = self.cls.backward(self.ctx, *grads)
+        if not isinstance(res, tuple):
+            res = (res,)
+        return tuple(res)
+
+    def release(self):
+        pass
+
+
+class PyLayer:
+    """Subclass with static forward(ctx, *args) and backward(ctx, *grads)."""
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from ..ops.registry import bump, check_inplace_autograd
+        from ..tensor import Tensor
+        ctx = PyLayerContext()
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        need = grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        edges = tuple(t._edge() if t.requires_grad else None for t in tensors) if need else ()
+        with grad_mode.no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        outs = out if isinstance(out, tuple) else (out,)
+        for d in ctx._dirty:
+            if need:
+                check_inplace_autograd(d, cls.__name__)
+            bump(d, cls.__name__)
+        if need:
+            node = PyLayerNode(edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
+            node.cls = cls
+            node.ctx = ctx
+            node.n_out = len(outs)
+            node.out_meta = tuple((o._data.shape, o._data.dtype) for o in outs if isinstance(o, Tensor))
+            ctx._node = node
+            for i, o in enumerate(outs):
+                if isinstance(o, Tensor) and o._data.dtype.kind == "f":
+                    o._grad_fn = node
+                    o._out_nr = i
+        else:
+            ctx._node = None
+        return out
+
+
+Function = PyLayer

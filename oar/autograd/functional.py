@@ -1,0 +1,77 @@
+"""backward() and oar.grad()."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine
+
+
+def _root_grad(t, g):
+    from ..tensor import Tensor
+    if g is None:
+        # Paddle: a non-scalar output gets an implicit gradient of ones
+        return Tensor._wrap(np.ones(t._data.shape, t._data.dtype))
+    if not isinstance(g, Tensor):
+        from ..ops.creation import to_tensor
+        g = to_tensor(g, dtype=t.dtype)
+    if g._data.shape != t._data.shape:
+        raise ValueError(f"grad_tensor has shape {list(g._data.shape)} but the output has shape "
+                         f"{list(t._data.shape)}")
+    return g
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
+    from ..tensor import Tensor
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    if grad_tensors is None or isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors] * len(tensors) if grad_tensors is None else [grad_tensors]
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots, grads = [], []
+    for t, g in zip(tensors, grad_tensors):
+        edge = t._edge()
+        if edge is None:
+            continue   # Paddle: backward on a stop_gradient tensor does nothing
+        roots.append(edge)
+        grads.append(_root_grad(t, g))
+    if roots:
+        engine.run_backward(roots, grads, retain_graph=retain_graph, create_graph=create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None, is_grads_batched=False,
+         materialize_grads=False):
+    from ..tensor import Tensor
+    single = isinstance(inputs, Tensor)
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if single else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outputs) if grad_outputs is None else [grad_outputs]
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise RuntimeError(f"oar.grad: input {i} (shape {list(t.shape)}) does not require "
+                               "grad (stop_gradient=True); set stop_gradient=False on it first")
+    roots, grads = [], []
+    for t, g in zip(outputs, grad_outputs):
+        edge = t._edge()
+        if edge is None:
+            raise RuntimeError("oar.grad: an output does not require grad and has no grad_fn")
+        roots.append(edge)
+        grads.append(_root_grad(t, g))
+    res = engine.run_backward(roots, grads, retain_graph=retain_graph,
+                              create_graph=create_graph, inputs=inputs,
+                              allow_unused=allow_unused or materialize_grads)
+    out = []
+    for t, r in zip(inputs, res):
+        if r is not None:
+            if r._data.dtype != t._data.dtype:
+                r = r.astype(t.dtype)
+            if not create_graph:
+                r = Tensor._wrap(np.array(r._data))
+        elif materialize_grads:
+            r = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
+        out.append(r)
+    return out

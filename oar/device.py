@@ -1,0 +1,26 @@
+"""Memory accounting (`oar.device.memory_allocated()` etc.), counted by oar's own storages."""
+from .storage import max_memory_allocated, memory_allocated, reset_max_memory_allocated  # noqa: F401
+from .storage import reset_peak_memory_stats  # noqa: F401
+
+
+def get_device():
+    return "cpu"
+
+
+def set_device(device):
+    if str(device) != "cpu":
+        raise ValueError(f"device {device!r} is not available: this build of oar runs on the CPU only")
+    return "cpu"
+
+
+def is_compiled_with_cuda():
+    return False
+
+
+class cuda:  # noqa: N801  (namespace like paddle.device.cuda)
+    memory_allocated = staticmethod(memory_allocated)
+    max_memory_allocated = staticmethod(max_memory_allocated)
+
+    @staticmethod
+    def device_count():
+        return 0

@@ -1,0 +1,293 @@
+"""Reductions. axis/dim, keepdim; gradients broadcast back to the input shape."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import registry as R
+from .registry import OpDef, declare
+
+
+def _axes(axis, ndim):
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis.tolist()
+    axs = axis if isinstance(axis, (list, tuple)) else (axis,)
+    if len(axs) == 0:
+        return None
+    out = []
+    for a in axs:
+        a = int(a)
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise IndexError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
+        out.append(a % max(ndim, 1))
+    return tuple(sorted(set(out))) if ndim else None
+
+
+def _keep_shape(in_shape, axes):
+    if axes is None:
+        return tuple(1 for _ in in_shape)
+    return tuple(1 if i in axes else n for i, n in enumerate(in_shape))
+
+
+def _expand_back(c, g):
+    in_shape = c.input_meta[0][0]
+    axes = c.attrs[0]
+    return g.reshape(list(_keep_shape(in_shape, axes))).expand(list(in_shape))
+
+
+def _np_dtype(dtype):
+    if dtype is None or isinstance(dtype, bool):
+        return None
+    from ..dtypes import as_dtype
+    return as_dtype(dtype).np
+
+
+def _k_sum(x, axes, keepdim, dtype):
+    dt = _np_dtype(dtype)
+    if dt is None and x.dtype.kind in "bu" or (dt is None and x.dtype.kind == "i"):
+        dt = np.int64
+    return np.sum(x, axis=axes, keepdims=keepdim, dtype=dt)
+
+
+def _k_mean(x, axes, keepdim, dtype):
+    if x.dtype.kind != "f":
+        raise TypeError(f"mean: expected a floating point tensor, got {x.dtype} "
+                        "(cast it first, e.g. x.astype('float32'))")
+    return np.mean(x, axis=axes, keepdims=keepdim)
+
+
+def _b_mean(c, g):
+    in_shape = c.input_meta[0][0]
+    axes = c.attrs[0]
+    n = int(np.prod([in_shape[a] for a in axes])) if axes is not None else int(np.prod(in_shape))
+    return (_expand_back(c, g) / max(n, 1),)
+
+
+SUM = OpDef("sum", _k_sum, lambda c, g: (_expand_back(c, g),),
+            attrs=(("axis", None), ("keepdim", False), ("dtype", None)))
+MEAN = OpDef("mean", _k_mean, _b_mean, attrs=(("axis", None), ("keepdim", False), ("dtype", None)))
+
+
+def _reduction(op):
+    def fn(x, axis=None, keepdim=False, dtype=None, name=None, *, dim=None, keepdims=None):
+        if not isinstance(x, Tensor):
+            x = R.as_tensor(x)
+        if dim is not None:
+            axis = dim
+        if keepdims is not None:
+            keepdim = keepdims
+        if isinstance(keepdim, str) or (keepdim is not False and keepdim is not True and keepdim is not None
+                                        and not isinstance(keepdim, (bool, np.bool_))):
+            keepdim, dtype = False, keepdim   # Paddle order: sum(x, axis, dtype, keepdim)
+        if isinstance(dtype, bool):
+            keepdim, dtype = dtype, None      # PyTorch order: sum(x, dim, keepdim)
+        return R.dispatch(op, (x,), (_axes(axis, x._data.ndim), bool(keepdim), dtype))
+    fn.__name__ = op.name
+    return fn
+
+
+R.OPS["sum"] = SUM
+R.OPS["mean"] = MEAN
+R.register_function("sum", _reduction(SUM))
+R.register_function("mean", _reduction(MEAN))
+
+
+def _b_extreme(c, g):
+    x = c.input(0)
+    out = c.out
+    axes, keepdim = c.attrs[0], c.attrs[1]
+    ks = list(_keep_shape(c.input_meta[0][0], axes))
+    out_k = out.reshape(ks)
+    mask = (x == out_k)
+    count = mask.sum(axis=list(axes) if axes is not None else None, keepdim=True)
+    return (g.reshape(ks) * mask / count,)
+
+
+def _k_max(x, axes, keepdim):
+    return np.max(x, axis=axes, keepdims=keepdim)
+
+
+def _k_min(x, axes, keepdim):
+    return np.min(x, axis=axes, keepdims=keepdim)
+
+
+AMAX = OpDef("amax", _k_max, _b_extreme, save={0: (0,)}, save_out=(0,),
+             attrs=(("axis", None), ("keepdim", False)))
+AMIN = OpDef("amin", _k_min, _b_extreme, save={0: (0,)}, save_out=(0,),
+             attrs=(("axis", None), ("keepdim", False)))
+R.OPS["amax"] = AMAX
+R.OPS["amin"] = AMIN
+
+
+class ReturnTypes(tuple):
+    """(values, indices) of PyTorch's max/min/sort with a dim."""
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+
+def _extreme(op, argop, name):
+    def fn(x, axis=None, keepdim=False, name=None, *, dim=None):
+        """Paddle spelling `max(x, axis=...)` returns values; PyTorch spelling with a dim
+        (`max(x, 1)`, `max(x, dim=1)`) returns (values, indices). `max(x, y)` with a tensor
+        is the elementwise maximum."""
+        if not isinstance(x, Tensor):
+            x = R.as_tensor(x)
+        if isinstance(axis, Tensor) and axis._data.ndim > 0 or isinstance(dim, Tensor):
+            other = axis if dim is None else dim
+            return R.FUNCTIONS["maximum" if op is AMAX else "minimum"](x, other)
+        torch_style = dim is not None or (axis is not None and isinstance(axis, int))
+        if dim is not None:
+            axis = dim
+        values = R.dispatch(op, (x,), (_axes(axis, x._data.ndim), bool(keepdim)))
+        if not torch_style:
+            return values
+        idx = argop(x, axis=axis, keepdim=keepdim)
+        return ReturnTypes((values, idx))
+    fn.__name__ = name
+    return fn
+
+
+def _arg(npfn, name):
+    def fn(x, axis=None, keepdim=False, dtype="int64", name=None, *, dim=None):
+        if dim is not None:
+            axis = dim
+        a = x._data
+        if axis is None:
+            r = npfn(a.reshape(-1))
+            r = np.asarray(r, dtype=np.int64)
+            if keepdim:
+                r = r.reshape((1,) * a.ndim)
+        else:
+            r = npfn(a, axis=int(axis), keepdims=bool(keepdim)).astype(np.int64)
+        return Tensor._wrap(np.asarray(r))
+    fn.__name__ = name
+    return fn
+
+
+argmax = _arg(np.argmax, "argmax")
+argmin = _arg(np.argmin, "argmin")
+R.register_function("argmax", argmax)
+R.register_function("argmin", argmin)
+R.register_function("max", _extreme(AMAX, argmax, "max"))
+R.register_function("min", _extreme(AMIN, argmin, "min"))
+R.register_function("amax", _reduction_simple := (lambda x, axis=None, keepdim=False, name=None, *, dim=None:
+                                                  R.dispatch(AMAX, (x,), (_axes(axis if dim is None else dim, x._data.ndim), bool(keepdim)))))
+R.register_function("amin", lambda x, axis=None, keepdim=False, name=None, *, dim=None:
+                    R.dispatch(AMIN, (x,), (_axes(axis if dim is None else dim, x._data.ndim), bool(keepdim))))
+
+
+def _k_prod(x, axes, keepdim, dtype):
+    return np.prod(x, axis=axes, keepdims=keepdim, dtype=_np_dtype(dtype))
+
+
+def _b_prod(c, g):
+    x = c.input(0)
+    axes = c.attrs[0]
+    ks = list(_keep_shape(c.input_meta[0][0], axes))
+    xa = x._data
+    if not (xa == 0).any():
+        return (g.reshape(ks) * c.out.reshape(ks) / x,)
+    # exact product of the other elements when zeros are present
+    ax = tuple(range(xa.ndim)) if axes is None else axes
+    moved = np.moveaxis(xa, ax, tuple(range(xa.ndim - len(ax), xa.ndim)))
+    flat = moved.reshape(moved.shape[:xa.ndim - len(ax)] + (-1,))
+    left = np.cumprod(np.concatenate([np.ones(flat.shape[:-1] + (1,), xa.dtype), flat[..., :-1]], -1), -1)
+    right = np.flip(np.cumprod(np.flip(np.concatenate([flat[..., 1:], np.ones(flat.shape[:-1] + (1,), xa.dtype)], -1), -1), -1), -1)
+    others = (left * right).reshape(moved.shape)
+    others = np.moveaxis(others, tuple(range(xa.ndim - len(ax), xa.ndim)), ax)
+    return (g.reshape(ks) * Tensor._wrap(np.ascontiguousarray(others)),)
+
+
+PROD = OpDef("prod", _k_prod, _b_prod, save={0: (0,)}, save_out=(0,),
+             attrs=(("axis", None), ("keepdim", False), ("dtype", None)))
+R.OPS["prod"] = PROD
+R.register_function("prod", _reduction(PROD))
+
+
+def _k_var(x, axes, keepdim, ddof):
+    return np.var(x, axis=axes, keepdims=keepdim, ddof=ddof)
+
+
+def _b_var(c, g):
+    x = c.input(0)
+    axes, keepdim, ddof = c.attrs
+    in_shape = c.input_meta[0][0]
+    n = int(np.prod([in_shape[a] for a in axes])) if axes is not None else int(np.prod(in_shape))
+    ks = list(_keep_shape(in_shape, axes))
+    mean = x.mean(axis=list(axes) if axes is not None else None, keepdim=True)
+    return (g.reshape(ks) * (x - mean) * (2.0 / max(n - ddof, 1)),)
+
+
+VAR = OpDef("var", _k_var, _b_var, save={0: (0,)}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)))
+STD = OpDef("std", lambda x, a, k, d: np.std(x, axis=a, keepdims=k, ddof=d),
+            lambda c, g: (_b_var(c, g)[0] / (c.out.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0]))) * 2),),
+            save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False), ("ddof", 1)))
+
+
+def _stat(op):
+    def fn(x, axis=None, unbiased=True, keepdim=False, name=None, *, dim=None, correction=None):
+        if dim is not None:
+            axis = dim
+        ddof = int(correction) if correction is not None else (1 if unbiased else 0)
+        return R.dispatch(op, (x,), (_axes(axis, x._data.ndim), bool(keepdim), ddof))
+    fn.__name__ = op.name
+    return fn
+
+
+R.register_function("var", _stat(VAR))
+R.register_function("std", _stat(STD))
+
+
+def _k_lse(x, axes, keepdim):
+    m = np.max(x, axis=axes, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    r = np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True)) + m
+    return r if keepdim else np.squeeze(r, axis=axes) if axes is not None else r.reshape(())
+
+
+LSE = OpDef("logsumexp", _k_lse,
+            lambda c, g: (g.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0])))
+                          * (c.input(0) - c.out.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0])))).exp(),),
+            save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False)))
+R.register_function("logsumexp", lambda x, axis=None, keepdim=False, name=None, *, dim=None:
+                    R.dispatch(LSE, (x,), (_axes(axis if dim is None else dim, x._data.ndim), bool(keepdim))))
+
+
+def _bool_red(npfn, name):
+    def fn(x, axis=None, keepdim=False, name=None, *, dim=None):
+        if dim is not None:
+            axis = dim
+        return Tensor._wrap(np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim), keepdims=bool(keepdim))))
+    fn.__name__ = name
+    return fn
+
+
+R.register_function("all", _bool_red(np.all, "all"))
+R.register_function("any", _bool_red(np.any, "any"))
+R.register_function("count_nonzero", lambda x, axis=None, keepdim=False, name=None, *, dim=None:
+                    Tensor._wrap(np.asarray(np.count_nonzero(x._data, axis=_axes(axis if dim is None else dim, x._data.ndim), keepdims=keepdim), dtype=np.int64)))
+
+
+def _k_cumsum(x, axis, dtype):
+    if axis is None:
+        return np.cumsum(x.reshape(-1), dtype=_np_dtype(dtype))
+    return np.cumsum(x, axis=axis, dtype=_np_dtype(dtype))
+
+
+def _b_cumsum(c, g):
+    axis = c.attrs[0]
+    if axis is None:
+        return (g.flip([0]).cumsum(0).flip([0]).reshape(list(c.input_meta[0][0])),)
+    return (g.flip([axis]).cumsum(axis).flip([axis]),)
+
+
+CUMSUM = OpDef("cumsum", _k_cumsum, _b_cumsum, attrs=(("axis", None), ("dtype", None)))
+declare(CUMSUM)

@@ -1,0 +1,510 @@
+"""One declaration per op -> every spelling.
+
+An OpDef says: the kernel (writes into `out` when given one), the backward formula (a few
+lines of oar ops), and what the backward needs: `save[i]` lists the inputs the gradient of
+input i needs; `save_out` lists the inputs whose gradient needs the result. From that the
+registry generates the function form `oar.op(...)`, the method `x.op(...)`, the in-place
+forms `oar.op_(x, ...)` / `x.op_(...)`, the operators, and the reflected operators.
+Generated wrappers have the op's exact Python signature (built with exec), so a call costs
+one function call plus the dispatch below: no argument binding, no per-call dicts.
+
+Note [Check, then write]
+dispatch_inplace runs every check that can fail (autograd rules, broadcast shape, dtype
+cast, memory overlap) before the kernel touches self. The kernel itself must not fail on
+checked inputs. So an op that raises leaves data, shape, dtype and version unchanged.
+"""
+from __future__ import annotations
+
+import numbers
+import weakref
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd import grad_mode
+from ..autograd.errors import InplaceLeafError, InplaceViewError
+from ..autograd.node import OpNode, SavedTensor
+from ..tensor import DEFAULT, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta, _view_error
+
+_STATE = grad_mode.STATE
+_UNSET = object()
+OPS: dict = {}          # name -> OpDef
+FUNCTIONS: dict = {}    # public function name -> function (installed into oar/__init__)
+_Number = (int, float, bool, np.generic)
+
+
+class OpDef:
+    __slots__ = ("name", "kernel", "backward", "save", "save_out", "kind", "inputs",
+                 "attrs", "differentiable", "check", "node_name", "result_dtype",
+                 "inplace_ok", "method", "function", "call", "fill_like", "own_overlap_check")
+
+    def __init__(self, name, kernel, backward=None, save=None, save_out=(), kind="general",
+                 inputs=("x",), attrs=(), check=None, result_dtype=None, inplace=False,
+                 method=True, function=True, node_name=None, fill_like=False,
+                 own_overlap_check=False):
+        self.name = name
+        self.kernel = kernel
+        self.backward = backward
+        self.save = save or {}
+        self.save_out = frozenset(save_out)
+        self.kind = kind
+        self.inputs = inputs
+        self.attrs = attrs
+        self.differentiable = backward is not None
+        self.check = check
+        self.result_dtype = result_dtype
+        self.inplace_ok = inplace
+        self.method = method
+        self.function = function
+        self.node_name = node_name or "".join(p.title() for p in name.split("_")) + "Backward"
+        self.fill_like = fill_like
+        self.own_overlap_check = own_overlap_check   # op.check handles operand overlap
+        self.call = None
+
+
+# --------------------------------------------------------------------------- helpers
+def as_tensor(value, like=None):
+    if isinstance(value, Tensor):
+        return value
+    from .creation import to_tensor
+    if like is not None and isinstance(value, _Number):
+        return Tensor._wrap(np.asarray(value, dtype=np.result_type(like._data.dtype, value)))
+    return to_tensor(value)
+
+
+def operand(value):
+    """Tensors and Python numbers pass; array-likes become tensors."""
+    if isinstance(value, (Tensor, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return as_tensor(value)
+
+
+def fmt_shape(shape):
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def pointwise_dtype(op, args):
+    tdts = []
+    skinds = []
+    for a in args:
+        if isinstance(a, Tensor):
+            tdts.append(a._data.dtype)
+        elif a is not None:
+            skinds.append(_dt.scalar_kind(a))
+    rdt = _dt.promote(tuple(tdts), tuple(skinds))
+    if op.result_dtype is not None:
+        rdt = op.result_dtype(rdt)
+    return rdt
+
+
+def float_result(rdt):
+    return rdt if rdt.kind == "f" else _dt.DEFAULT_FLOAT.np
+
+
+# --------------------------------------------------------------------------- autograd glue
+def _needs_grad(args):
+    for a in args:
+        if isinstance(a, Tensor) and a.requires_grad:
+            return True
+    return False
+
+
+def _make_node(op, args, attrs, self_old=None):
+    """Build the node and save what the backward needs for the inputs that need a gradient."""
+    edges = []
+    meta = []
+    needed = set()
+    needs_out = False
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            meta.append((a._data.shape, a._data.dtype))
+            e = a._edge() if a.requires_grad else None
+            edges.append(e)
+            if e is not None:
+                needed.update(op.save.get(i, ()))
+                if i in op.save_out:
+                    needs_out = True
+        else:
+            meta.append(None)
+            edges.append(None)
+    node = OpNode(op, attrs, tuple(edges), tuple(meta))
+    if needed:
+        saved = [None] * len(args)
+        for i in needed:
+            src = self_old if (i == 0 and self_old is not None) else args[i]
+            saved[i] = SavedTensor(src) if isinstance(src, Tensor) else src
+        node.saved = saved
+    return node, needs_out, needed
+
+
+def _attach(node, out, needs_out):
+    out._grad_fn = node
+    out._out_nr = 0
+    if needs_out:
+        node.out_saved = SavedTensor(out, is_output=True)
+
+
+# --------------------------------------------------------------------------- dispatch
+def dispatch(op, args, attrs):
+    """Normal op: new memory."""
+    if op.kind == "pointwise":
+        rdt = pointwise_dtype(op, args)
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        res = op.kernel(None, rdt, *arrays, *attrs)
+    else:
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        res = op.kernel(*arrays, *attrs)
+    if isinstance(res, tuple):
+        outs = tuple(Tensor._wrap(_own(r)) for r in res)
+        out = outs[0]
+    else:
+        outs = None
+        out = Tensor._wrap(_own(res))
+    if op.differentiable and _STATE.enabled and _needs_grad(args):
+        node, needs_out, _ = _make_node(op, args, attrs)
+        _attach(node, out, needs_out)
+    return outs if outs is not None else out
+
+
+def _own(arr):
+    """Kernels may return a view of an input (e.g. a 0-d index); storages own their memory."""
+    if not isinstance(arr, np.ndarray):
+        return np.asarray(arr)
+    if arr.base is not None and not arr.flags.owndata:
+        return arr.copy()
+    return arr
+
+
+def check_inplace_autograd(self, op_name):
+    """Autograd rules for writing into `self` when a gradient is needed."""
+    meta = self._view
+    if meta is not None:
+        if meta.creation != DEFAULT:
+            raise InplaceViewError(_view_error(self, meta, direct=True))
+        base = self._base
+        if base.requires_grad and base.grad_fn is None:
+            raise InplaceLeafError(
+                f"(InvalidArgument) Leaf Var ({base.name}) that doesn't stop gradient can't use "
+                f"inplace strategy: `{op_name}` writes into a view (shape {fmt_shape(self._data.shape)}) "
+                f"of a leaf tensor of shape {fmt_shape(base._data.shape)} ({base.dtype.name}) that "
+                "requires grad (a view of a leaf Variable that requires grad is being used in an "
+                "in-place operation). Fix: do the update under `with oar.no_grad():` (parameter "
+                "updates, initialisation), or clone the leaf first: `y = x.clone()`.")
+    if self._requires_grad and self.grad_fn is None:
+        raise InplaceLeafError(
+            f"(InvalidArgument) Leaf Var ({self.name}) that doesn't stop gradient can't use "
+            f"inplace strategy: `{op_name}` would overwrite a leaf tensor of shape "
+            f"{fmt_shape(self._data.shape)} ({self.dtype.name}) that requires grad (a leaf "
+            "Variable that requires grad is being used in an in-place operation), and its "
+            "gradient would be lost. Fix: do the update under `with oar.no_grad():` "
+            "(parameter updates, initialisation), or work on a copy: `y = x.clone()` then "
+            f"`y.{op_name}(...)`.")
+
+
+def check_writable(self, op_name):
+    """Refuse writes where several elements share one memory location."""
+    if has_internal_overlap(self._data):
+        raise RuntimeError(
+            f"unsupported operation: `{op_name}` writes into a tensor of shape "
+            f"{fmt_shape(self._data.shape)} with strides {list(self.stride())} in which more "
+            "than one element refers to a single memory location (an expanded or stride-0 "
+            "tensor). Fix: clone() the tensor before performing the operation.")
+
+
+def has_internal_overlap(a):
+    strides = a.strides
+    shape = a.shape
+    dims = [(abs(st), n) for st, n in zip(strides, shape) if n > 1]
+    if not dims:
+        return False
+    dims.sort()
+    extent = a.itemsize
+    for st, n in dims:
+        if st < extent:
+            return True
+        extent = st * (n - 1) + extent
+    return False
+
+
+def check_overlap(self, other, op_name):
+    """Partial overlap between an operand and the destination is refused (full is fine)."""
+    if other._storage is not self._storage or other is self:
+        return
+    a, b = self._data, other._data
+    if a.size == 0 or b.size == 0:
+        return
+    if (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+            and a.strides == b.strides and a.shape == b.shape):
+        return
+    if np.shares_memory(a, b):
+        raise RuntimeError(
+            f"unsupported operation: some elements of the input tensor (shape "
+            f"{fmt_shape(b.shape)}, strides {list(other.stride())}) and the written-to tensor "
+            f"(shape {fmt_shape(a.shape)}, strides {list(self.stride())}) of `{op_name}` refer "
+            "to a single memory location. Fix: clone() the input before the operation.")
+
+
+def check_pointwise_inplace(op, args, op_name):
+    self = args[0]
+    x = self._data
+    shapes = None
+    for a in args[1:]:
+        if isinstance(a, Tensor) and a._data.shape != x.shape:
+            shapes = [a2._data.shape for a2 in args if isinstance(a2, Tensor)]
+            break
+    if shapes is not None:
+        try:
+            b = np.broadcast_shapes(*shapes)
+        except ValueError:
+            b = None
+        if b != x.shape:
+            others = ", ".join(fmt_shape(s) for s in shapes[1:])
+            raise ValueError(
+                f"The shape of broadcast output {fmt_shape(b) if b is not None else '(incompatible)'} "
+                f"is different from that of inplace tensor {fmt_shape(x.shape)} in the Inplace "
+                f"operation `{op_name}` (operand shapes {others}): output with shape "
+                f"{fmt_shape(x.shape)} doesn't match the broadcast shape. An in-place op never "
+                "changes its tensor's shape. Fix: use the out-of-place op "
+                f"(`z = {op.name}(x, y)`) or make the operand broadcast to {fmt_shape(x.shape)}.")
+    rdt = pointwise_dtype(op, args)
+    if rdt != x.dtype and not np.can_cast(rdt, x.dtype, "same_kind"):
+        raise TypeError(
+            f"result type {_dt.from_numpy_dtype(rdt).name} can't be cast to the desired output "
+            f"type {self.dtype.name} of `{op_name}` (operand dtypes "
+            f"{[str(a._data.dtype) if isinstance(a, Tensor) else type(a).__name__ for a in args]})."
+            " An in-place op never changes its tensor's dtype. Fix: cast first "
+            f"(`x = x.astype('{_dt.from_numpy_dtype(rdt).name}')`) or use the out-of-place op.")
+    return rdt
+
+
+def dispatch_inplace(op, args, attrs, op_name=None):
+    """In-place op: writes into args[0] and returns that very object."""
+    self = args[0]
+    op_name = op_name or op.name + "_"
+    need_grad = op.differentiable and _STATE.enabled and _needs_grad(args)
+    if need_grad:
+        check_inplace_autograd(self, op_name)
+    # Note [Check, then write]
+    if op.kind == "pointwise":
+        rdt = check_pointwise_inplace(op, args, op_name)
+    elif op.check is not None:
+        rdt = op.check(self, args, attrs, op_name)
+    else:
+        rdt = None
+    if not op.fill_like:
+        check_writable(self, op_name)
+    if not op.own_overlap_check:
+        for a in args[1:]:
+            if isinstance(a, Tensor):
+                check_overlap(self, a, op_name)
+    node = None
+    if need_grad:
+        self_old = None
+        if 0 in _needed_inputs(op, args):
+            with grad_mode.set_grad_enabled(True):
+                self_old = OPS["clone"].call(self)
+        node, needs_out, _ = _make_node(op, args, attrs, self_old)
+        if self._view is not None:
+            base_edge = self._base._edge()
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if op.kind == "pointwise":
+        op.kernel(self._data, rdt, *arrays, *attrs)
+    else:
+        op.kernel(self._data, *arrays[1:], *attrs)
+    bump(self, op_name)
+    if need_grad:
+        if needs_out:
+            node.out_saved = SavedTensor(self, is_output=True)
+        rebase_history(self, node, base_edge if self._view is not None else None)
+    return self
+
+
+def _needed_inputs(op, args):
+    needed = set()
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a.requires_grad:
+            needed.update(op.save.get(i, ()))
+    return needed
+
+
+def bump(t, op_name):
+    st = t._storage
+    st.version += 1
+    if st.watched:
+        st.log_mutation(op_name)
+
+
+def rebase_history(self, node, base_edge=None):
+    """Note [Rebase history]: after an in-place op, self's gradient flows into `node`,
+    whose edge 0 is self's previous producer. For a view, the base's history is rewritten
+    instead (CopySlices): the base's new node routes the view's region of the gradient
+    through `node` and the rest to the base's previous producer; the view's own grad_fn is
+    then regenerated from the base (Note [View grad_fn regeneration])."""
+    if self._view is None:
+        retained = self._retains_grad
+        self._grad_fn = node
+        self._out_nr = 0
+        if retained:
+            node.retained = weakref.ref(self)
+        return
+    from .views import CopySlices
+    base = self._base
+    cs = CopySlices(base, self, node, base_edge)
+    base._grad_fn = cs
+    base._out_nr = 0
+    if base._retains_grad:
+        cs.retained = weakref.ref(base)
+    # the view is stale now: its grad_fn is rebuilt from the base on next access
+    self._grad_fn = None
+    self._view.attr_version = -1
+
+
+def dispatch_view(op, x, attrs, multi=False, arrays=None, out_attrs=None):
+    """View op: the result shares x's storage and version counter.
+
+    `arrays` (precomputed numpy views) and `out_attrs` (backward attrs per output) serve the
+    generic strided views (ops/views.py)."""
+    res = op.kernel(x._data, *attrs) if arrays is None else arrays
+    base = x._base if x._base is not None else x
+    outs = res if (multi or arrays is not None) else (res,)
+    grad_on = _STATE.enabled
+    need = op.differentiable and grad_on and x.requires_grad
+    version = x._storage.version
+    parent_meta = x._view
+    result = []
+    for k, arr in enumerate(outs):
+        t = Tensor._wrap(arr, x._storage)
+        t._base = base
+        if not grad_on:
+            creation = NO_GRAD_MODE
+        elif multi:
+            creation = MULTI_OUTPUT
+        else:
+            creation = DEFAULT
+        if parent_meta is not None and parent_meta.creation != DEFAULT and creation == DEFAULT:
+            creation = parent_meta.creation
+        t._view = ViewMeta(creation, version, op.node_name.replace("Backward", ""), k)
+        if need:
+            node, _, _ = _make_node(op, (x,), attrs if out_attrs is None else out_attrs[k])
+            t._grad_fn = node
+        elif not grad_on and x.requires_grad:
+            t._requires_grad = True   # a no_grad view of a tensor that requires grad
+        result.append(t)
+    return tuple(result) if multi else result[0]
+
+
+def dispatch_out(op, args, attrs, out):
+    """`out=` form: write the result into `out` (same rules as in-place, on `out`)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"out= must be a Tensor, got {type(out).__name__}")
+    if _STATE.enabled and (_needs_grad(args) or out.requires_grad):
+        raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad. "
+                           "Fix: call it under oar.no_grad() or drop out=.")
+    res = dispatch(op, args, attrs) if op.kind != "pointwise" else None
+    if res is None:
+        rdt = pointwise_dtype(op, args)
+        shape = np.broadcast_shapes(*[a._data.shape for a in args if isinstance(a, Tensor)])
+        if shape != out._data.shape:
+            raise ValueError(f"out= has shape {fmt_shape(out._data.shape)} but `{op.name}` "
+                             f"produces {fmt_shape(shape)}")
+        if not np.can_cast(rdt, out._data.dtype, "same_kind"):
+            raise TypeError(f"result type {rdt} can't be cast to the desired output type "
+                            f"{out._data.dtype}")
+        check_writable(out, op.name)
+        for a in args:
+            if isinstance(a, Tensor):
+                check_overlap(out, a, op.name)
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        op.kernel(out._data, rdt, *arrays, *attrs)
+    else:
+        if res._data.shape != out._data.shape:
+            raise ValueError(f"out= has shape {fmt_shape(out._data.shape)} but `{op.name}` "
+                             f"produces {fmt_shape(res._data.shape)}")
+        check_writable(out, op.name)
+        np.copyto(out._data, res._data, casting="same_kind")
+    bump(out, op.name)
+    return out
+
+
+# --------------------------------------------------------------------------- declaration
+def _gen(name, src, env):
+    ns = {}
+    exec(compile(src, f"<oar generated {name}>", "exec"), env, ns)
+    return ns[name]
+
+
+def declare(op: OpDef, *, aliases=(), dim_alias=True, out_arg=None, extra_inplace_names=()):
+    """Register `op` and generate its spellings."""
+    OPS[op.name] = op
+    env = {"_op": op, "_dispatch": dispatch, "_dispatch_inplace": dispatch_inplace,
+           "_dispatch_view": dispatch_view, "_dispatch_out": dispatch_out, "Tensor": Tensor,
+           "_as_tensor": as_tensor, "_operand": operand, "_UNSET": _UNSET}
+    params = [p for p in op.inputs]
+    attr_defaults = []
+    for a, default in op.attrs:
+        params.append(f"{a}=_D_{a}")
+        env[f"_D_{a}"] = default
+        attr_defaults.append(a)
+    has_axis = "axis" in attr_defaults
+    tail = ["name=None"]
+    if has_axis and dim_alias:
+        tail.append("dim=_UNSET")
+    pre = []
+    first = op.inputs[0]
+    pre.append(f"    if {first}.__class__ is not Tensor and not isinstance({first}, Tensor): "
+               f"{first} = _as_tensor({first})")
+    for p in op.inputs[1:]:
+        pre.append(f"    {p} = _operand({p})")
+    if has_axis and dim_alias:
+        pre.append("    if dim is not _UNSET: axis = dim")
+    args_t = "(" + ", ".join(op.inputs) + ("," if len(op.inputs) == 1 else "") + ")"
+    attrs_t = "(" + ", ".join(attr_defaults) + ("," if len(attr_defaults) == 1 else "") + ")"
+    body = "\n".join(pre)
+    if op.kind == "inplace":
+        src = (f"def {op.name}({', '.join(params + tail)}):\n{body}\n"
+               f"    return _dispatch_inplace(_op, {args_t}, {attrs_t}, '{op.name}')\n")
+        fn = _gen(op.name, src, env)
+        op.call = fn
+        _install(op.name, fn, op.function, op.method)
+        for al in aliases:
+            _install(al, fn, op.function, op.method)
+        return fn
+    if op.kind == "view":
+        call = f"    return _dispatch_view(_op, {first}, {attrs_t})"
+        src = f"def {op.name}({', '.join(params + tail)}):\n{body}\n{call}\n"
+    else:
+        src = (f"def {op.name}({', '.join(params + tail + ['out=None'])}):\n{body}\n"
+               f"    if out is not None: return _dispatch_out(_op, {args_t}, {attrs_t}, out)\n"
+               f"    return _dispatch(_op, {args_t}, {attrs_t})\n")
+    fn = _gen(op.name, src, env)
+    fn.__doc__ = op.kernel.__doc__
+    op_call = fn
+    _install(op.name, fn, op.function, op.method)
+    for al in aliases:
+        _install(al, fn, op.function, op.method)
+    if op.inplace_ok:
+        iname = op.name + "_"
+        src_i = (f"def {iname}({', '.join(params + tail)}):\n{body}\n"
+                 f"    return _dispatch_inplace(_op, {args_t}, {attrs_t}, '{iname}')\n")
+        ifn = _gen(iname, src_i, env)
+        _install(iname, ifn, True, op.method)
+        for al in aliases:
+            _install(al + "_", ifn, True, op.method)
+    op.call = fn
+    return fn
+
+
+def _install(name, fn, function=True, method=True):
+    if function:
+        FUNCTIONS[name] = fn
+    if method:
+        setattr(Tensor, name, fn)
+
+
+def register_function(name, fn, method=True, function=True):
+    """Hand-written spellings (composites, wrappers with special signatures)."""
+    _install(name, fn, function, method)
+    return fn

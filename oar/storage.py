@@ -1,0 +1,77 @@
+"""Storage: one root buffer, one version counter, byte accounting.
+
+Note [Version counter]
+Every tensor that sees the same memory (views, detach(), the tensor itself after in-place
+metadata changes) holds the same Storage, so `storage.version` is the one counter they
+share. Every mutation bumps it exactly once per call (ops/registry.py `_bump`). Saved
+tensors (autograd/node.py `SavedTensor`) record it when saved and compare it at backward.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+_allocated = 0
+_peak = 0
+
+
+class Storage:
+    __slots__ = ("buffer", "nbytes", "version", "watched", "mutations", "__weakref__")
+
+    def __init__(self, buffer: np.ndarray):
+        global _allocated, _peak
+        self.buffer = buffer
+        self.nbytes = buffer.nbytes
+        self.version = 0
+        # Mutations are logged as (version after, op name, user's file:line) only once a
+        # SavedTensor has watched this storage: the log exists for error messages.
+        self.watched = False
+        self.mutations = None
+        _allocated += self.nbytes
+        if _allocated > _peak:
+            _peak = _allocated
+
+    def __del__(self):
+        global _allocated
+        _allocated -= self.nbytes
+
+    def log_mutation(self, op_name: str) -> None:
+        log = self.mutations
+        if log is None:
+            log = self.mutations = []
+        elif len(log) >= 32:
+            del log[:16]
+        log.append((self.version, op_name, user_frame()))
+
+    def data_ptr(self) -> int:
+        return self.buffer.__array_interface__["data"][0]
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes held by live storages (views count 0)."""
+    return _allocated
+
+
+def max_memory_allocated(device=None) -> int:
+    return _peak
+
+
+def reset_max_memory_allocated(device=None) -> None:
+    global _peak
+    _peak = _allocated
+
+
+reset_peak_memory_stats = reset_max_memory_allocated
+
+
+def user_frame() -> str:
+    """file:line of the first frame outside the oar package (the user's call)."""
+    f = sys._getframe(1)
+    pkg = __file__.rsplit("/", 1)[0]
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(pkg) and not fn.startswith("<oar generated"):
+            return f"{fn}:{f.f_lineno}"
+        f = f.f_back
+    return "<unknown>"

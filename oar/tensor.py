@@ -1,0 +1,439 @@
+"""Tensor: a window (NumPy ndarray view) onto a Storage, plus autograd metadata.
+
+Thin by design: op methods (add, add_, reshape, __iadd__, ...) are installed by
+ops/registry.py from one declaration per op.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd import grad_mode
+from .autograd.errors import InplaceViewError
+from .autograd.node import AccumulateGrad
+from .place import CPU
+from .storage import Storage
+
+# Note [View creation meta]
+# A view records how it was made. DEFAULT views may be modified in place under autograd
+# (the base's history is rewritten, CopySlices-style). Views made under no_grad, or as one
+# of several outputs (split/chunk/unbind), cannot: their graph cannot be rewritten
+# unambiguously, so an in-place op on them (or a use after their base changed) raises.
+DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT = 0, 1, 2
+
+
+class Size(tuple):
+    """Shape: a tuple that also compares equal to a list (Paddle code compares shapes to lists)."""
+
+    def __eq__(self, other):
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self):
+        return f"oar.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class ViewMeta:
+    __slots__ = ("creation", "attr_version", "op_name", "out_index")
+
+    def __init__(self, creation, attr_version, op_name, out_index=0):
+        self.creation = creation
+        self.attr_version = attr_version
+        self.op_name = op_name
+        self.out_index = out_index
+
+
+class Tensor:
+    __slots__ = ("_data", "_storage", "_base", "_view", "_requires_grad", "_grad_fn",
+                 "_out_nr", "_grad", "_acc", "_hooks", "_retains_grad", "name",
+                 "__weakref__")
+    __array_priority__ = 1000
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def _wrap(cls, array, storage=None):
+        """A tensor over `array`; a new Storage unless `storage` (which array views) is given."""
+        t = object.__new__(cls)
+        t._data = array
+        t._storage = Storage(array) if storage is None else storage
+        t._base = None
+        t._view = None
+        t._requires_grad = False
+        t._grad_fn = None
+        t._out_nr = 0
+        t._grad = None
+        t._acc = None
+        t._hooks = None
+        t._retains_grad = False
+        t.name = ""
+        return t
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create tensors with oar.to_tensor(data) / oar.tensor(data) or a "
+                        "creation function such as oar.zeros(shape)")
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[dim]
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    @property
+    def dtype(self):
+        return _dt.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def place(self):
+        return CPU
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        item = self._data.itemsize
+        st = tuple(s // item for s in self._data.strides)
+        return st if dim is None else st[dim]
+
+    @property
+    def strides(self):
+        return list(self.stride())
+
+    def storage_offset(self):
+        return (self.data_ptr() - self._storage.data_ptr()) // self._data.itemsize
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    def is_contiguous(self):
+        return self._data.flags.c_contiguous
+
+    @property
+    def inplace_version(self):
+        return self._storage.version
+
+    @property
+    def _version(self):
+        return self._storage.version
+
+    def _bump_inplace_version(self):
+        self._storage.version += 1
+
+    def _is_view(self):
+        return self._view is not None
+
+    def _is_shared_buffer_with(self, other):
+        return self._storage is other._storage
+
+    def get_storage_nbytes(self):
+        return self._storage.nbytes
+
+    # ------------------------------------------------------------------ autograd flags
+    @property
+    def grad_fn(self):
+        if self._view is None or self._view.attr_version == self._storage.version:
+            return self._grad_fn
+        return self._regenerate_view_grad_fn()
+
+    def _regenerate_view_grad_fn(self):
+        """Note [View grad_fn regeneration]: the base (or another view of it) was modified in
+        place since this view's grad_fn was built, so rebuild it from the base's history."""
+        meta = self._view
+        base = self._base
+        if self._grad_fn is None and not base.requires_grad:
+            return None
+        if meta.creation != DEFAULT:
+            raise InplaceViewError(_view_error(self, meta, direct=False))
+        from .ops.views import make_as_strided_node
+        self._grad_fn = make_as_strided_node(base, self)
+        self._out_nr = 0
+        meta.attr_version = self._storage.version
+        return self._grad_fn
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        value = bool(value)
+        if self.grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return
+        if value and not self._data.dtype.kind == "f":
+            raise RuntimeError(f"only Tensors of floating point dtype can require gradients "
+                               f"(got {self.dtype.name})")
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def stop_gradient(self):
+        return not self.requires_grad
+
+    @stop_gradient.setter
+    def stop_gradient(self, value):
+        if value and self.grad_fn is not None:
+            # Paddle: stop_gradient=True on an intermediate cuts the graph there.
+            self._grad_fn = None
+            self._requires_grad = False
+            if self._view is not None:
+                self._view.attr_version = self._storage.version
+            return
+        self.requires_grad = not value
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        self._grad = value
+
+    def _edge(self):
+        """(node, out_nr) the gradient for this tensor flows into, or None."""
+        fn = self.grad_fn
+        if fn is not None:
+            return (fn, self._out_nr)
+        if self._requires_grad:
+            acc = self._acc() if self._acc is not None else None
+            if acc is None:
+                acc = AccumulateGrad(self)
+                self._acc = weakref.ref(acc)
+            return (acc, 0)
+        return None
+
+    def _accumulate_grad(self, g):
+        if self._hooks:
+            for hook in self._hooks:
+                r = hook(g)
+                if r is not None:
+                    g = r
+        arr = g._data
+        if arr.dtype != self._data.dtype:
+            arr = arr.astype(self._data.dtype)
+        if arr.shape != self._data.shape:
+            arr = np.broadcast_to(arr, self._data.shape)
+        if grad_mode.is_grad_enabled():  # create_graph: keep the gradient's history
+            g2 = g if g._data is arr else Tensor._wrap(np.array(arr))
+            self._grad = g2 if self._grad is None else self._grad + g2
+            return
+        if self._grad is None:
+            self._grad = Tensor._wrap(np.array(arr, order="C", copy=True))
+        else:
+            self._grad._data += arr
+            self._grad._storage.version += 1
+
+    def _retain(self, g):
+        arr = g._data
+        if self._grad is None:
+            self._grad = Tensor._wrap(np.array(arr, copy=True))
+        else:
+            self._grad = Tensor._wrap(self._grad._data + arr)
+
+    def retain_grad(self):
+        if self.grad_fn is None:
+            return
+        self._retains_grad = True
+        self.grad_fn.retained = weakref.ref(self)
+
+    retain_grads = retain_grad
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """hook(grad) -> new grad or None, called when the gradient for this tensor is computed."""
+        fn = self.grad_fn
+        if fn is None:
+            if not self.requires_grad:
+                raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                                   "gradient (stop_gradient=True)")
+            if self._hooks is None:
+                self._hooks = []
+            self._hooks.append(hook)
+            hooks = self._hooks
+        else:
+            if fn.pre_hooks is None:
+                fn.pre_hooks = {}
+            hooks = fn.pre_hooks.setdefault(self._out_nr, [])
+            hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+    def backward(self, grad_tensor=None, retain_graph=False, create_graph=False,
+                 gradient=None):
+        from .autograd.functional import backward
+        backward([self], [grad_tensor if gradient is None else gradient],
+                 retain_graph=retain_graph, create_graph=create_graph)
+
+    def clear_grad(self, set_to_zero=True):
+        if self._grad is not None and set_to_zero:
+            self._grad._data[...] = 0
+        else:
+            self._grad = None
+
+    def clear_gradient(self, set_to_zero=True):
+        self.clear_grad(set_to_zero)
+
+    def zero_grad(self):
+        self.clear_grad()
+
+    # ------------------------------------------------------------------ interop
+    def numpy(self, force=False):
+        """A copy: writes to it cannot bypass the version counter."""
+        return np.array(self._data, copy=True)
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self._data, dtype=dtype, copy=True)
+        view = self._data.view()
+        view.flags.writeable = False
+        return view if dtype is None else view.astype(dtype, copy=False)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def item(self, *index):
+        if index:
+            return self._data[index].item()
+        if self._data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, got shape "
+                             f"{list(self._data.shape)} ({self._data.size} elements)")
+        return self._data.item()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise ValueError(
+                f"The truth value of a tensor with {self._data.size} elements (shape "
+                f"{list(self._data.shape)}) is ambiguous; use .any() or .all()")
+        return bool(self._data.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._repr import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self._data.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol):
+        from . import to_tensor
+        return (_rebuild, (np.array(self._data), self.stop_gradient))
+
+    def __deepcopy__(self, memo):
+        t = Tensor._wrap(np.array(self._data, copy=True))
+        t._requires_grad = self._requires_grad and self.grad_fn is None
+        memo[id(self)] = t
+        return t
+
+
+def _rebuild(array, stop_gradient):
+    t = Tensor._wrap(array)
+    t._requires_grad = not stop_gradient
+    return t
+
+
+class _HookHandle:
+    __slots__ = ("hooks", "hook")
+
+    def __init__(self, hooks, hook):
+        self.hooks = hooks
+        self.hook = hook
+
+    def remove(self):
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+
+
+def _view_error(t, meta, direct):
+    what = (f"Output {meta.out_index} of {meta.op_name} is a view and "
+            + ("is being modified inplace." if direct else
+               "its base or another view of its base has been modified inplace."))
+    if meta.creation == MULTI_OUTPUT:
+        return (what + " This view is the output of a function that returns multiple views "
+                f"({meta.op_name}). Such functions do not allow the output views to be modified "
+                "inplace under autograd, because the gradient of the other outputs would be "
+                "wrong. Fix: replace the inplace operation by an out-of-place one, or take "
+                "the piece with slicing (x[a:b]) instead.")
+    return ("A view was created in no_grad mode and "
+            + ("is being modified inplace" if direct else
+               "its base or another view of its base has been modified inplace")
+            + " with grad mode enabled. Given that this use case is ambiguous and "
+            "error-prone, it is forbidden. Fix: move both the view and the inplace either "
+            "both inside the no_grad block (if you don't want the inplace to be tracked) or "
+            "both outside (if you want the inplace to be tracked).")
