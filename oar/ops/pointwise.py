@@ -158,7 +158,7 @@ def _div_back(c, g):
 
 P("div", b(np.true_divide), _div_back, save={0: (1,), 1: (0, 1)}, inputs=("x", "y"),
   result_dtype=float_result, aliases=("divide", "true_divide"))
-P("floor_divide", b(np.floor_divide), None, inputs=("x", "y"))
+P("floor_divide", b(np.floor_divide), lambda c, g: (g * 0, g * 0), inputs=("x", "y"))
 P("remainder", b(np.remainder),
   lambda c, g: (g, -g * (c.input(0) / c.input(1)).floor() if c.needs[1] else None),
   save={1: (0, 1)}, inputs=("x", "y"), aliases=("mod", "floor_mod"))

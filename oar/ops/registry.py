@@ -283,9 +283,15 @@ def dispatch_inplace(op, args, attrs, op_name=None):
     """In-place op: writes into args[0] and returns that very object."""
     self = args[0]
     op_name = op_name or op.name + "_"
-    need_grad = op.differentiable and _STATE.enabled and _needs_grad(args)
+    need_grad = _STATE.enabled and _needs_grad(args)
     if need_grad:
         check_inplace_autograd(self, op_name)
+        if not op.differentiable:
+            # keeping the old history would give a silently wrong gradient
+            raise RuntimeError(
+                f"`{op_name}` has no derivative, so it cannot modify a tensor that needs a "
+                "gradient (its old history would be used as if nothing changed). Fix: run it "
+                "under oar.no_grad() on a detached tensor, or use the out-of-place op.")
     # Note [Check, then write]
     if op.kind == "pointwise":
         rdt = check_pointwise_inplace(op, args, op_name)

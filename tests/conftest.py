@@ -1,0 +1,22 @@
+import numpy as np
+import pytest
+
+import oar
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    oar.seed(0)
+    np.random.seed(0)
+
+
+def noncontig(arr):
+    """The same values as `arr`, as an oar tensor whose memory is not contiguous."""
+    arr = np.asarray(arr)
+    if arr.ndim == 0:
+        return oar.to_tensor(arr)
+    big = oar.to_tensor(np.stack([arr, arr * 0 + 7], axis=-1))
+    t = big[..., 0]
+    assert not t.is_contiguous() or arr.size <= 1
+    np.testing.assert_array_equal(t.numpy(), arr)
+    return t
