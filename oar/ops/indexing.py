@@ -72,7 +72,23 @@ def getitem(x, idx):
         _check_bounds(x, key)
         return R.dispatch(INDEX, (x,), (key,))
     _check_bounds(x, key)
+    if None in key:
+        return _generic_view(x, "slice", lambda a: _torch_unit_strides(a[key]))
     return _generic_view(x, "slice", lambda a: a[key])
+
+
+def _torch_unit_strides(a):
+    """NumPy gives new (None) axes stride 0; PyTorch gives size[d+1]*stride[d+1] (or 1 at
+    the end). Same memory, but strides are observable."""
+    strides = list(a.strides)
+    changed = False
+    for d in range(a.ndim - 1, -1, -1):
+        if a.shape[d] == 1 and strides[d] == 0:
+            strides[d] = strides[d + 1] * a.shape[d + 1] if d + 1 < a.ndim else a.itemsize
+            changed = True
+    if not changed:
+        return a
+    return np.lib.stride_tricks.as_strided(a, a.shape, strides)
 
 
 # ---------------------------------------------------------------- index_put_ / setitem

@@ -349,10 +349,12 @@ def rebase_history(self, node, base_edge=None):
     through `node` and the rest to the base's previous producer; the view's own grad_fn is
     then regenerated from the base (Note [View grad_fn regeneration])."""
     if self._view is None:
-        retained = self._retains_grad
+        old = self._grad_fn
         self._grad_fn = node
         self._out_nr = 0
-        if retained:
+        if self._retains_grad:   # .grad is the gradient of the new value
+            if old is not None:
+                old.retained = None
             node.retained = weakref.ref(self)
         return
     from .views import CopySlices
