@@ -6,8 +6,8 @@ import pytest
 
 import oar
 from oar.autograd import gradcheck
-from op_table import ROWS
-from conftest import noncontig
+from tests.op_table import ROWS
+from tests.conftest import noncontig
 
 OPS = {"+": pyop.add, "-": pyop.sub, "*": pyop.mul, "/": pyop.truediv, "**": pyop.pow,
        "%": pyop.mod, "//": pyop.floordiv, "@": pyop.matmul}
