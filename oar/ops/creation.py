@@ -72,7 +72,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True, *, requires_grad
         _dt.from_numpy_dtype(arr.dtype)   # refuse unsupported dtypes clearly
     if requires_grad is not None:
         stop_gradient = not requires_grad
-    return _finish(np.ascontiguousarray(arr), stop_gradient=stop_gradient)
+    return _finish(np.array(arr, order="C", copy=False) if arr.flags.c_contiguous else np.array(arr, order="C"), stop_gradient=stop_gradient)
 
 
 def _flat(data):

@@ -134,16 +134,20 @@ class ReturnTypes(tuple):
 
 
 def _extreme(op, argop, name):
-    def fn(x, axis=None, keepdim=False, name=None, *, dim=None):
+    def fn(x, *args, axis=None, keepdim=False, name=None, dim=None):
         """Paddle spelling `max(x, axis=...)` returns values; PyTorch spelling with a dim
         (`max(x, 1)`, `max(x, dim=1)`) returns (values, indices). `max(x, y)` with a tensor
         is the elementwise maximum."""
         if not isinstance(x, Tensor):
             x = R.as_tensor(x)
-        if isinstance(axis, Tensor) and axis._data.ndim > 0 or isinstance(dim, Tensor):
-            other = axis if dim is None else dim
+        if args and isinstance(args[0], Tensor) and args[0]._data.ndim > 0 or isinstance(dim, Tensor):
+            other = args[0] if args else dim
             return R.FUNCTIONS["maximum" if op is AMAX else "minimum"](x, other)
-        torch_style = dim is not None or (axis is not None and isinstance(axis, int))
+        torch_style = dim is not None or bool(args)
+        if args:
+            dim = args[0]
+            if len(args) > 1:
+                keepdim = args[1]
         if dim is not None:
             axis = dim
         values = R.dispatch(op, (x,), (_axes(axis, x._data.ndim), bool(keepdim)))
@@ -203,7 +207,7 @@ def _b_prod(c, g):
     right = np.flip(np.cumprod(np.flip(np.concatenate([flat[..., 1:], np.ones(flat.shape[:-1] + (1,), xa.dtype)], -1), -1), -1), -1)
     others = (left * right).reshape(moved.shape)
     others = np.moveaxis(others, tuple(range(xa.ndim - len(ax), xa.ndim)), ax)
-    return (g.reshape(ks) * Tensor._wrap(np.ascontiguousarray(others)),)
+    return (g.reshape(ks) * Tensor._wrap(np.array(others, order="C")),)
 
 
 PROD = OpDef("prod", _k_prod, _b_prod, save={0: (0,)}, save_out=(0,),

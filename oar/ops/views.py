@@ -61,7 +61,7 @@ def scatter_view_grad(g, x_geom, v_geom, dtype):
         np.add.at(buf, idx.ravel(), np.broadcast_to(g, v_geom[0]).ravel())
     else:
         _window(buf, v_geom, lo)[...] += g
-    return np.ascontiguousarray(_window(buf, x_geom, lo))
+    return np.array(_window(buf, x_geom, lo), order="C")
 
 
 def gather_view(g2, x_geom, v_geom, dtype):
@@ -141,7 +141,7 @@ class CopySlices(Node):
         region = _window(buf, vg, lo)
         res = self.fn.apply(Tensor._wrap(np.array(region)))
         region[...] = 0 if res[0] is None else res[0]._data
-        out0 = Tensor._wrap(np.ascontiguousarray(_window(buf, bg, lo)))
+        out0 = Tensor._wrap(np.array(_window(buf, bg, lo), order="C"))
         return (out0,) + tuple(res[1:])
 
     def release(self):
