@@ -1,0 +1,137 @@
+"""Memory is asserted exactly, in bytes counted by oar's storage accounting."""
+import gc
+
+import numpy as np
+import pytest
+
+import oar
+
+N = 1000            # elements
+NB = N * 4          # bytes of one float32 tensor of N elements
+
+
+@pytest.fixture(autouse=True)
+def _clean():
+    gc.collect()
+    yield
+    gc.collect()
+
+
+def alloc():
+    return oar.device.memory_allocated()
+
+
+def test_views_count_zero_and_storages_are_freed():
+    base = alloc()
+    x = oar.zeros([N])
+    assert alloc() == base + NB
+    v = x[10:20].reshape([2, 5]).t()
+    assert alloc() == base + NB
+    del x
+    assert alloc() == base + NB        # the view keeps the storage alive
+    del v
+    assert alloc() == base
+
+
+def test_relu_inplace_under_autograd_saves_no_extra_buffer():
+    x = oar.randn([N])
+    x.stop_gradient = False
+    h = x * 1
+    before = alloc()
+    r = h.relu_()
+    assert r is h and alloc() == before              # relu_ saves its result: h itself
+    h2 = x * 1
+    before = alloc()
+    h2.sigmoid_().tanh_().exp_()
+    assert alloc() == before
+
+
+def test_out_of_place_allocates_one_result():
+    x = oar.randn([N])
+    before = alloc()
+    y = x.exp()
+    assert alloc() == before + NB
+    del y
+
+
+@pytest.mark.parametrize("op", ["sin_", "cos_", "log_", "abs_", "square_"])
+def test_input_saving_inplace_keeps_one_copy_only_when_grad_needed(op):
+    x = oar.rand([N]) + 0.5
+    before = alloc()
+    getattr(x, op)()                         # no gradient needed: no copy
+    assert alloc() == before
+    leaf = oar.rand([N]) + 0.5
+    leaf.stop_gradient = False
+    h = leaf * 1
+    before = alloc()
+    getattr(h, op)()                         # gradient needed: exactly one copy of h
+    assert alloc() == before + NB
+    with oar.no_grad():
+        h2 = leaf * 1
+        before = alloc()
+        getattr(h2, op)()                    # no_grad: no copy
+        assert alloc() == before
+
+
+def test_mul_inplace_copies_self_only_when_the_other_operand_needs_grad():
+    w_const = oar.rand([N])
+    w_grad = oar.rand([N])
+    w_grad.stop_gradient = False
+    leaf = oar.rand([N])
+    leaf.stop_gradient = False
+    h = leaf * 1
+    before = alloc()
+    h.mul_(w_const)                          # grad of h needs w only: no copy
+    h.mul_(3.0)
+    assert alloc() == before
+    before = alloc()
+    h.mul_(w_grad)                           # grad of w needs old h: one copy
+    assert alloc() == before + NB
+
+
+def test_backward_releases_saved_tensors():
+    leaf = oar.rand([N])
+    leaf.stop_gradient = False
+    base = alloc()
+    h = leaf * 1                             # +NB
+    h.sin_()                                 # +NB saved copy
+    loss = h.sum()                           # +4
+    assert alloc() == base + 2 * NB + 4
+    loss.backward()
+    # the saved copy is gone; leaf.grad (+NB) is new
+    assert alloc() == base + NB + 4 + NB
+    with pytest.raises(RuntimeError, match="second time"):
+        loss.backward()
+    del h, loss
+    assert alloc() == base + NB               # only leaf.grad remains
+
+
+def test_retain_graph_keeps_saved_tensors():
+    leaf = oar.rand([N])
+    leaf.stop_gradient = False
+    h = leaf * 1
+    h.sin_()
+    loss = h.sum()
+    before = alloc()
+    loss.backward(retain_graph=True)
+    assert alloc() == before + NB             # leaf.grad; the copy is kept
+    loss.backward()
+    np.testing.assert_allclose(leaf.grad.numpy(), 2 * np.cos(leaf.numpy()), rtol=1e-5)
+    assert alloc() == before               # copy released, grad accumulated in place
+
+
+def test_peak_inplace_chain_is_one_buffer():
+    x = oar.rand([N])
+    oar.device.reset_max_memory_allocated()
+    base = alloc()
+    y = x * 1
+    for _ in range(5):
+        y.mul_(1.5).add_(1.0).relu_()
+    assert oar.device.max_memory_allocated() == base + NB
+    oar.device.reset_max_memory_allocated()
+    base = alloc()
+    z = x * 1
+    for _ in range(5):
+        z = (z * 1.5 + 1.0).relu()
+    # z, (z * 1.5) and (z * 1.5 + 1.0) are alive together before z is rebound
+    assert oar.device.max_memory_allocated() == base + 3 * NB
