@@ -214,6 +214,8 @@ def check_writable(self, op_name):
 
 
 def has_internal_overlap(a):
+    if a.size == 0:
+        return False
     strides = a.strides
     shape = a.shape
     dims = [(abs(st), n) for st, n in zip(strides, shape) if n > 1]

@@ -202,12 +202,62 @@ def infer_shape(shape, x_shape, numel, op):
     return tuple(shape)
 
 
+def view_strides(oldshape, oldstride, newshape):
+    """PyTorch's computeStride: element strides for viewing (oldshape, oldstride) as
+    newshape, or None when no view exists (then reshape copies).
+
+    Dims d-1 and d belong to one contiguous chunk iff oldstride[d-1] == oldshape[d] *
+    oldstride[d]; the new shape must split into the same chunks."""
+    numel = 1
+    for n in oldshape:
+        numel *= n
+    if numel == 0:
+        if tuple(oldshape) == tuple(newshape):
+            return tuple(oldstride)
+        return _contiguous_strides(newshape)
+    if len(oldshape) == 0:
+        return tuple(1 for _ in newshape)
+    newstride = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1 and
+                             oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstride)
+
+
+def _contiguous_strides(shape):
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
 def _b_reshape(ctx, g):
     return (g.reshape(list(ctx.input_meta[0][0])),)
 
 
 def _k_view(a, shape):
-    return a.reshape(shape, copy=False)
+    item = a.itemsize
+    st = view_strides(a.shape, tuple(s // item for s in a.strides), shape)
+    return _np_as_strided(a, shape=shape, strides=tuple(s * item for s in st))
 
 
 VIEW_OP = OpDef("view", _k_view, _b_reshape, kind="view", attrs=(("shape", None),),
@@ -231,9 +281,7 @@ def view(x, shape_or_dtype=None, *rest, name=None, size=None):
                                            and shape_or_dtype is not None):
         raise NotImplementedError("view(dtype) is not supported; use astype()")
     shape = infer_shape(_shape_arg(shape_or_dtype, rest), x._data.shape, x._data.size, "view")
-    try:
-        x._data.reshape(shape, copy=False)
-    except ValueError:
+    if _strides_of(x, shape) is None:
         raise RuntimeError(
             f"view size is not compatible with input tensor's size and stride (input shape "
             f"{fmt_shape(x._data.shape)}, strides {list(x.stride())}, requested "
@@ -248,11 +296,14 @@ def reshape(x, shape=None, *rest, name=None):
     shape = infer_shape(_shape_arg(shape, rest), x._data.shape, x._data.size, "reshape")
     if shape == x._data.shape:
         return dispatch_view(RESHAPE_OP, x, (shape,))
-    try:
-        x._data.reshape(shape, copy=False)
-    except ValueError:
+    if _strides_of(x, shape) is None:
         return R.dispatch(RESHAPE_COPY_OP, (x,), (shape,))
     return dispatch_view(RESHAPE_OP, x, (shape,))
+
+
+def _strides_of(x, shape):
+    a = x._data
+    return view_strides(a.shape, tuple(s // a.itemsize for s in a.strides), shape)
 
 
 def view_as(x, other, name=None):
@@ -305,7 +356,15 @@ def squeeze(x, axis=None, name=None, *, dim=None):
 
 
 def _k_unsqueeze(a, axes):
-    return np.expand_dims(a, axes)
+    """PyTorch's rule: the new dim's stride is size[d] * stride[d] of the dim it precedes
+    (1 at the end)."""
+    shape = list(a.shape)
+    strides = list(a.strides)
+    for d in sorted(axes):
+        st = shape[d] * strides[d] if d < len(shape) else a.itemsize
+        shape.insert(d, 1)
+        strides.insert(d, st)
+    return _np_as_strided(a, shape=tuple(shape), strides=tuple(strides))
 
 
 UNSQUEEZE_OP = OpDef("unsqueeze", _k_unsqueeze, _b_reshape, kind="view", attrs=(("axes", None),))
@@ -401,7 +460,12 @@ def moveaxis(x, source, destination, name=None):
 
 
 def _k_expand(a, shape):
-    return np.broadcast_to(a, shape)
+    # as_strided, not np.broadcast_to: the result must stay writable where the write is
+    # legal (an expand that expands nothing); stride-0 writes are refused by the registry
+    lead = len(shape) - a.ndim
+    strides = [0] * lead + [0 if (n == 1 and s != 1) else st
+                            for n, s, st in zip(a.shape, shape[lead:], a.strides)]
+    return _np_as_strided(a, shape=tuple(shape), strides=tuple(strides))
 
 
 def _b_expand(ctx, g):
