@@ -18,6 +18,7 @@ from .ops import random as _random  # noqa: F401
 from .ops import indexing as _indexing  # noqa: F401
 from .ops import operators as _operators  # noqa: F401
 from . import autograd, device  # noqa: F401
+from . import nn, optimizer, optim, io, utils  # noqa: F401,E402
 from .autograd import (PyLayer, enable_grad, grad, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 from .autograd.grad_mode import inference_mode  # noqa: F401

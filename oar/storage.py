@@ -14,6 +14,7 @@ import numpy as np
 
 _allocated = 0
 _peak = 0
+_trace = None   # a list while tracing: memory_allocated() after every allocation and free
 
 
 class Storage:
@@ -31,10 +32,14 @@ class Storage:
         _allocated += self.nbytes
         if _allocated > _peak:
             _peak = _allocated
+        if _trace is not None:
+            _trace.append(_allocated)
 
     def __del__(self):
         global _allocated
         _allocated -= self.nbytes
+        if _trace is not None:
+            _trace.append(_allocated)
 
     def log_mutation(self, op_name: str) -> None:
         log = self.mutations
@@ -65,13 +70,29 @@ def reset_max_memory_allocated(device=None) -> None:
 reset_peak_memory_stats = reset_max_memory_allocated
 
 
+def start_trace():
+    """Record memory_allocated() after every allocation and free until stop_trace()."""
+    global _trace
+    _trace = [_allocated]
+
+
+def stop_trace():
+    global _trace
+    out, _trace = _trace, None
+    return out
+
+
+_PKG = __file__.rsplit("/", 1)[0]
+_CORE = tuple(_PKG + p for p in ("/ops/", "/autograd/", "/tensor.py", "/storage.py"))
+
+
 def user_frame() -> str:
-    """file:line of the first frame outside the oar package (the user's call)."""
+    """file:line of the first frame outside oar's core (ops, autograd, tensor): the user's
+    call, or the oar layer (nn, optimizer) that made it."""
     f = sys._getframe(1)
-    pkg = __file__.rsplit("/", 1)[0]
     while f is not None:
         fn = f.f_code.co_filename
-        if not fn.startswith(pkg) and not fn.startswith("<oar generated"):
+        if not fn.startswith(_CORE) and not fn.startswith("<oar generated"):
             return f"{fn}:{f.f_lineno}"
         f = f.f_back
     return "<unknown>"

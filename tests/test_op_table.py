@@ -229,3 +229,27 @@ def test_gradcheck_inplace_through_view(row):
         getattr(v, row.name + "_")(**row.kwargs)
         return y * oar.to_tensor(np.arange(12.0).reshape(3, 4))
     assert gradcheck(f, [x])
+
+
+MULTI_GRAD = [r for r in GRAD_ROWS if r.n_inputs > 1]
+
+
+ONE_GRAD = [(r, w, ip) for r in MULTI_GRAD for w in (0, 1) for ip in (False, True)
+            if r.inplace or not ip]
+
+
+@pytest.mark.parametrize("row,which,inplace", ONE_GRAD,
+                         ids=[f"{r.name}-{'x'.join(map(str, r.shapes[0]))}-{w}-{'inplace' if ip else 'out'}"
+                              for r, w, ip in ONE_GRAD])
+def test_gradcheck_one_input_needing_grad(row, which, inplace):
+    """Only the inputs whose gradients are needed are saved: each alone must still work."""
+    rng = np.random.default_rng(9)
+    arrs = _inputs(row, rng, "float64")
+    ts = [oar.to_tensor(a, stop_gradient=(i != which)) for i, a in enumerate(arrs)]
+
+    def f(*xs):
+        if not inplace:
+            return getattr(oar, row.name)(*xs, **row.kwargs)
+        y = xs[0] * 1.0
+        return getattr(y, row.name + "_")(*xs[1:], **row.kwargs)
+    assert gradcheck(f, ts)

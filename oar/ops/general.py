@@ -81,24 +81,31 @@ def _k_matmul(a, b, transpose_x=False, transpose_y=False):
 
 
 def _b_matmul(c, g):
-    a, b = c.input(0), c.input(1)
+    """Reads only the saved inputs the needed gradients use (Note [Check, then write] saves
+    just those)."""
     tx, ty = c.attrs
-    if tx or ty:
-        a = a.mT if tx and a.ndim >= 2 else a
-        b = b.mT if ty and b.ndim >= 2 else b
+    nda, ndb = len(c.input_meta[0][0]), len(c.input_meta[1][0])
+
+    def a():
+        x = c.input(0)
+        return x.mT if tx and nda >= 2 else x
+
+    def b():
+        y = c.input(1)
+        return y.mT if ty and ndb >= 2 else y
     ga = gb = None
-    if a.ndim == 1 and b.ndim == 1:
-        ga = g * b if c.needs[0] else None
-        gb = g * a if c.needs[1] else None
-    elif a.ndim == 1:
-        ga = (g.unsqueeze(-2) @ b.mT).squeeze(-2) if c.needs[0] else None
-        gb = a.unsqueeze(-1) @ g.unsqueeze(-2) if c.needs[1] else None
-    elif b.ndim == 1:
-        ga = g.unsqueeze(-1) @ b.unsqueeze(-2) if c.needs[0] else None
-        gb = (a.mT @ g.unsqueeze(-1)).squeeze(-1) if c.needs[1] else None
+    if nda == 1 and ndb == 1:
+        ga = g * b() if c.needs[0] else None
+        gb = g * a() if c.needs[1] else None
+    elif nda == 1:
+        ga = (g.unsqueeze(-2) @ b().mT).squeeze(-2) if c.needs[0] else None
+        gb = a().unsqueeze(-1) @ g.unsqueeze(-2) if c.needs[1] else None
+    elif ndb == 1:
+        ga = g.unsqueeze(-1) @ b().unsqueeze(-2) if c.needs[0] else None
+        gb = (a().mT @ g.unsqueeze(-1)).squeeze(-1) if c.needs[1] else None
     else:
-        ga = g @ b.mT if c.needs[0] else None
-        gb = a.mT @ g if c.needs[1] else None
+        ga = g @ b().mT if c.needs[0] else None
+        gb = a().mT @ g if c.needs[1] else None
     if tx and ga is not None and ga.ndim >= 2:
         ga = ga.mT
     if ty and gb is not None and gb.ndim >= 2:

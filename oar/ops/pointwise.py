@@ -153,7 +153,7 @@ P("mul", b(np.multiply),
 def _div_back(c, g):
     y = c.input(1)
     gx = g / y
-    return (gx, -gx * c.input(0) / y if c.needs[1] else None)
+    return (gx if c.needs[0] else None, -gx * c.input(0) / y if c.needs[1] else None)
 
 
 P("div", b(np.true_divide), _div_back, save={0: (1,), 1: (0, 1)}, inputs=("x", "y"),
@@ -166,9 +166,12 @@ P("remainder", b(np.remainder),
 
 def _pow_back(c, g):
     x = c.input(0)
-    y = c.input(1)
-    gx = g * y * x ** (y - 1) if c.needs[0] else None
-    gy = g * c.out * (x.log() if hasattr(x, "log") else float(np.log(x))) if c.needs[1] else None
+    gx = gy = None
+    if c.needs[0]:
+        y = c.input(1)
+        gx = g * y * x ** (y - 1)
+    if c.needs[1]:
+        gy = g * c.out * (x.log() if hasattr(x, "log") else float(np.log(x)))
     return gx, gy
 
 

@@ -1,0 +1,561 @@
+"""oar.nn.Layer (alias Module), Parameter and the layers."""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd import grad_mode
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad (stop_gradient=False) and is registered by Layers."""
+    __slots__ = ()
+
+    def __new__(cls, data, requires_grad=True):
+        arr = data._data if isinstance(data, Tensor) else np.asarray(data, dtype=np.float32)
+        p = cls._wrap(np.array(arr, copy=True))
+        p._requires_grad = bool(requires_grad)
+        return p
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def trainable(self):
+        return self._requires_grad
+
+    @trainable.setter
+    def trainable(self, v):
+        self._requires_grad = bool(v)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+
+def _param(shape, dtype="float32"):
+    return Parameter(np.zeros(shape, dtype=_dt.as_dtype(dtype).np))
+
+
+class Layer:
+    def __init__(self, name_scope=None, dtype="float32"):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_sub_layers", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    # registration -------------------------------------------------------------
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__:
+            raise RuntimeError("call super().__init__() in your Layer's __init__ first")
+        for d in (self._parameters, self._sub_layers, self._buffers):
+            d.pop(name, None)
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Layer):
+            self._sub_layers[name] = value
+        elif value is None and name in self.__dict__.get("_none_params", ()):
+            self._parameters[name] = None
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for key in ("_parameters", "_sub_layers", "_buffers"):
+            if key in d and name in d[key]:
+                return d[key][name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __delattr__(self, name):
+        for d in (self._parameters, self._sub_layers, self._buffers):
+            if name in d:
+                del d[name]
+                return
+        object.__delattr__(self, name)
+
+    def register_buffer(self, name, tensor, persistable=True):
+        self._buffers[name] = tensor
+
+    def add_parameter(self, name, parameter):
+        self._parameters[name] = parameter
+        return parameter
+
+    register_parameter = add_parameter
+
+    def add_sublayer(self, name, sublayer):
+        self._sub_layers[name] = sublayer
+        return sublayer
+
+    add_module = add_sublayer
+
+    def create_parameter(self, shape, dtype="float32", default_initializer=None, is_bias=False, attr=None):
+        p = _param(shape, dtype)
+        if default_initializer is not None:
+            default_initializer(p)
+        elif not is_bias:
+            init.xavier_uniform_(p)
+        return p
+
+    # traversal ----------------------------------------------------------------
+    def named_parameters(self, prefix="", include_sublayers=True, recurse=True):
+        seen = set()
+        for name, layer in self.named_sublayers(prefix=prefix, include_self=True) \
+                if (include_sublayers and recurse) else [(prefix, self)]:
+            for pname, p in layer._parameters.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{name}.{pname}" if name else pname), p
+
+    def parameters(self, include_sublayers=True, recurse=True):
+        return [p for _, p in self.named_parameters(include_sublayers=include_sublayers, recurse=recurse)]
+
+    def named_buffers(self, prefix=""):
+        for name, layer in self.named_sublayers(prefix=prefix, include_self=True):
+            for bname, b in layer._buffers.items():
+                if b is not None:
+                    yield (f"{name}.{bname}" if name else bname), b
+
+    def buffers(self):
+        return [b for _, b in self.named_buffers()]
+
+    def named_children(self):
+        return iter(self._sub_layers.items())
+
+    def children(self):
+        return iter(self._sub_layers.values())
+
+    def named_sublayers(self, prefix="", include_self=False):
+        if include_self:
+            yield prefix, self
+        for name, layer in self._sub_layers.items():
+            if layer is None:
+                continue
+            full = f"{prefix}.{name}" if prefix else name
+            yield from layer.named_sublayers(full, include_self=True)
+
+    def sublayers(self, include_self=False):
+        return [l for _, l in self.named_sublayers(include_self=include_self)]
+
+    def named_modules(self, prefix=""):
+        return self.named_sublayers(prefix, include_self=True)
+
+    def modules(self):
+        return [l for _, l in self.named_modules()]
+
+    def apply(self, fn):
+        for layer in self.children():
+            layer.apply(fn)
+        fn(self)
+        return self
+
+    # modes ------------------------------------------------------------------------
+    def train(self, mode=True):
+        for layer in self.sublayers(include_self=True):
+            object.__setattr__(layer, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    # state ------------------------------------------------------------------------
+    def state_dict(self, destination=None, prefix=""):
+        out = OrderedDict() if destination is None else destination
+        for name, p in self.named_parameters(prefix=prefix.rstrip(".")):
+            out[name] = p
+        for name, b in self.named_buffers(prefix=prefix.rstrip(".")):
+            out[name] = b
+        return out
+
+    def set_state_dict(self, state_dict, use_structured_name=True, strict=True):
+        own = self.state_dict()
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            raise KeyError(f"state_dict mismatch: missing {missing}, unexpected {unexpected}")
+        for k, v in state_dict.items():
+            if k not in own:
+                continue
+            arr = v._data if isinstance(v, Tensor) else np.asarray(v)
+            if tuple(arr.shape) != tuple(own[k].shape):
+                raise ValueError(f"state_dict[{k!r}] has shape {list(arr.shape)}, the layer "
+                                 f"expects {list(own[k].shape)}")
+        with grad_mode.no_grad():
+            for k, v in state_dict.items():
+                if k in own:
+                    own[k].copy_(v if isinstance(v, Tensor) else Tensor._wrap(np.asarray(v)))
+        return missing, unexpected
+
+    load_state_dict = set_state_dict
+    set_dict = set_state_dict
+
+    def clear_gradients(self, set_to_zero=False):
+        for p in self.parameters():
+            p.clear_grad(set_to_zero)
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            p.clear_grad(not set_to_none)
+
+    def to(self, *args, **kwargs):
+        return self
+
+    def float(self):
+        return self
+
+    # call ---------------------------------------------------------------------------
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__}({self.extra_repr()}"]
+        if self._sub_layers:
+            lines = [f"{type(self).__name__}({self.extra_repr()}"]
+            for name, layer in self._sub_layers.items():
+                sub = repr(layer).replace("\n", "\n  ")
+                lines.append(f"  ({name}): {sub}")
+            return "\n".join(lines) + "\n)"
+        return lines[0] + ")"
+
+
+Module = Layer
+
+
+class Linear(Layer):
+    """y = x @ weight + bias; weight has shape [in_features, out_features] (Paddle)."""
+
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None,
+                 *, bias=True):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = _param([in_features, out_features])
+        bound = 1 / math.sqrt(in_features)
+        init.uniform_(self.weight, -bound, bound)
+        if bias_attr is False or bias is False:
+            self.bias = None
+            self._parameters["bias"] = None
+        else:
+            self.bias = _param([out_features])
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x):
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}"
+
+
+class Conv2D(Layer):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCHW", *, bias=True):
+        super().__init__()
+        k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+        self._conf = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        self.weight = _param([out_channels, in_channels // groups, *k])
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        fan_in = in_channels // groups * k[0] * k[1]
+        if bias_attr is False or bias is False:
+            self.bias = None
+            self._parameters["bias"] = None
+        else:
+            self.bias = _param([out_channels])
+            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+        self._desc = f"{in_channels}, {out_channels}, kernel_size={list(k)}"
+
+    def forward(self, x):
+        return F.conv2d(x, self.weight, self.bias, **self._conf)
+
+    def extra_repr(self):
+        return self._desc + f", stride={self._conf['stride']}, padding={self._conf['padding']}"
+
+
+Conv2d = Conv2D
+
+
+class _Pool(Layer):
+    fn = None
+
+    def __init__(self, kernel_size, stride=None, padding=0, **kw):
+        super().__init__()
+        self.k, self.s, self.p = kernel_size, stride, padding
+
+    def forward(self, x):
+        return type(self).fn(x, self.k, self.s, self.p)
+
+    def extra_repr(self):
+        return f"kernel_size={self.k}, stride={self.s if self.s is not None else self.k}, padding={self.p}"
+
+
+class MaxPool2D(_Pool):
+    fn = staticmethod(F.max_pool2d)
+
+
+class AvgPool2D(_Pool):
+    fn = staticmethod(F.avg_pool2d)
+
+
+MaxPool2d, AvgPool2d = MaxPool2D, AvgPool2D
+
+
+class AdaptiveAvgPool2D(Layer):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+
+AdaptiveAvgPool2d = AdaptiveAvgPool2D
+
+
+class _BatchNorm(Layer):
+    torch_momentum = False
+
+    def __init__(self, num_features, momentum=None, epsilon=1e-5, weight_attr=None,
+                 bias_attr=None, data_format=None, name=None, *, eps=None, affine=True,
+                 track_running_stats=True):
+        super().__init__()
+        if momentum is None:
+            momentum = 0.1 if self.torch_momentum else 0.9
+        # stored in Paddle's convention: running = m * running + (1 - m) * batch
+        self.momentum = 1 - momentum if self.torch_momentum else momentum
+        self.epsilon = eps if eps is not None else epsilon
+        self.num_features = num_features
+        if affine:
+            self.weight = Parameter(np.ones(num_features, np.float32))
+            self.bias = Parameter(np.zeros(num_features, np.float32))
+        else:
+            self._parameters["weight"] = None
+            self._parameters["bias"] = None
+        self.register_buffer("_mean", Tensor._wrap(np.zeros(num_features, np.float32)))
+        self.register_buffer("_variance", Tensor._wrap(np.ones(num_features, np.float32)))
+
+    @property
+    def running_mean(self):
+        return self._mean
+
+    @property
+    def running_var(self):
+        return self._variance
+
+    def forward(self, x):
+        if x.ndim < 2 or x.shape[1] != self.num_features:
+            raise ValueError(f"{type(self).__name__}: expected input with {self.num_features} "
+                             f"channels in dim 1, got shape {list(x.shape)}")
+        return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
+                            training=self.training, momentum=self.momentum, epsilon=self.epsilon)
+
+    def extra_repr(self):
+        return f"num_features={self.num_features}, momentum={self.momentum}, epsilon={self.epsilon}"
+
+
+class BatchNorm1D(_BatchNorm):
+    pass
+
+
+class BatchNorm2D(_BatchNorm):
+    pass
+
+
+class BatchNorm1d(_BatchNorm):
+    torch_momentum = True
+
+
+class BatchNorm2d(_BatchNorm):
+    torch_momentum = True
+
+
+class LayerNorm(Layer):
+    def __init__(self, normalized_shape, epsilon=1e-5, weight_attr=None, bias_attr=None,
+                 name=None, *, eps=None, elementwise_affine=True):
+        super().__init__()
+        self.normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+        self.epsilon = eps if eps is not None else epsilon
+        self.weight = Parameter(np.ones(self.normalized_shape, np.float32))
+        self.bias = Parameter(np.zeros(self.normalized_shape, np.float32))
+
+    def forward(self, x):
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.epsilon)
+
+
+class Dropout(Layer):
+    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None, *, inplace=False):
+        super().__init__()
+        self.p, self.inplace = p, inplace
+
+    def forward(self, x):
+        return F.dropout(x, self.p, training=self.training, inplace=self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU(Layer):
+    def __init__(self, inplace=False, name=None):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x):
+        return F.relu(x, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Layer):
+    def __init__(self, negative_slope=0.01, inplace=False, name=None):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, x):
+        return F.leaky_relu(x, self.negative_slope, inplace=self.inplace)
+
+
+class Sigmoid(Layer):
+    def forward(self, x):
+        return x.sigmoid()
+
+
+class Tanh(Layer):
+    def forward(self, x):
+        return x.tanh()
+
+
+class GELU(Layer):
+    def __init__(self, approximate=False, name=None):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x):
+        return F.gelu(x, self.approximate)
+
+
+class Softmax(Layer):
+    def __init__(self, axis=-1, name=None, *, dim=None):
+        super().__init__()
+        self.axis = dim if dim is not None else axis
+
+    def forward(self, x):
+        return F.softmax(x, self.axis)
+
+
+class Flatten(Layer):
+    def __init__(self, start_axis=1, stop_axis=-1, *, start_dim=None, end_dim=None):
+        super().__init__()
+        self.start = start_dim if start_dim is not None else start_axis
+        self.stop = end_dim if end_dim is not None else stop_axis
+
+    def forward(self, x):
+        return x.flatten(self.start, self.stop)
+
+
+class Embedding(Layer):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
+                 weight_attr=None, name=None):
+        super().__init__()
+        self.padding_idx = padding_idx
+        self.weight = _param([num_embeddings, embedding_dim])
+        init.normal_(self.weight)
+        if padding_idx is not None:
+            with grad_mode.no_grad():
+                self.weight[padding_idx] = 0.0
+
+    def forward(self, x):
+        return F.embedding(x, self.weight, self.padding_idx)
+
+
+class Sequential(Layer):
+    def __init__(self, *layers):
+        super().__init__()
+        if len(layers) == 1 and isinstance(layers[0], (dict, OrderedDict)):
+            layers = list(layers[0].items())
+        for i, l in enumerate(layers):
+            if isinstance(l, tuple):
+                self.add_sublayer(l[0], l[1])
+            else:
+                self.add_sublayer(str(i), l)
+
+    def forward(self, x):
+        for layer in self._sub_layers.values():
+            x = layer(x)
+        return x
+
+    def __getitem__(self, i):
+        return list(self._sub_layers.values())[i]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+
+class LayerList(Layer):
+    def __init__(self, sublayers=()):
+        super().__init__()
+        for i, l in enumerate(sublayers):
+            self.add_sublayer(str(i), l)
+
+    def append(self, layer):
+        self.add_sublayer(str(len(self._sub_layers)), layer)
+        return self
+
+    def __getitem__(self, i):
+        return list(self._sub_layers.values())[i]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+
+ModuleList = LayerList
+
+
+class _Loss(Layer):
+    def __init__(self, reduction="mean", **kw):
+        super().__init__()
+        self.reduction = reduction
+        self.kw = kw
+
+
+class CrossEntropyLoss(_Loss):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False,
+                 axis=-1, label_smoothing=0.0, name=None):
+        super().__init__(reduction)
+        self.kw = dict(weight=weight, ignore_index=ignore_index, soft_label=soft_label,
+                       axis=axis, label_smoothing=label_smoothing)
+
+    def forward(self, input, label):
+        return F.cross_entropy(input, label, reduction=self.reduction, **self.kw)
+
+
+class MSELoss(_Loss):
+    def forward(self, input, label):
+        return F.mse_loss(input, label, self.reduction)
+
+
+class L1Loss(_Loss):
+    def forward(self, input, label):
+        return F.l1_loss(input, label, self.reduction)
+
+
+class NLLLoss(_Loss):
+    def forward(self, input, label):
+        return F.nll_loss(input, label, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def forward(self, logit, label):
+        return F.binary_cross_entropy_with_logits(logit, label, reduction=self.reduction)
