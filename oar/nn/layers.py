@@ -18,7 +18,9 @@ class Parameter(Tensor):
     __slots__ = ()
 
     def __new__(cls, data, requires_grad=True):
-        arr = data._data if isinstance(data, Tensor) else np.asarray(data, dtype=np.float32)
+        arr = data._data if isinstance(data, Tensor) else np.asarray(data)
+        if arr.dtype.kind != "f":
+            arr = arr.astype(np.float32)
         p = cls._wrap(np.array(arr, copy=True))
         p._requires_grad = bool(requires_grad)
         return p

@@ -1,0 +1,195 @@
+"""Optimizers against torch 2.13, allocation-free steps, data loading, the main job."""
+import subprocess
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import oar
+from oar import nn
+
+torch = pytest.importorskip("torch")
+
+rng = np.random.default_rng(0)
+W0 = rng.normal(size=(4, 3))
+B0 = rng.normal(size=(3,))
+XS = [rng.normal(size=(6, 4)) for _ in range(5)]
+
+
+def _run_oar(make_opt):
+    w = nn.Parameter(W0.copy())    # float64 for a tight comparison
+    b = nn.Parameter(B0.copy())
+    assert w.dtype == oar.float64
+    opt = make_opt([w, b])
+    for x in XS:
+        loss = ((oar.to_tensor(x) @ w + b).tanh() ** 2).sum()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    return w.numpy(), b.numpy()
+
+
+def _run_torch(make_opt):
+    w = torch.tensor(W0.copy(), requires_grad=True)
+    b = torch.tensor(B0.copy(), requires_grad=True)
+    opt = make_opt([w, b])
+    for x in XS:
+        loss = ((torch.tensor(x) @ w + b).tanh() ** 2).sum()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    return w.detach().numpy(), b.detach().numpy()
+
+
+CASES = {
+    "sgd": (lambda p: oar.optimizer.SGD(learning_rate=0.1, parameters=p),
+            lambda p: torch.optim.SGD(p, lr=0.1)),
+    "sgd_momentum_wd": (lambda p: oar.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01),
+                        lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01)),
+    "sgd_nesterov": (lambda p: oar.optim.SGD(p, lr=0.05, momentum=0.8, nesterov=True, weight_decay=0.1),
+                     lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.8, nesterov=True, weight_decay=0.1)),
+    "sgd_dampening": (lambda p: oar.optim.SGD(p, lr=0.05, momentum=0.8, dampening=0.3),
+                      lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.8, dampening=0.3)),
+    "paddle_momentum": (lambda p: oar.optimizer.Momentum(0.05, 0.9, parameters=p),
+                        lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9)),
+    "adam": (lambda p: oar.optimizer.Adam(learning_rate=0.01, parameters=p),
+             lambda p: torch.optim.Adam(p, lr=0.01)),
+    "adam_wd": (lambda p: oar.optim.Adam(p, lr=0.01, betas=(0.8, 0.99), weight_decay=0.1),
+                lambda p: torch.optim.Adam(p, lr=0.01, betas=(0.8, 0.99), weight_decay=0.1)),
+    "adamw": (lambda p: oar.optim.AdamW(p, lr=0.01, weight_decay=0.1),
+              lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_optimizer_steps_match_torch(name):
+    mo, mt = CASES[name]
+    for a, b in zip(_run_oar(mo), _run_torch(mt)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["sgd_momentum_wd", "sgd_nesterov", "adam_wd", "adamw"])
+def test_step_allocates_nothing_after_the_first(name):
+    model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 10))
+    opt = CASES[name][0](model.parameters())
+    x = oar.randn([8, 64])
+
+    def backward():
+        opt.clear_grad(set_to_zero=True)
+        model(x).sum().backward()
+    backward()
+    opt.step()                       # the first step creates the state buffers
+    backward()
+    before = oar.device.memory_allocated()
+    oar.device.reset_max_memory_allocated()
+    tracemalloc.start()
+    opt.step()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert oar.device.memory_allocated() == before
+    assert oar.device.max_memory_allocated() == before
+    params_bytes = sum(p.numel() * 4 for p in model.parameters())
+    assert peak < params_bytes / 20     # bookkeeping only, nothing proportional to the parameters
+    assert all(p.inplace_version >= 2 and p.is_leaf for p in model.parameters())
+
+
+def test_optimizer_state_dict_and_schedulers():
+    p = nn.Parameter(np.ones(3, np.float32))
+    opt = oar.optimizer.Adam(learning_rate=0.1, parameters=[p])
+    (p * p).sum().backward()
+    opt.step()
+    sd = opt.state_dict()
+    p2 = nn.Parameter(np.ones(3, np.float32))
+    opt2 = oar.optimizer.Adam(learning_rate=0.5, parameters=[p2])
+    opt2.set_state_dict(sd)
+    assert opt2.get_lr() == 0.1 and opt2.state[id(p2)]["step"] == 1
+    sched = oar.optimizer.lr.StepDecay(1.0, step_size=2, gamma=0.5)
+    opt3 = oar.optimizer.SGD(learning_rate=sched, parameters=[p])
+    lrs = []
+    for _ in range(5):
+        lrs.append(opt3.get_lr())
+        sched.step()
+    assert lrs == [1.0, 1.0, 0.5, 0.5, 0.25]
+    topt = oar.optim.SGD([p], lr=1.0)
+    cos = oar.optim.lr_scheduler.CosineAnnealingLR(topt, T_max=4)
+    tref = torch.optim.lr_scheduler.CosineAnnealingLR(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0), T_max=4)
+    for _ in range(4):
+        cos.step()
+        tref.optimizer.step()
+        tref.step()
+        assert cos.get_last_lr()[0] == pytest.approx(tref.get_last_lr()[0])
+    with pytest.raises(ValueError, match="parameters"):
+        oar.optimizer.SGD(learning_rate=0.1)
+
+
+def test_dataloader_batches_shuffle_seed_drop_last():
+    x = oar.arange(10).astype("float32").reshape([10, 1])
+    y = oar.arange(10)
+    ds = oar.io.TensorDataset([x, y])
+    assert len(ds) == 10 and ds[3][1].item() == 3
+    batches = list(oar.io.DataLoader(ds, batch_size=4))
+    assert [b[0].shape[0] for b in batches] == [4, 4, 2]
+    assert len(oar.io.DataLoader(ds, batch_size=4, drop_last=True)) == 2
+    a = [b[1].tolist() for b in oar.io.DataLoader(ds, batch_size=3, shuffle=True, seed=7)]
+    b = [b[1].tolist() for b in oar.utils.data.DataLoader(oar.utils.data.TensorDataset(x, y), batch_size=3, shuffle=True, seed=7)]
+    assert a == b and sorted(sum(a, [])) == list(range(10)) and a != [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+
+    class Squares(oar.io.Dataset):
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return oar.to_tensor([float(i)]), i * i
+    xb, yb = next(iter(oar.io.DataLoader(Squares(), batch_size=5)))
+    assert xb.shape == [5, 1] and yb.tolist() == [0, 1, 4, 9, 16]
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "oar", *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["train", "--model", "rnn"], "invalid choice"),
+    (["train", "--epochs", "0"], "--epochs"),
+    (["train", "--lr", "-1"], "--lr"),
+    (["train", "--plot", "/nonexistent-dir/x.png"], "cannot write the plot"),
+    (["fly"], "unknown command"),
+])
+def test_cli_errors_are_one_line(args, needle):
+    r = _cli(*args)
+    assert r.returncode == 2 and needle in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cli_missing_optional_dependency(monkeypatch, capsys):
+    from oar import train
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    assert train.main(["--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "scikit-learn" in err and "Traceback" not in err
+
+
+def test_main_job_trains_cnn_to_97_percent(tmp_path):
+    """The default main job (CNN, in-place activations) reaches >= 97% test accuracy."""
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "mem.png"
+    r = _cli("train", "--plot", str(png))
+    assert r.returncode == 0, r.stderr
+    acc = float(r.stdout.split("test accuracy")[1].split()[0])
+    assert acc >= 0.97
+    assert "in-place" in r.stdout and "out-of-place" in r.stdout and png.stat().st_size > 10_000
+
+
+def test_mlp_trains_quickly():
+    pytest.importorskip("sklearn")
+    r = _cli("train", "--model", "mlp", "--epochs", "8", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert float(r.stdout.split("test accuracy")[1].split()[0]) >= 0.95
+
+
+def test_tour_runs():
+    r = _cli("tour")
+    assert r.returncode == 0 and "Leaf Var" in r.stdout and "It was modified by `add_`" in r.stdout
