@@ -18,17 +18,17 @@ _trace = None   # a list while tracing: memory_allocated() after every allocatio
 
 
 class Storage:
-    __slots__ = ("buffer", "nbytes", "version", "watched", "mutations", "__weakref__")
+    __slots__ = ("buffer", "nbytes", "version", "__dict__", "__weakref__")
+    # Mutations are logged as (version after, op name, user's file:line) only once a
+    # SavedTensor has watched this storage: the log exists for error messages.
+    watched = False
+    mutations = None
 
     def __init__(self, buffer: np.ndarray):
         global _allocated, _peak
         self.buffer = buffer
         self.nbytes = buffer.nbytes
         self.version = 0
-        # Mutations are logged as (version after, op name, user's file:line) only once a
-        # SavedTensor has watched this storage: the log exists for error messages.
-        self.watched = False
-        self.mutations = None
         _allocated += self.nbytes
         if _allocated > _peak:
             _peak = _allocated
@@ -51,6 +51,24 @@ class Storage:
 
     def data_ptr(self) -> int:
         return self.buffer.__array_interface__["data"][0]
+
+
+def new_storage(buffer):
+    """Storage(buffer) without the cost of a Python __init__ call (hot path)."""
+    global _allocated, _peak
+    s = _new(Storage)
+    s.buffer = buffer
+    n = s.nbytes = buffer.nbytes
+    s.version = 0
+    _allocated += n
+    if _allocated > _peak:
+        _peak = _allocated
+    if _trace is not None:
+        _trace.append(_allocated)
+    return s
+
+
+_new = object.__new__
 
 
 def memory_allocated(device=None) -> int:

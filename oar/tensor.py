@@ -14,7 +14,9 @@ from .autograd import grad_mode
 from .autograd.errors import InplaceViewError
 from .autograd.node import AccumulateGrad
 from .place import CPU
-from .storage import Storage
+from .storage import Storage, new_storage as _new_storage
+
+_new = object.__new__
 
 # Note [View creation meta]
 # A view records how it was made. DEFAULT views may be modified in place under autograd
@@ -58,28 +60,29 @@ class ViewMeta:
 
 
 class Tensor:
+    # Hot fields are slots; rarely set ones live in the instance __dict__ (created on first
+    # write) with class-level defaults, so making a tensor sets six fields, not twelve.
     __slots__ = ("_data", "_storage", "_base", "_view", "_requires_grad", "_grad_fn",
-                 "_out_nr", "_grad", "_acc", "_hooks", "_retains_grad", "name",
-                 "__weakref__")
+                 "__dict__", "__weakref__")
+    _out_nr = 0
+    _grad = None
+    _acc = None
+    _hooks = None
+    _retains_grad = False
+    name = ""
     __array_priority__ = 1000
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def _wrap(cls, array, storage=None):
         """A tensor over `array`; a new Storage unless `storage` (which array views) is given."""
-        t = object.__new__(cls)
+        t = _new(cls)
         t._data = array
-        t._storage = Storage(array) if storage is None else storage
+        t._storage = _new_storage(array) if storage is None else storage
         t._base = None
         t._view = None
         t._requires_grad = False
         t._grad_fn = None
-        t._out_nr = 0
-        t._grad = None
-        t._acc = None
-        t._hooks = None
-        t._retains_grad = False
-        t.name = ""
         return t
 
     def __init__(self, *args, **kwargs):

@@ -71,10 +71,14 @@ def getitem(x, idx):
     if advanced:
         _check_bounds(x, key)
         return R.dispatch(INDEX, (x,), (key,))
-    _check_bounds(x, key)
+    try:
+        arr = x._data[key]
+    except IndexError as e:
+        raise IndexError(f"index {idx!r} is out of bounds for tensor of shape "
+                         f"{fmt_shape(x._data.shape)}: {e}") from None
     if None in key:
-        return _generic_view(x, "slice", lambda a: _torch_unit_strides(a[key]))
-    return _generic_view(x, "slice", lambda a: a[key])
+        arr = _torch_unit_strides(arr)
+    return _generic_view(x, "slice", lambda a: arr)
 
 
 def _torch_unit_strides(a):

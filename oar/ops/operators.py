@@ -5,49 +5,53 @@ Reflected operators (`2 - x`) keep the Python number weak for type promotion.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..tensor import Tensor
+from . import registry as R
 from .registry import OPS, as_tensor, dispatch, dispatch_inplace, operand
 
 _Number = (int, float, bool)
-
-
-def _defaults(op):
-    return tuple(d for _, d in op.attrs)
 
 
 def _ok(other):
     return isinstance(other, (Tensor,) + _Number) or hasattr(other, "__array__") or isinstance(other, list)
 
 
-def _fwd(name):
-    op = OPS[name]
-    attrs = _defaults(op)
+def _gen(fname, op, mode, sym=None, reflected=False):
+    """An operator with Note [Fast path] inlined, falling back to the generic dispatch."""
+    env = {"Tensor": Tensor, "_op": op, "_attrs": tuple(d for _, d in op.attrs), "_ok": _ok,
+           "_operand": operand, "_dispatch": dispatch, "_dispatch_inplace": dispatch_inplace,
+           "_FLOATS": R._FLOATS, "_STATE": R._STATE, "_ndarray": np.ndarray,
+           "_asarray": np.asarray, "_wrap": Tensor._wrap, "_fast": op.fast}
+    for a, d in op.attrs:
+        env[f"_D_{a}"] = d
+    lines = [f"def {fname}(self, other):"]
+    # attrs are the defaults here: bind them as locals for the fast path's checks
+    lines += [f"    {a} = _D_{a}" for a, _ in op.attrs]
+    if op.fast is not None:
+        lines += R.fast_prefix(op, mode, "self", "other", sym, reflected)
+    if mode == "inplace":
+        lines.append(f"    return _dispatch_inplace(_op, (self, _operand(other)), _attrs, {sym!r})")
+    else:
+        lines.append("    if not _ok(other): return NotImplemented")
+        args = "(_operand(other), self)" if reflected else "(self, _operand(other))"
+        lines.append(f"    return _dispatch(_op, {args}, _attrs)")
+    ns = {}
+    exec(compile("\n".join(lines) + "\n", f"<oar generated {fname}>", "exec"), env, ns)
+    return ns[fname]
 
-    def f(self, other):
-        if not _ok(other):
-            return NotImplemented
-        return dispatch(op, (self, operand(other)), attrs)
-    return f
+
+def _fwd(name):
+    return _gen(f"__{name}__", OPS[name], "new")
 
 
 def _rev(name):
-    op = OPS[name]
-    attrs = _defaults(op)
-
-    def f(self, other):
-        if not _ok(other):
-            return NotImplemented
-        return dispatch(op, (operand(other), self), attrs)
-    return f
+    return _gen(f"__r{name}__", OPS[name], "new", reflected=True)
 
 
 def _inp(name, sym):
-    op = OPS[name]
-    attrs = _defaults(op)
-
-    def f(self, other):
-        return dispatch_inplace(op, (self, operand(other)), attrs, sym)
-    return f
+    return _gen(f"__i{name}__", OPS[name], "inplace", sym)
 
 
 def _cmp(name):

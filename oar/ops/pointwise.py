@@ -11,11 +11,28 @@ import numpy as np
 from .registry import OpDef, declare, float_result
 
 
+# Note [Fast path] kernels: exact for same-dtype floating operands and default attrs
+FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("expm1", np.expm1),
+                     ("log", np.log), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
+                     ("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("asin", np.arcsin),
+                     ("acos", np.arccos), ("atan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh),
+                     ("abs", np.abs), ("square", np.square), ("neg", np.negative),
+                     ("floor", np.floor), ("ceil", np.ceil), ("round", np.rint), ("trunc", np.trunc),
+                     ("sign", np.sign), ("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                     ("div", np.true_divide), ("pow", np.power), ("maximum", np.maximum),
+                     ("minimum", np.minimum), ("remainder", np.remainder),
+                     ("floor_divide", np.floor_divide),
+                     ("relu", lambda x, out=None: np.maximum(x, 0, out=out)),
+                     ("equal", np.equal), ("not_equal", np.not_equal), ("greater_than", np.greater),
+                     ("greater_equal", np.greater_equal), ("less_than", np.less),
+                     ("less_equal", np.less_equal)))
+
+
 def P(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=(),
-      inplace=True, result_dtype=None, aliases=(), method=True):
+      inplace=True, result_dtype=None, aliases=(), method=True, fast=None):
     op = OpDef(name, kernel, backward, save=save, save_out=save_out, kind="pointwise",
                inputs=inputs, attrs=attrs, inplace=inplace, result_dtype=result_dtype,
-               method=method)
+               method=method, fast=fast or FAST_KERNELS.get(name))
     declare(op, aliases=aliases)
     return op
 
@@ -231,3 +248,4 @@ MASKED_FILL = P("masked_fill", _masked_fill_k,
                 lambda c, g: (g * ~c.input(1), None,
                               (g * c.input(1)).sum() if c.needs[2] else None),
                 save={0: (1,), 2: (1,)}, inputs=("x", "mask", "value"))
+

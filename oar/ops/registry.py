@@ -36,12 +36,13 @@ _Number = (int, float, bool, np.generic)
 class OpDef:
     __slots__ = ("name", "kernel", "backward", "save", "save_out", "kind", "inputs",
                  "attrs", "differentiable", "check", "node_name", "result_dtype",
-                 "inplace_ok", "method", "function", "call", "fill_like", "own_overlap_check")
+                 "inplace_ok", "method", "function", "call", "fill_like", "own_overlap_check",
+                 "fast", "fast_attrs")
 
     def __init__(self, name, kernel, backward=None, save=None, save_out=(), kind="general",
                  inputs=("x",), attrs=(), check=None, result_dtype=None, inplace=False,
                  method=True, function=True, node_name=None, fill_like=False,
-                 own_overlap_check=False):
+                 own_overlap_check=False, fast=None):
         self.name = name
         self.kernel = kernel
         self.backward = backward
@@ -59,6 +60,12 @@ class OpDef:
         self.node_name = node_name or "".join(p.title() for p in name.split("_")) + "Backward"
         self.fill_like = fill_like
         self.own_overlap_check = own_overlap_check   # op.check handles operand overlap
+        # Note [Fast path]: `fast(*arrays, out=...)` computes the op exactly when every tensor
+        # operand is floating with one dtype, numbers are Python floats/ints, attrs are the
+        # defaults, and no gradient is needed. Then the result dtype is the input dtype, and
+        # promotion, the autograd rules and the broadcast/dtype checks cannot fail.
+        self.fast = fast
+        self.fast_attrs = tuple(d for _, d in attrs)
         self.call = None
 
 
@@ -146,9 +153,59 @@ def _attach(node, out, needs_out):
         node.out_saved = SavedTensor(out, is_output=True)
 
 
+# --------------------------------------------------------------------------- fast path
+_Tensor = Tensor
+_ndarray = np.ndarray
+_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+
+def _plain(t):
+    """True when t certainly needs no gradient (cheap; views consult their root)."""
+    if t._requires_grad or t._grad_fn is not None:
+        return False
+    if t._view is None:
+        return True
+    b = t._base
+    return not b._requires_grad and b._grad_fn is None
+
+
+def _fast_arrays(op, args, attrs, need_plain):
+    """The operand arrays when Note [Fast path] applies, else None."""
+    if attrs != op.fast_attrs:
+        return None
+    dt = None
+    arrays = []
+    for a in args:
+        c = a.__class__
+        if c is _Tensor:
+            d = a._data
+            if dt is None:
+                if d.dtype not in _FLOATS:
+                    return None
+                dt = d.dtype
+            elif d.dtype is not dt:
+                return None
+            if need_plain and not _plain(a):
+                return None
+            arrays.append(d)
+        elif c is float or c is int:
+            arrays.append(a)
+        else:
+            return None
+    return arrays if dt is not None else None
+
+
 # --------------------------------------------------------------------------- dispatch
 def dispatch(op, args, attrs):
     """Normal op: new memory."""
+    fast = op.fast
+    if fast is not None:
+        arrays = _fast_arrays(op, args, attrs, _STATE.enabled)
+        if arrays is not None:
+            res = fast(*arrays)
+            if res.__class__ is not _ndarray:
+                res = np.asarray(res)
+            return Tensor._wrap(res)
     if op.kind == "pointwise":
         rdt = pointwise_dtype(op, args)
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -284,6 +341,21 @@ def check_pointwise_inplace(op, args, op_name):
 def dispatch_inplace(op, args, attrs, op_name=None):
     """In-place op: writes into args[0] and returns that very object."""
     self = args[0]
+    fast = op.fast
+    if fast is not None and self.__class__ is _Tensor:
+        sd = self._data
+        # a root tensor viewing its whole buffer cannot overlap itself (Note [Fast path])
+        if sd is self._storage.buffer and (len(args) == 1 or args[1].__class__ is not _Tensor
+                                           or (args[1]._storage is not self._storage
+                                               and args[1]._data.shape == sd.shape)):
+            arrays = _fast_arrays(op, args, attrs, True)
+            if arrays is not None:
+                fast(*arrays, out=sd)
+                st = self._storage
+                st.version += 1
+                if st.watched:
+                    st.log_mutation(op_name or op.name + "_")
+                return self
     op_name = op_name or op.name + "_"
     need_grad = _STATE.enabled and _needs_grad(args)
     if need_grad:
@@ -374,8 +446,8 @@ def rebase_history(self, node, base_edge=None):
 def dispatch_view(op, x, attrs, multi=False, arrays=None, out_attrs=None):
     """View op: the result shares x's storage and version counter.
 
-    `arrays` (precomputed numpy views) and `out_attrs` (backward attrs per output) serve the
-    generic strided views (ops/views.py)."""
+    `arrays` (precomputed numpy views) and `out_attrs(k)` (backward attrs of output k,
+    computed only when a node is built) serve the generic strided views (ops/views.py)."""
     res = op.kernel(x._data, *attrs) if arrays is None else arrays
     base = x._base if x._base is not None else x
     outs = res if (multi or arrays is not None) else (res,)
@@ -397,7 +469,7 @@ def dispatch_view(op, x, attrs, multi=False, arrays=None, out_attrs=None):
             creation = parent_meta.creation
         t._view = ViewMeta(creation, version, op.node_name.replace("Backward", ""), k)
         if need:
-            node, _, _ = _make_node(op, (x,), attrs if out_attrs is None else out_attrs[k])
+            node, _, _ = _make_node(op, (x,), attrs if out_attrs is None else out_attrs(k))
             t._grad_fn = node
         elif not grad_on and x.requires_grad:
             t._requires_grad = True   # a no_grad view of a tensor that requires grad
@@ -446,12 +518,56 @@ def _gen(name, src, env):
     return ns[name]
 
 
+_PLAIN = "{v}._grad_fn is None and not {v}._requires_grad and {v}._view is None"
+
+
+def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
+    """Source lines of Note [Fast path], inlined at the top of a generated wrapper.
+
+    mode "inplace": write into x; "new": allocate the result."""
+    attr_ok = "".join(f" and {a} is _D_{a}" if isinstance(d, (bool, type(None))) else f" and {a} == _D_{a}"
+                      for a, d in op.attrs)
+    L = [f"    if {x}.__class__ is Tensor{attr_ok}:", f"        xd = {x}._data"]
+    if mode == "inplace":
+        L.append(f"        if xd is {x}._storage.buffer and {x}._grad_fn is None and not "
+                 f"{x}._requires_grad and xd.dtype in _FLOATS:")
+        done = [f"                st = {x}._storage", "                st.version += 1",
+                f"                if st.watched: st.log_mutation('{iname}')", f"                return {x}"]
+        if y is None:
+            L += ["            _fast(xd, out=xd)"] + [d[4:] for d in done]
+            return L
+        L += [f"            c = {y}.__class__", "            if c is Tensor:",
+              f"                yd = {y}._data",
+              f"                if yd.dtype is xd.dtype and {_PLAIN.format(v=y)} and "
+              f"{y}._storage is not {x}._storage and yd.shape == xd.shape:",
+              "                    _fast(xd, yd, out=xd)"] + ["    " + d for d in done] + \
+             ["            elif c is float or c is int:", f"                _fast(xd, {y}, out=xd)"] + done
+        return L
+    L.append(f"        if xd.dtype in _FLOATS and ({_PLAIN.format(v=x)} or not _STATE.enabled):")
+    wrap = ["if r.__class__ is not _ndarray: r = _asarray(r)", "return _wrap(r)"]
+    if y is None:
+        L += ["            r = _fast(xd)"] + ["            " + w for w in wrap]
+        return L
+    if reflected:   # only a Python number on the other side
+        L += [f"            c = {y}.__class__", "            if c is float or c is int:",
+              f"                r = _fast({y}, xd)"] + ["                " + w for w in wrap]
+        return L
+    L += [f"            c = {y}.__class__", "            if c is Tensor:",
+          f"                yd = {y}._data",
+          f"                if yd.dtype is xd.dtype and ({_PLAIN.format(v=y)} or not _STATE.enabled):",
+          "                    r = _fast(xd, yd)"] + ["                    " + w for w in wrap] + \
+         ["            elif c is float or c is int:", f"                r = _fast(xd, {y})"] + \
+         ["                " + w for w in wrap]
+    return L
+
+
 def declare(op: OpDef, *, aliases=(), dim_alias=True, out_arg=None, extra_inplace_names=()):
     """Register `op` and generate its spellings."""
     OPS[op.name] = op
     env = {"_op": op, "_dispatch": dispatch, "_dispatch_inplace": dispatch_inplace,
            "_dispatch_view": dispatch_view, "_dispatch_out": dispatch_out, "Tensor": Tensor,
-           "_as_tensor": as_tensor, "_operand": operand, "_UNSET": _UNSET}
+           "_as_tensor": as_tensor, "_operand": operand, "_UNSET": _UNSET, "_FLOATS": _FLOATS,
+           "_STATE": _STATE, "_ndarray": _ndarray, "_asarray": np.asarray, "_wrap": Tensor._wrap}
     params = [p for p in op.inputs]
     attr_defaults = []
     for a, default in op.attrs:
@@ -467,7 +583,7 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True, out_arg=None, extra_inplac
     pre.append(f"    if {first}.__class__ is not Tensor and not isinstance({first}, Tensor): "
                f"{first} = _as_tensor({first})")
     for p in op.inputs[1:]:
-        pre.append(f"    {p} = _operand({p})")
+        pre.append(f"    if {p}.__class__ is not Tensor: {p} = _operand({p})")
     if has_axis and dim_alias:
         pre.append("    if dim is not _UNSET: axis = dim")
     args_t = "(" + ", ".join(op.inputs) + ("," if len(op.inputs) == 1 else "") + ")"
@@ -486,7 +602,13 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True, out_arg=None, extra_inplac
         call = f"    return _dispatch_view(_op, {first}, {attrs_t})"
         src = f"def {op.name}({', '.join(params + tail)}):\n{body}\n{call}\n"
     else:
-        src = (f"def {op.name}({', '.join(params + tail + ['out=None'])}):\n{body}\n"
+        fast = ""
+        if op.fast is not None and op.kind == "pointwise" and len(op.inputs) <= 2:
+            env["_fast"] = op.fast
+            y = op.inputs[1] if len(op.inputs) == 2 else None
+            fast = "\n".join(fast_prefix(op, "new", op.inputs[0], y)).replace(
+                f"    if {first}.__class__ is Tensor", f"    if out is None and {first}.__class__ is Tensor", 1) + "\n"
+        src = (f"def {op.name}({', '.join(params + tail + ['out=None'])}):\n{fast}{body}\n"
                f"    if out is not None: return _dispatch_out(_op, {args_t}, {attrs_t}, out)\n"
                f"    return _dispatch(_op, {args_t}, {attrs_t})\n")
     fn = _gen(op.name, src, env)
@@ -497,7 +619,11 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True, out_arg=None, extra_inplac
         _install(al, fn, op.function, op.method)
     if op.inplace_ok:
         iname = op.name + "_"
-        src_i = (f"def {iname}({', '.join(params + tail)}):\n{body}\n"
+        fast = ""
+        if op.fast is not None and op.kind == "pointwise" and len(op.inputs) <= 2:
+            y = op.inputs[1] if len(op.inputs) == 2 else None
+            fast = "\n".join(fast_prefix(op, "inplace", op.inputs[0], y, iname)) + "\n"
+        src_i = (f"def {iname}({', '.join(params + tail)}):\n{fast}{body}\n"
                  f"    return _dispatch_inplace(_op, {args_t}, {attrs_t}, '{iname}')\n")
         ifn = _gen(iname, src_i, env)
         _install(iname, ifn, True, op.method)

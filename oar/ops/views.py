@@ -179,6 +179,12 @@ def _shape_arg(shape, rest):
 
 
 def infer_shape(shape, x_shape, numel, op):
+    if -1 not in shape and 0 not in shape:
+        n = 1
+        for s in shape:
+            n *= s
+        if n == numel and min(shape, default=1) > 0:
+            return tuple(shape)
     shape = list(shape)
     if numel > 0 and 0 in shape and len(shape) <= len(x_shape):
         # Paddle: 0 copies the input's size at that position (a size-0 dim could not hold
@@ -255,6 +261,10 @@ def _b_reshape(ctx, g):
 
 
 def _k_view(a, shape):
+    if 1 not in shape:
+        # NumPy's no-copy reshape gives PyTorch's strides when no new dim has size 1
+        # (strides of dims longer than 1 are fixed by the element order)
+        return a.reshape(shape, copy=False)
     item = a.itemsize
     st = view_strides(a.shape, tuple(s // item for s in a.strides), shape)
     return _np_as_strided(a, shape=shape, strides=tuple(s * item for s in st))
@@ -296,6 +306,12 @@ def reshape(x, shape=None, *rest, name=None):
     shape = infer_shape(_shape_arg(shape, rest), x._data.shape, x._data.size, "reshape")
     if shape == x._data.shape:
         return dispatch_view(RESHAPE_OP, x, (shape,))
+    if 1 not in shape and x._data.size:
+        try:
+            arr = x._data.reshape(shape, copy=False)
+        except ValueError:
+            return R.dispatch(RESHAPE_COPY_OP, (x,), (shape,))
+        return dispatch_view(RESHAPE_OP, x, (shape,), arrays=(arr,))
     if _strides_of(x, shape) is None:
         return R.dispatch(RESHAPE_COPY_OP, (x,), (shape,))
     return dispatch_view(RESHAPE_OP, x, (shape,))
@@ -511,24 +527,23 @@ def _k_generic(a, geom_fn, *args):
 
 def _generic_view(x, name, make, multi=False):
     """A view computed by `make(array) -> array (or list of arrays)`, with the generic
-    backward of Note [View geometry]."""
+    backward of Note [View geometry]; geometry is computed only when a node is built."""
     arrs = make(x._data)
     op = _GENERIC.get(name)
     if op is None:
         op = _GENERIC[name] = OpDef(name, None, _generic_view_backward, kind="view",
                                     attrs=(("x_geom", None), ("v_geom", None)))
-    x_geom = geometry(x)
-    item = x._data.itemsize
-    sptr = x._storage.data_ptr()
-
-    def geom(arr):
-        return (arr.shape, tuple(s // item for s in arr.strides),
-                (arr.__array_interface__["data"][0] - sptr) // item)
     if not multi:
-        return dispatch_view(op, x, (), arrays=(arrs,), out_attrs=((x_geom, geom(arrs)),),
-                             multi=False)
+        return dispatch_view(op, x, (), arrays=(arrs,),
+                             out_attrs=lambda k: (geometry(x), _geom_of(x, arrs)))
     return list(dispatch_view(op, x, (), arrays=tuple(arrs), multi=True,
-                              out_attrs=tuple((x_geom, geom(a)) for a in arrs)))
+                              out_attrs=lambda k: (geometry(x), _geom_of(x, arrs[k]))))
+
+
+def _geom_of(x, arr):
+    item = arr.itemsize
+    return (arr.shape, tuple(s // item for s in arr.strides),
+            (arr.__array_interface__["data"][0] - x._storage.data_ptr()) // item)
 
 
 _GENERIC: dict = {}
