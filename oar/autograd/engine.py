@@ -92,65 +92,57 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
     results = [None] * len(inputs) if inputs is not None else None
 
     ready = []
+    push, pop = heapq.heappush, heapq.heappop
     for node in set(root_nodes):
         if deps.get(node, 0) == 0:
-            heapq.heappush(ready, (-node.seq, id(node), node))
-    with grad_mode.set_grad_enabled(create_graph):
+            push(ready, (-node.seq, id(node), node))
+    prev = grad_mode.STATE.enabled
+    grad_mode.STATE.enabled = create_graph
+    try:
         while ready:
-            _, _, node = heapq.heappop(ready)
-            grads_in = buffers.pop(node, {})
-            if node.pre_hooks:
-                for nr, hooks in node.pre_hooks.items():
-                    g = grads_in.get(nr)
-                    if g is None:
-                        continue
-                    for hook in hooks:
-                        r = hook(g)
-                        if r is not None:
-                            g = r
-                    grads_in[nr] = g
-            if node.retained is not None:
+            node = pop(ready)[2]
+            grads_in = buffers.pop(node, None)
+            if node.pre_hooks and grads_in:
+                _run_pre_hooks(node, grads_in)
+            if node.retained is not None and grads_in:
                 t = node.retained()
                 g = grads_in.get(0)
                 if t is not None and g is not None:
                     t._retain(g)
+            run = grads_in is not None
             if capture is not None:
-                for nr, g in grads_in.items():
+                for nr, g in (grads_in or {}).items():
                     for i in capture.get((node, nr), ()):
                         results[i] = _add(results[i], g)
-            run = not isinstance(node, AccumulateGrad) if capture is not None else True
-            if useful is not None and node not in useful:
-                run = False
-            if not grads_in:
-                run = False
+                run = run and not isinstance(node, AccumulateGrad) and node in useful
             if run:
-                grad = grads_in.get(0)
-                if len(grads_in) > 1 or (grads_in and 0 not in grads_in):
-                    grad = grads_in  # multi-output node: dict out_nr -> grad
-                out = node.apply(grad)
+                if len(grads_in) == 1 and 0 in grads_in:
+                    out = node.apply(grads_in[0])
+                else:
+                    out = node.apply(grads_in)   # multi-output node: dict out_nr -> grad
                 if not retain_graph:
                     node.release()
             else:
                 out = ()
-            for edge, g in zip(node.next_edges, out):
-                if edge is None:
-                    continue
-                nxt, nr = edge
-                if g is not None:
-                    buf = buffers.setdefault(nxt, {})
-                    buf[nr] = _add(buf.get(nr), g)
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
-            # edges not returned (shorter tuple) still release their dependency
-            for edge in node.next_edges[len(out):]:
+            n_out = len(out)
+            for k, edge in enumerate(node.next_edges):
                 if edge is None:
                     continue
                 nxt = edge[0]
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
+                g = out[k] if k < n_out else None
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buffers[nxt] = {edge[1]: g}
+                    else:
+                        nr = edge[1]
+                        buf[nr] = _add(buf.get(nr), g)
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    push(ready, (-nxt.seq, id(nxt), nxt))
+    finally:
+        grad_mode.STATE.enabled = prev
     if inputs is not None:
         for i, (t, r) in enumerate(zip(inputs, results)):
             if r is None and not allow_unused:
@@ -161,6 +153,18 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                     "allow_unused=True to get None for it.")
         return results
     return None
+
+
+def _run_pre_hooks(node, grads_in):
+    for nr, hooks in node.pre_hooks.items():
+        g = grads_in.get(nr)
+        if g is None:
+            continue
+        for hook in hooks:
+            r = hook(g)
+            if r is not None:
+                g = r
+        grads_in[nr] = g
 
 
 def sum_to_shape(g, shape):

@@ -107,15 +107,23 @@ class Node:
 
 class OpNode(Node):
     """Backward of a registered op (ops/registry.py OpDef)."""
-    __slots__ = ("op", "attrs", "saved", "out_saved", "needs")
+    __slots__ = ("op", "attrs", "saved", "out_saved")
 
     def __init__(self, op, attrs, next_edges, input_meta):
-        Node.__init__(self, next_edges, input_meta)
+        self.next_edges = next_edges
+        self.input_meta = input_meta
+        self.seq = next(_seq)
+        self.pre_hooks = None
+        self.retained = None
+        self.released = False
         self.op = op
         self.attrs = attrs
         self.saved = None
         self.out_saved = None
-        self.needs = tuple(e is not None for e in next_edges)
+
+    @property
+    def needs(self):
+        return tuple(e is not None for e in self.next_edges)
 
     @property
     def name(self):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import registry as R
 from .registry import OpDef, declare
@@ -34,6 +35,11 @@ def _keep_shape(in_shape, axes):
 def _expand_back(c, g):
     in_shape = c.input_meta[0][0]
     axes = c.attrs[0]
+    if not grad_mode.STATE.enabled:
+        # plain backward: broadcast into a fresh buffer (cheaper than two strided views)
+        out = np.empty(in_shape, g._data.dtype)
+        out[...] = g._data.reshape(_keep_shape(in_shape, axes))
+        return Tensor._wrap(out)
     return g.reshape(list(_keep_shape(in_shape, axes))).expand(list(in_shape))
 
 

@@ -122,15 +122,19 @@ def _make_node(op, args, attrs, self_old=None):
     """Build the node and save what the backward needs for the inputs that need a gradient."""
     edges = []
     meta = []
-    needed = set()
+    needed = ()
     needs_out = False
+    save = op.save
     for i, a in enumerate(args):
-        if isinstance(a, Tensor):
-            meta.append((a._data.shape, a._data.dtype))
-            e = a._edge() if a.requires_grad else None
+        if a.__class__ is _Tensor or isinstance(a, Tensor):
+            d = a._data
+            meta.append((d.shape, d.dtype))
+            e = a._edge()
             edges.append(e)
             if e is not None:
-                needed.update(op.save.get(i, ()))
+                s = save.get(i)
+                if s:
+                    needed = needed + s
                 if i in op.save_out:
                     needs_out = True
         else:
@@ -200,12 +204,16 @@ def dispatch(op, args, attrs):
     """Normal op: new memory."""
     fast = op.fast
     if fast is not None:
-        arrays = _fast_arrays(op, args, attrs, _STATE.enabled)
+        arrays = _fast_arrays(op, args, attrs, False)
         if arrays is not None:
             res = fast(*arrays)
             if res.__class__ is not _ndarray:
                 res = np.asarray(res)
-            return Tensor._wrap(res)
+            out = Tensor._wrap(res)
+            if op.differentiable and _STATE.enabled and _needs_grad(args):
+                node, needs_out, _ = _make_node(op, args, attrs)
+                _attach(node, out, needs_out)
+            return out
     if op.kind == "pointwise":
         rdt = pointwise_dtype(op, args)
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
