@@ -1,6 +1,6 @@
 """Memory accounting (`oar.device.memory_allocated()` etc.), counted by oar's own storages."""
 from .storage import max_memory_allocated, memory_allocated, reset_max_memory_allocated  # noqa: F401
-from .storage import reset_peak_memory_stats  # noqa: F401
+from .storage import empty_cache, memory_reserved, reset_peak_memory_stats  # noqa: F401
 
 
 def get_device():

@@ -40,6 +40,8 @@ class Storage:
         _allocated -= self.nbytes
         if _trace is not None:
             _trace.append(_allocated)
+        if self.nbytes >= POOL_MIN_BYTES:
+            _give_back(self.buffer)
 
     def log_mutation(self, op_name: str) -> None:
         log = self.mutations
@@ -51,6 +53,57 @@ class Storage:
 
     def data_ptr(self) -> int:
         return self.buffer.__array_interface__["data"][0]
+
+
+# Note [Caching allocator]
+# Large buffers of dead storages are kept in a pool keyed by (shape, dtype) and handed to
+# the next out-of-place op that produces that shape (ops/registry.py fast path), as PyTorch
+# does on the GPU: reused pages are already mapped, so the op runs at memory bandwidth
+# instead of paying page faults on fresh memory. A buffer is pooled only when nothing but
+# the dying storage references it (a NumPy view the user kept would otherwise see it
+# change). memory_allocated() counts live tensors; memory_reserved() adds the pool.
+POOL_MIN_BYTES = 1 << 20
+POOL_MAX_BYTES = 1 << 30
+_pool = {}
+_pooled = 0
+
+
+def _give_back(buf):
+    global _pooled
+    try:
+        # references: the storage's attribute, this argument, getrefcount's argument
+        if sys.getrefcount(buf) > 3 or not buf.flags.owndata or _pooled + buf.nbytes > POOL_MAX_BYTES:
+            return
+        key = (buf.shape, buf.dtype)
+        lst = _pool.setdefault(key, [])
+        if len(lst) < 4:
+            lst.append(buf)
+            _pooled += buf.nbytes
+    except Exception:   # interpreter shutdown: module globals may be gone
+        pass
+
+
+def take(shape, dtype):
+    """A pooled buffer of this shape and dtype, or None."""
+    global _pooled
+    lst = _pool.get((shape, dtype))
+    if not lst:
+        return None
+    buf = lst.pop()
+    _pooled -= buf.nbytes
+    return buf
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes of live storages plus bytes kept in the caching allocator's pool."""
+    return _allocated + _pooled
+
+
+def empty_cache() -> None:
+    """Release the pooled buffers to the system."""
+    global _pooled
+    _pool.clear()
+    _pooled = 0
 
 
 def new_storage(buffer):

@@ -135,3 +135,25 @@ def test_peak_inplace_chain_is_one_buffer():
         z = (z * 1.5 + 1.0).relu()
     # z, (z * 1.5) and (z * 1.5 + 1.0) are alive together before z is rebound
     assert oar.device.max_memory_allocated() == base + 3 * NB
+
+
+def test_caching_allocator_reuses_freed_buffers_safely():
+    oar.device.empty_cache()
+    x = oar.ones([512, 1024])                 # 2 MiB: above the pool threshold
+    nb = 512 * 1024 * 4
+    y = x + 1.0
+    ptr = y.data_ptr()
+    live = alloc()
+    del y
+    assert alloc() == live - nb                            # allocated counts live tensors
+    assert oar.device.memory_reserved() == alloc() + nb    # reserved adds the pool
+    z = x + 2.0
+    assert z.data_ptr() == ptr and (z.numpy() == 3).all()  # the buffer was reused
+    assert oar.device.memory_reserved() == alloc()
+    kept = np.asarray(z)                                   # a NumPy view the user keeps
+    del z
+    w = x + 5.0
+    assert w.data_ptr() != ptr and (kept == 3).all()       # never handed out while viewed
+    del w
+    oar.device.empty_cache()
+    assert oar.device.memory_reserved() == alloc()

@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import storage as _storage
 from ..autograd import grad_mode
 from ..autograd.errors import InplaceLeafError, InplaceViewError
 from ..autograd.node import OpNode, SavedTensor
@@ -553,8 +554,10 @@ def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
         return L
     L.append(f"        if xd.dtype in _FLOATS and ({_PLAIN.format(v=x)} or not _STATE.enabled):")
     wrap = ["if r.__class__ is not _ndarray: r = _asarray(r)", "return _wrap(r)"]
+    # large results reuse a pooled buffer (Note [Caching allocator])
+    pooled = "_take(xd.shape, xd.dtype) if xd.nbytes >= _POOL_MIN else None"
     if y is None:
-        L += ["            r = _fast(xd)"] + ["            " + w for w in wrap]
+        L += [f"            r = _fast(xd, out={pooled})"] + ["            " + w for w in wrap]
         return L
     if reflected:   # only a Python number on the other side
         L += [f"            c = {y}.__class__", "            if c is float or c is int:",
@@ -563,8 +566,9 @@ def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
     L += [f"            c = {y}.__class__", "            if c is Tensor:",
           f"                yd = {y}._data",
           f"                if yd.dtype is xd.dtype and ({_PLAIN.format(v=y)} or not _STATE.enabled):",
-          "                    r = _fast(xd, yd)"] + ["                    " + w for w in wrap] + \
-         ["            elif c is float or c is int:", f"                r = _fast(xd, {y})"] + \
+          f"                    r = _fast(xd, yd, out={pooled} if yd.shape == xd.shape else None)"] + \
+         ["                    " + w for w in wrap] + \
+         ["            elif c is float or c is int:", f"                r = _fast(xd, {y}, out={pooled})"] + \
          ["                " + w for w in wrap]
     return L
 
@@ -575,7 +579,8 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True, out_arg=None, extra_inplac
     env = {"_op": op, "_dispatch": dispatch, "_dispatch_inplace": dispatch_inplace,
            "_dispatch_view": dispatch_view, "_dispatch_out": dispatch_out, "Tensor": Tensor,
            "_as_tensor": as_tensor, "_operand": operand, "_UNSET": _UNSET, "_FLOATS": _FLOATS,
-           "_STATE": _STATE, "_ndarray": _ndarray, "_asarray": np.asarray, "_wrap": Tensor._wrap}
+           "_STATE": _STATE, "_ndarray": _ndarray, "_asarray": np.asarray, "_wrap": Tensor._wrap,
+           "_take": _storage.take, "_POOL_MIN": _storage.POOL_MIN_BYTES}
     params = [p for p in op.inputs]
     attr_defaults = []
     for a, default in op.attrs:
