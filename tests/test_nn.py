@@ -80,7 +80,8 @@ def test_functional_forward_and_grad_match_torch(name):
 
 
 @pytest.mark.parametrize("name", ["conv2d_stride_dil", "max_pool2d_pad", "avg_pool2d", "cross_entropy_smooth",
-                                  "layer_norm", "gelu", "pad", "bce_logits"])
+                                  "cross_entropy", "cross_entropy_ignore", "cross_entropy_sum",
+                                  "linear", "layer_norm", "gelu", "pad", "bce_logits"])
 def test_functional_gradcheck(name):
     fo, _, arrs = FUNCTIONAL[name]
     small = [a[:1, :2] if a.ndim == 4 else a for a in arrs]
@@ -199,3 +200,17 @@ def test_one_hot_and_embedding_grad():
     w = o(rng.normal(size=(5, 2)), True)
     F.embedding(o(np.array([1, 1, 3])), w).sum().backward()
     assert w.grad.numpy()[:, 0].tolist() == [0, 2, 0, 1, 0]
+
+
+def test_second_order_through_fused_linear_and_cross_entropy():
+    """create_graph through the fused ops matches torch (Hessian-vector product)."""
+    x, w, b = X2, rng.normal(size=(4, 3)), rng.normal(size=3)
+    v = rng.normal(size=(4, 3))
+    ow, tw = o(w, True), t(w).requires_grad_()
+    (gw,) = oar.grad(F.cross_entropy(F.linear(o(x), ow, o(b)), o(LABELS[:5] % 3)), ow, create_graph=True)
+    (hv,) = oar.grad((gw * o(v)).sum(), ow)
+    (tgw,) = torch.autograd.grad(TF.cross_entropy(TF.linear(t(x), tw.T, t(b)), t(LABELS[:5] % 3)), tw,
+                                 create_graph=True)
+    (thv,) = torch.autograd.grad((tgw * t(v)).sum(), tw)
+    np.testing.assert_allclose(gw.numpy(), tgw.detach().numpy(), rtol=1e-8)
+    np.testing.assert_allclose(hv.numpy(), thv.numpy(), rtol=1e-8, atol=1e-12)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from .errors import GraphReleasedError, SavedTensorModifiedError
 
 _seq = itertools.count()
@@ -153,10 +155,8 @@ class OpNode(Node):
                 out.append(None)
                 continue
             shape, dt = meta
-            if g._data.shape != shape:
-                g = sum_to_shape(g, shape)
-            if g._data.dtype != dt:
-                g = g.astype(dt)
+            if g._data.shape != shape or g._data.dtype != dt:
+                g = _fit(g, shape, dt)
             out.append(g)
         return out
 
@@ -167,9 +167,23 @@ class OpNode(Node):
             self.released = True
 
 
-def sum_to_shape(g, shape):
-    from .engine import sum_to_shape as f
-    return f(g, shape)
+def _fit(g, shape, dt):
+    """Reduce a broadcast gradient to the input's shape and cast it to the input's dtype."""
+    from . import grad_mode
+    from .engine import np_sum_to_shape, sum_to_shape
+    if not grad_mode.STATE.enabled:   # plain backward: NumPy directly
+        from ..tensor import Tensor
+        a = g._data
+        if a.shape != shape:
+            a = np_sum_to_shape(a, shape)
+        if a.dtype != dt:
+            a = a.astype(dt)
+        return Tensor._wrap(np.asarray(a))
+    if g._data.shape != shape:
+        g = sum_to_shape(g, shape)
+    if g._data.dtype != dt:
+        g = g.astype(dt)
+    return g
 
 
 def _released_message(name):

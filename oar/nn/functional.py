@@ -64,10 +64,42 @@ def softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
     return e / e.sum(axis=axis, keepdim=True)
 
 
+def _k_linear(x, w, b):
+    y = np.matmul(x, w)
+    if b is not None:
+        y += b          # into the fresh matmul result: no second buffer
+    return y
+
+
+def _b_linear(c, g):
+    x = c.input(0) if c.needs[1] else None
+    w = c.input(1) if c.needs[0] else None
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        gx = g @ w.mT if w is not None else None
+        gw = (x.reshape([-1, x.shape[-1]]).mT @ g.reshape([-1, g.shape[-1]])) if x is not None else None
+        gb = g.reshape([-1, g.shape[-1]]).sum(axis=0) if c.needs[2] else None
+        return gx, gw, gb
+    gd = g._data
+    gx = Tensor._wrap(np.asarray(gd @ w._data.T)) if w is not None else None
+    gw = gb = None
+    if x is not None:
+        xd = x._data
+        gw = Tensor._wrap(np.asarray(xd.reshape(-1, xd.shape[-1]).T @ gd.reshape(-1, gd.shape[-1])))
+    if c.needs[2]:
+        gb = Tensor._wrap(np.asarray(gd.reshape(-1, gd.shape[-1]).sum(axis=0)))
+    return gx, gw, gb
+
+
+LINEAR = R.OpDef("linear", _k_linear, _b_linear, save={0: (1,), 1: (0,)},
+                 inputs=("x", "weight", "bias"))
+
+
 def linear(x, weight, bias=None, name=None):
-    """y = x @ weight + bias, weight of shape [in, out] (Paddle's layout)."""
-    y = x @ weight
-    return y + bias if bias is not None else y
+    """y = x @ weight + bias, weight of shape [in, out] (Paddle's layout); one node."""
+    if weight.ndim != 2 or x.shape[-1] != weight.shape[0]:
+        raise ValueError(f"linear: input {list(x.shape)} and weight {list(weight.shape)} "
+                         "(shape [in_features, out_features]) do not match")
+    return R.dispatch(LINEAR, (x, weight, bias), ())
 
 
 def _reduce(loss, reduction, weight_sum=None):
@@ -100,13 +132,61 @@ def nll_loss(log_probs, label, weight=None, ignore_index=-100, reduction="mean",
     return _reduce(loss, reduction, weight_sum=float(w.sum()) if reduction == "mean" else None)
 
 
+def _k_ce(x, lab, ignore_index, reduction):
+    m = x.max(axis=1, keepdims=True)
+    logp = x - m
+    logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
+    keep = lab != ignore_index
+    picked = logp[np.arange(len(lab)), np.where(keep, lab, 0)] * keep
+    if reduction == "sum":
+        return np.asarray(-picked.sum())
+    if reduction == "none":
+        return -picked
+    return np.asarray(-picked.sum() / max(int(keep.sum()), 1))
+
+
+def _b_ce(c, g):
+    x = c.input(0)
+    lab, ignore_index, reduction = c.attrs[0], c.attrs[1], c.attrs[2]
+    keep = lab != ignore_index
+    n = x.shape[0]
+    onehot = np.zeros(x._data.shape, x._data.dtype)
+    onehot[np.arange(n)[keep], lab[keep]] = 1
+    rows = keep.astype(x._data.dtype)
+    if reduction == "mean":
+        rows /= max(int(keep.sum()), 1)
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        probs = (x - x.logsumexp(axis=1, keepdim=True)).exp()
+        scale = g.reshape([-1, 1]) if reduction == "none" else g
+        return ((probs - Tensor._wrap(onehot)) * Tensor._wrap(rows[:, None]) * scale,)
+    xd = x._data
+    p = np.exp(xd - xd.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    p -= onehot
+    p *= rows[:, None]
+    p *= g._data.reshape(-1, 1) if reduction == "none" else g._data
+    return (Tensor._wrap(p),)
+
+
+CROSS_ENTROPY = R.OpDef("cross_entropy", _k_ce, _b_ce, save={0: (0,)}, inputs=("input",),
+                        attrs=(("label", None), ("ignore_index", -100), ("reduction", "mean")))
+
+
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
                   soft_label=False, axis=-1, label_smoothing=0.0, name=None, *, target=None):
     """Class indices (or probabilities with soft_label=True); ignore_index; label smoothing."""
     if target is not None:
         label = target
-    logp = log_softmax(input, axis=axis)
     label = R.as_tensor(label)
+    if (input.ndim == 2 and axis in (-1, 1) and weight is None and not label_smoothing
+            and not soft_label and label._data.dtype.kind in "iu"
+            and label._data.size == input.shape[0] and reduction in ("mean", "sum", "none")):
+        lab = label._data.reshape(-1).astype(np.int64, copy=False)
+        keep = lab != ignore_index
+        if keep.any() and (lab[keep].max() >= input.shape[1] or lab[keep].min() < 0):
+            raise IndexError(f"cross_entropy: label out of range [0, {input.shape[1]})")
+        return R.dispatch(CROSS_ENTROPY, (input,), (lab, ignore_index, reduction))   # one node
+    logp = log_softmax(input, axis=axis)
     if soft_label or (label._data.dtype.kind == "f" and label.shape == input.shape):
         return _reduce(-(logp * label).sum(axis=axis), reduction)
     lab = label._data.reshape(-1)

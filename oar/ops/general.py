@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ..tensor import Tensor
 from . import registry as R
 from .registry import OpDef, declare
@@ -94,6 +95,14 @@ def _b_matmul(c, g):
         y = c.input(1)
         return y.mT if ty and ndb >= 2 else y
     ga = gb = None
+    if nda >= 2 and ndb >= 2 and not (tx or ty) and not _grad_enabled():
+        # plain backward: NumPy directly, no view objects
+        gd = g._data
+        if c.needs[0]:
+            ga = Tensor._wrap(np.asarray(gd @ np.swapaxes(c.input(1)._data, -1, -2)))
+        if c.needs[1]:
+            gb = Tensor._wrap(np.asarray(np.swapaxes(c.input(0)._data, -1, -2) @ gd))
+        return ga, gb
     if nda == 1 and ndb == 1:
         ga = g * b() if c.needs[0] else None
         gb = g * a() if c.needs[1] else None
