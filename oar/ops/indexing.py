@@ -67,6 +67,14 @@ INDEX = OpDef("index", _k_index, _b_index, attrs=(("key", None),), node_name="In
 
 
 def getitem(x, idx):
+    c = idx.__class__
+    if c is slice or c is int:          # the common cases, straight to NumPy
+        try:
+            arr = x._data[idx] if c is slice else x._data[idx, ...]
+        except IndexError as e:
+            raise IndexError(f"index {idx!r} is out of bounds for tensor of shape "
+                             f"{fmt_shape(x._data.shape)}: {e}") from None
+        return _generic_view(x, "slice", lambda a: arr)
     key, advanced = _key(idx)
     if advanced:
         _check_bounds(x, key)

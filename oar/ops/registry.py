@@ -38,7 +38,7 @@ class OpDef:
     __slots__ = ("name", "kernel", "backward", "save", "save_out", "kind", "inputs",
                  "attrs", "differentiable", "check", "node_name", "result_dtype",
                  "inplace_ok", "method", "function", "call", "fill_like", "own_overlap_check",
-                 "fast", "fast_attrs")
+                 "fast", "fast_attrs", "view_name")
 
     def __init__(self, name, kernel, backward=None, save=None, save_out=(), kind="general",
                  inputs=("x",), attrs=(), check=None, result_dtype=None, inplace=False,
@@ -67,6 +67,7 @@ class OpDef:
         # promotion, the autograd rules and the broadcast/dtype checks cannot fail.
         self.fast = fast
         self.fast_attrs = tuple(d for _, d in attrs)
+        self.view_name = self.node_name.replace("Backward", "")
         self.call = None
 
 
@@ -458,32 +459,47 @@ def dispatch_view(op, x, attrs, multi=False, arrays=None, out_attrs=None):
     `arrays` (precomputed numpy views) and `out_attrs(k)` (backward attrs of output k,
     computed only when a node is built) serve the generic strided views (ops/views.py)."""
     res = op.kernel(x._data, *attrs) if arrays is None else arrays
-    base = x._base if x._base is not None else x
     outs = res if (multi or arrays is not None) else (res,)
+    base = x._base
+    if base is None:
+        base = x
     grad_on = _STATE.enabled
-    need = op.differentiable and grad_on and x.requires_grad
+    pm = x._view
+    if not grad_on:
+        creation = NO_GRAD_MODE
+    elif multi:
+        creation = MULTI_OUTPUT
+    else:
+        creation = DEFAULT
+    if pm is not None and pm.creation != DEFAULT and creation == DEFAULT:
+        creation = pm.creation
+    if pm is None:
+        x_rg = x._requires_grad or x._grad_fn is not None
+    else:
+        x_rg = x.requires_grad
+    need = grad_on and x_rg and op.differentiable
     version = x._storage.version
-    parent_meta = x._view
+    storage = x._storage
+    name = op.view_name
     result = []
     for k, arr in enumerate(outs):
-        t = Tensor._wrap(arr, x._storage)
+        t = _new(Tensor)
+        t._data = arr
+        t._storage = storage
         t._base = base
-        if not grad_on:
-            creation = NO_GRAD_MODE
-        elif multi:
-            creation = MULTI_OUTPUT
-        else:
-            creation = DEFAULT
-        if parent_meta is not None and parent_meta.creation != DEFAULT and creation == DEFAULT:
-            creation = parent_meta.creation
-        t._view = ViewMeta(creation, version, op.node_name.replace("Backward", ""), k)
+        t._view = ViewMeta(creation, version, name, k)
+        t._grad_fn = None
+        t._requires_grad = False
         if need:
             node, _, _ = _make_node(op, (x,), attrs if out_attrs is None else out_attrs(k))
             t._grad_fn = node
-        elif not grad_on and x.requires_grad:
+        elif not grad_on and x_rg:
             t._requires_grad = True   # a no_grad view of a tensor that requires grad
         result.append(t)
     return tuple(result) if multi else result[0]
+
+
+_new = object.__new__
 
 
 def dispatch_out(op, args, attrs, out):

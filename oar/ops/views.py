@@ -46,6 +46,19 @@ def _window(buf, geom, lo):
     return _np_as_strided(buf[off - lo:], shape=shape, strides=tuple(s * item for s in strides))
 
 
+def strided(a, shape, strides):
+    """A view of a's memory with these byte strides, starting at a's first element.
+
+    np.ndarray(buffer=a) costs a quarter of numpy's as_strided; it needs a contiguous `a`
+    whose memory covers the view, else as_strided is used."""
+    if a.flags.c_contiguous:
+        try:
+            return np.ndarray(shape, a.dtype, buffer=a, offset=0, strides=strides)
+        except (TypeError, ValueError):
+            pass
+    return _np_as_strided(a, shape=shape, strides=strides)
+
+
 def _overlaps(shape, strides):
     a = np.lib.stride_tricks.as_strided(np.empty(1, np.int8), shape=shape, strides=strides)
     return R.has_internal_overlap(a)
@@ -267,7 +280,7 @@ def _k_view(a, shape):
         return a.reshape(shape, copy=False)
     item = a.itemsize
     st = view_strides(a.shape, tuple(s // item for s in a.strides), shape)
-    return _np_as_strided(a, shape=shape, strides=tuple(s * item for s in st))
+    return strided(a, shape, tuple(s * item for s in st))
 
 
 VIEW_OP = OpDef("view", _k_view, _b_reshape, kind="view", attrs=(("shape", None),),
@@ -380,7 +393,7 @@ def _k_unsqueeze(a, axes):
         st = shape[d] * strides[d] if d < len(shape) else a.itemsize
         shape.insert(d, 1)
         strides.insert(d, st)
-    return _np_as_strided(a, shape=tuple(shape), strides=tuple(strides))
+    return strided(a, tuple(shape), tuple(strides))
 
 
 UNSQUEEZE_OP = OpDef("unsqueeze", _k_unsqueeze, _b_reshape, kind="view", attrs=(("axes", None),))
@@ -417,10 +430,13 @@ TRANSPOSE_OP = OpDef("transpose", _k_permute, _b_permute, kind="view", attrs=(("
 
 
 def _check_perm(perm, nd, op):
-    perm = tuple(_normalize_axis(int(p), nd, op) for p in perm)
-    if sorted(perm) != list(range(nd)):
+    try:
+        p = tuple([q + nd if q < 0 else q for q in perm])
+    except TypeError:
+        p = tuple(_normalize_axis(int(q), nd, op) for q in perm)
+    if len(p) != nd or len(set(p)) != nd or (nd and (min(p) < 0 or max(p) >= nd)):
         raise ValueError(f"{op}: {list(perm)} is not a permutation of the {nd} dims")
-    return perm
+    return p
 
 
 def permute(x, *dims, name=None, perm=None):
@@ -481,7 +497,7 @@ def _k_expand(a, shape):
     lead = len(shape) - a.ndim
     strides = [0] * lead + [0 if (n == 1 and s != 1) else st
                             for n, s, st in zip(a.shape, shape[lead:], a.strides)]
-    return _np_as_strided(a, shape=tuple(shape), strides=tuple(strides))
+    return strided(a, tuple(shape), tuple(strides))
 
 
 def _b_expand(ctx, g):
