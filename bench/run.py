@@ -215,27 +215,12 @@ def memory_report():
         x, y = _digits()
     except ImportError:
         return []
-    from oar import nn
-    from oar.nn import functional as F
+    from oar.train import make_model, step_memory
     rows = []
     for kind in ("mlp", "cnn"):
-        from oar.train import make_model, step_memory
-        m = make_model(kind, True)
-        train_peak, infer_peak, _ = step_memory(m, kind, x[:64], y[:64])
-        rows.append((kind, train_peak, infer_peak, _analytic_peak(kind), _torch_peak(kind, x[:64], y[:64])))
+        train_peak, infer_peak, _ = step_memory(make_model(kind, True), kind, x[:64], y[:64])
+        rows.append((kind, train_peak, infer_peak, _torch_peak(kind, x[:64], y[:64])))
     return rows
-
-
-def _analytic_peak(kind):
-    """Tensors that must be alive at the peak of one step (batch 64), computed by hand:
-    see bench/README.md for the derivation."""
-    b = 64 * 4
-    if kind == "mlp":
-        # backward of the first Linear: saved input x (64x64, not counted: the batch is part
-        # of the resting state), saved relu outputs h1, h2 (64x128 each), logits' grad chain:
-        # grad of h2 (64x128), grad of h1 (64x128), weight grads 64x128 + 128 + 128x128 + 128 + 128x10 + 10
-        return None
-    return None
 
 
 def _torch_peak(kind, x, y):
@@ -328,7 +313,7 @@ def report(cases, mem):
         lines += ["", "**peak tensor memory of one training step (batch 64)**", "",
                   "| model | oar, training step | oar, inference | torch, training step (profiler) |",
                   "|---|---|---|---|"]
-        for kind, tp, ip, _, tpk in mem:
+        for kind, tp, ip, tpk in mem:
             tps = f"{tpk / 1024:.1f} KiB" if tpk else "n/a"
             lines.append(f"| {kind} | {tp / 1024:.1f} KiB | {ip / 1024:.1f} KiB | {tps} |")
     return "\n".join(lines)

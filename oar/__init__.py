@@ -6,8 +6,8 @@ Paddle spellings are native; PyTorch spellings are aliases. `import oar as paddl
 from __future__ import annotations
 
 from . import dtypes as _dtypes
-from .tensor import Size, Tensor
-from .place import CPUPlace, Place
+from .tensor import Size, Tensor  # noqa: F401  (public)
+from .place import CPUPlace, Place  # noqa: F401  (public)
 from .ops import registry as _registry
 from .ops import pointwise as _pointwise  # noqa: F401  (declarations register themselves)
 from .ops import views as _views  # noqa: F401

@@ -14,7 +14,7 @@ from .autograd import grad_mode
 from .autograd.errors import InplaceViewError
 from .autograd.node import AccumulateGrad
 from .place import CPU
-from .storage import Storage, new_storage as _new_storage
+from .storage import new_storage as _new_storage
 
 _new = object.__new__
 
@@ -395,7 +395,6 @@ class Tensor:
         return repr(self)
 
     def __reduce_ex__(self, protocol):
-        from . import to_tensor
         return (_rebuild, (np.array(self._data), self.stop_gradient))
 
     def __deepcopy__(self, memo):

@@ -66,13 +66,12 @@ def test_reshape_views_exactly_when_torch_does(x, data):
         dims.append(0)
     tr = t.reshape(dims)
     orr = o.reshape(dims)
-    torch_view = tr.data_ptr() == t.data_ptr() and tr._base is not None if n else None
     np.testing.assert_array_equal(orr.numpy(), tr.numpy())
     if n:
-        assert (orr._storage is o._storage) == (tr._is_view() and tr._base is (t._base if t._base is not None else t)
-                                               or tr.untyped_storage().data_ptr() == t.untyped_storage().data_ptr())
-        if orr._storage is o._storage:
-            assert orr.stride() == tr.stride() or orr.numel() <= 1
+        torch_shares = tr.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+        assert (orr._storage is o._storage) == torch_shares
+        if torch_shares:
+            assert orr.stride() == tr.stride() and orr.storage_offset() == tr.storage_offset()
 
 
 @SETTINGS

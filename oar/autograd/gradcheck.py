@@ -14,7 +14,6 @@ def numerical_jacobian(fn, inputs, eps=1e-6):
             if not (hasattr(t, "_data") and t.requires_grad):
                 jac.append(None)
                 continue
-            flat = t._data.reshape(-1) if t._data.flags.c_contiguous else None
             J = np.zeros((t._data.size, n_out))
             for i in range(t._data.size):
                 idx = np.unravel_index(i, t._data.shape)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..ops import registry as R
 from ..tensor import Tensor

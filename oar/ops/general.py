@@ -127,17 +127,21 @@ MATMUL = OpDef("matmul", _k_matmul, _b_matmul, save={0: (1,), 1: (0,)}, inputs=(
 declare(MATMUL, aliases=("mm", "bmm"))
 
 
+def _matmul_shape(a, b):
+    """Result shape of a @ b, or None when they cannot be multiplied (no computation)."""
+    def zeros(shape):
+        return np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, [0] * len(shape))
+    try:
+        return np.matmul(zeros(a), zeros(b)).shape
+    except ValueError:
+        return None
+
+
 def _check_matmul_(self, args, attrs, op_name):
     other = args[1]
     if not isinstance(other, Tensor):
         raise TypeError(f"{op_name}: expected a Tensor operand, got {type(other).__name__}")
-    try:
-        shape = np.broadcast_shapes(np.empty(0).shape) and None
-        res_shape = np.matmul(np.empty(self._data.shape, np.int8)[..., :0] if False else
-                              np.lib.stride_tricks.as_strided(np.zeros(1), self._data.shape, [0] * self._data.ndim),
-                              np.lib.stride_tricks.as_strided(np.zeros(1), other._data.shape, [0] * other._data.ndim)).shape
-    except ValueError:
-        res_shape = None
+    res_shape = _matmul_shape(self._data.shape, other._data.shape)
     if res_shape != self._data.shape:
         raise ValueError(
             f"{op_name}: the product of shapes {list(self._data.shape)} and "
@@ -180,20 +184,13 @@ def _b_concat(c, g):
     return tuple(out)
 
 
-_CONCAT = {}
+def _b_stack(c, g):
+    axis = c.attrs[0]
+    return tuple(g.select(axis, i) for i in range(len(c.input_meta)))
 
 
-def _join_op(kind):
-    op = _CONCAT.get(kind)
-    if op is None:
-        if kind == "concat":
-            op = OpDef("concat", _k_concat, _b_concat, attrs=(("axis", 0),))
-        else:
-            op = OpDef("stack", lambda *a: np.stack(a[:-1], axis=a[-1]),
-                       lambda c, g: tuple(g.unbind(c.attrs[0])) if True else None,
-                       attrs=(("axis", 0),))
-        _CONCAT[kind] = op
-    return op
+CONCAT = OpDef("concat", _k_concat, _b_concat, attrs=(("axis", 0),))
+STACK = OpDef("stack", lambda *a: np.stack(a[:-1], axis=a[-1]), _b_stack, attrs=(("axis", 0),))
 
 
 def concat(x, axis=0, name=None, *, dim=None):
@@ -212,11 +209,7 @@ def concat(x, axis=0, name=None, *, dim=None):
         if t._data.ndim != nd or any(a != b for i, (a, b) in enumerate(zip(t._data.shape, tensors[0]._data.shape)) if i != axis):
             raise ValueError(f"concat: shapes {[list(t._data.shape) for t in tensors]} differ "
                              f"outside axis {axis}")
-    return R.dispatch(_join_op("concat"), tuple(tensors), (axis,))
-
-
-def _b_stack(c, g):
-    return tuple(g.unbind(c.attrs[0]))
+    return R.dispatch(CONCAT, tuple(tensors), (axis,))
 
 
 def stack(x, axis=0, name=None, *, dim=None):
@@ -228,14 +221,7 @@ def stack(x, axis=0, name=None, *, dim=None):
         raise ValueError(f"stack expects each tensor to be equal size, got {[list(s) for s in shapes]}")
     nd = tensors[0]._data.ndim + 1
     axis = int(axis) % nd
-    op = _join_op("stack")
-    op.backward = lambda c, g: tuple(t_.squeeze(c.attrs[0]) for t_ in g.split(1, dim=c.attrs[0])) \
-        if False else tuple(g.unbind(c.attrs[0])) if False else tuple(_stack_pieces(g, c.attrs[0], len(c.input_meta)))
-    return R.dispatch(op, tuple(tensors), (axis,))
-
-
-def _stack_pieces(g, axis, n):
-    return [g.select(axis, i).clone() for i in range(n)]
+    return R.dispatch(STACK, tuple(tensors), (axis,))
 
 
 R.register_function("concat", concat, method=False)
@@ -351,7 +337,7 @@ R.register_function("nonzero", nonzero)
 
 
 def masked_select(x, mask, name=None):
-    return x[R.as_tensor(mask).expand(list(np.broadcast_shapes(x._data.shape, R.as_tensor(mask)._data.shape))) if False else mask]
+    return x[R.as_tensor(mask)]
 
 
 R.register_function("masked_select", masked_select)

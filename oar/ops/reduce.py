@@ -103,7 +103,7 @@ R.register_function("mean", _reduction(MEAN))
 def _b_extreme(c, g):
     x = c.input(0)
     out = c.out
-    axes, keepdim = c.attrs[0], c.attrs[1]
+    axes = c.attrs[0]   # ties share the gradient evenly, as amax/amin do in PyTorch
     ks = list(_keep_shape(c.input_meta[0][0], axes))
     out_k = out.reshape(ks)
     mask = (x == out_k)

@@ -15,7 +15,6 @@ checked inputs. So an op that raises leaves data, shape, dtype and version uncha
 """
 from __future__ import annotations
 
-import numbers
 import weakref
 
 import numpy as np
@@ -642,7 +641,6 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True, out_arg=None, extra_inplac
                f"    return _dispatch(_op, {args_t}, {attrs_t})\n")
     fn = _gen(op.name, src, env)
     fn.__doc__ = op.kernel.__doc__
-    op_call = fn
     _install(op.name, fn, op.function, op.method)
     for al in aliases:
         _install(al, fn, op.function, op.method)

@@ -16,7 +16,7 @@ from ..autograd import grad_mode
 from ..autograd.node import Node
 from ..tensor import Tensor
 from . import registry as R
-from .registry import OpDef, declare, dispatch_view, fmt_shape
+from .registry import OpDef, dispatch_view, fmt_shape
 
 
 # --------------------------------------------------------------------------- geometry
@@ -170,10 +170,6 @@ class CopySlices(Node):
 
 
 # --------------------------------------------------------------------------- view ops
-def _geom_backward_attrs(x, arr):
-    return None
-
-
 def _normalize_axis(axis, ndim, op):
     if not -max(ndim, 1) <= axis < max(ndim, 1):
         raise IndexError(f"{op}: axis {axis} is out of range for a tensor with {ndim} "
@@ -363,8 +359,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim
 
 
 def _k_squeeze(a, axes):
-    return a.reshape(tuple(n for i, n in enumerate(a.shape) if i not in axes), copy=False) \
-        if False else np.squeeze(a, axis=axes)
+    return np.squeeze(a, axis=axes)
 
 
 SQUEEZE_OP = OpDef("squeeze", _k_squeeze, _b_reshape, kind="view", attrs=(("axes", None),))
@@ -537,10 +532,6 @@ def expand_as(x, other, name=None):
 
 
 # generic strided views: select, narrow, split pieces, diagonal, as_strided, unfold
-def _k_generic(a, geom_fn, *args):
-    return geom_fn(a, *args)
-
-
 def _generic_view(x, name, make, multi=False):
     """A view computed by `make(array) -> array (or list of arrays)`, with the generic
     backward of Note [View geometry]; geometry is computed only when a node is built."""
