@@ -22,6 +22,7 @@ from . import nn, optimizer, optim, io, utils  # noqa: F401,E402
 from .autograd import (PyLayer, enable_grad, grad, is_grad_enabled, no_grad,  # noqa: F401
                        set_grad_enabled)
 from .autograd.grad_mode import inference_mode  # noqa: F401
+from .serialization import load, save  # noqa: F401
 from .storage import max_memory_allocated, memory_allocated, reset_max_memory_allocated  # noqa: F401
 
 globals().update(_registry.FUNCTIONS)

@@ -214,3 +214,19 @@ def test_second_order_through_fused_linear_and_cross_entropy():
     (thv,) = torch.autograd.grad((tgw * t(v)).sum(), tw)
     np.testing.assert_allclose(gw.numpy(), tgw.detach().numpy(), rtol=1e-8)
     np.testing.assert_allclose(hv.numpy(), thv.numpy(), rtol=1e-8, atol=1e-12)
+
+
+def test_save_and_load_state_dict(tmp_path):
+    net = Net()
+    path = tmp_path / "net.pdparams"
+    oar.save(net.state_dict(), str(path))
+    other = Net()
+    other.set_state_dict(oar.load(str(path)))
+    for (n1, a), (n2, b) in zip(net.state_dict().items(), other.state_dict().items()):
+        assert n1 == n2 and np.array_equal(a.numpy(), b.numpy())
+    x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    oar.save(x, str(tmp_path / "x.pd"))
+    y = oar.load(str(tmp_path / "x.pd"))
+    assert y.numpy().tolist() == [1.0, 2.0] and not y.stop_gradient and y.is_leaf
+    with pytest.raises(FileNotFoundError):
+        oar.save(x, str(tmp_path / "missing" / "x.pd"))
