@@ -157,3 +157,28 @@ def test_caching_allocator_reuses_freed_buffers_safely():
     del w
     oar.device.empty_cache()
     assert oar.device.memory_reserved() == alloc()
+
+
+def test_gradients_held_elsewhere_are_copied():
+    # fan-out: the same gradient tensor flows to two leaves
+    a = oar.rand([N])
+    b = oar.rand([N])
+    a.stop_gradient = b.stop_gradient = False
+    (a + b).sum().backward()
+    assert a.grad._storage is not b.grad._storage
+    a.grad.add_(1.0)
+    assert b.grad.numpy().max() == 1.0
+    # a gradient the user passed in, or one a hook also keeps, is not taken over
+    g0 = oar.ones([N])
+    c = oar.rand([N])
+    c.stop_gradient = False
+    (c * 1.0).backward(g0)
+    assert c.grad._storage is not g0._storage
+    kept = []
+    d = oar.rand([N])
+    d.stop_gradient = False
+    d.register_hook(lambda g: kept.append(g))
+    (d * 2.0).sum().backward()
+    assert d.grad._storage is not kept[0]._storage
+    d.grad.zero_()
+    assert kept[0].numpy().max() == 2.0
