@@ -116,36 +116,45 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
 
 
 # ---------------------------------------------------------------- pooling
+def _offsets(xp, kh, kw, sh, sw, oh, ow):
+    """The kh*kw strided slices of xp, one per kernel offset, each of shape (N, C, OH, OW)."""
+    for i in range(kh):
+        for j in range(kw):
+            yield i, j, xp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+
+
 def _k_maxpool(x, k, s, p):
     kh, kw = k
     sh, sw = s
     ph, pw = p
     oh = _out_size(x.shape[2], kh, sh, ph, 1)
     ow = _out_size(x.shape[3], kw, sw, pw, 1)
-    win = _windows(_pad_hw(x, ph, pw, -np.inf), kh, kw, sh, sw, 1, 1, oh, ow)
-    return win.max(axis=(2, 3))
+    out = None
+    # whole-array maxima over the kernel offsets (a strided 6-D reduction is far slower)
+    for _, _, part in _offsets(_pad_hw(x, ph, pw, -np.inf), kh, kw, sh, sw, oh, ow):
+        out = part.copy() if out is None else np.maximum(out, part, out=out)
+    return out
 
 
 def _b_maxpool(c, g):
     _first_order_only("max_pool2d")
     x = c.input(0)._data
+    out = c.out._data
     (kh, kw), (sh, sw), (ph, pw) = c.attrs
-    oh, ow = g._data.shape[2:]
+    oh, ow = out.shape[2:]
     xp = _pad_hw(x, ph, pw, -np.inf)
-    win = _windows(xp, kh, kw, sh, sw, 1, 1, oh, ow)
-    n, ch = x.shape[:2]
-    flat = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, ch, oh, ow, kh * kw)
-    arg = flat.argmax(axis=-1)            # the gradient goes to one maximum, as in PyTorch
     dxp = np.zeros(xp.shape, x.dtype)
     ga = g._data
-    for i in range(kh):
-        for j in range(kw):
-            part = np.where(arg == i * kw + j, ga, 0)
-            dxp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += part
+    taken = np.zeros(out.shape, bool)
+    for i, j, part in _offsets(xp, kh, kw, sh, sw, oh, ow):
+        # the gradient goes to the first maximum of each window, as in PyTorch
+        hit = (part == out) & ~taken
+        taken |= hit
+        dxp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += np.where(hit, ga, 0)
     return (Tensor._wrap(np.ascontiguousarray(dxp[:, :, ph:ph + x.shape[2], pw:pw + x.shape[3]])),)
 
 
-MAXPOOL = OpDef("max_pool2d", _k_maxpool, _b_maxpool, save={0: (0,)},
+MAXPOOL = OpDef("max_pool2d", _k_maxpool, _b_maxpool, save={0: (0,)}, save_out=(0,),
                 attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0))))
 
 
@@ -157,7 +166,11 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, name=None, **kw):
 def _k_avgpool(x, k, s, p):
     oh = _out_size(x.shape[2], k[0], s[0], p[0], 1)
     ow = _out_size(x.shape[3], k[1], s[1], p[1], 1)
-    return _windows(_pad_hw(x, *p), k[0], k[1], s[0], s[1], 1, 1, oh, ow).mean(axis=(2, 3))
+    out = None
+    for _, _, part in _offsets(_pad_hw(x, *p), k[0], k[1], s[0], s[1], oh, ow):
+        out = part.astype(x.dtype, copy=True) if out is None else np.add(out, part, out=out)
+    out /= k[0] * k[1]
+    return out
 
 
 def _b_avgpool(c, g):
