@@ -32,7 +32,6 @@ def _collect(roots):
 def _reaches(roots, targets):
     """Nodes from which some target node is reachable (for oar.grad pruning)."""
     memo = {}
-    order = []
     stack = [(n, False) for n in roots if n is not None]
     while stack:
         node, done = stack.pop()
@@ -42,7 +41,6 @@ def _reaches(roots, targets):
                 if e is not None and memo.get(e[0], False):
                     r = True
             memo[node] = r
-            order.append(node)
             continue
         if node in memo:
             continue
@@ -178,11 +176,9 @@ def sum_to_shape(g, shape):
         if s == 1 and gshape[lead + i] != 1:
             axes.append(lead + i)
     if axes:
-        g = g.sum(axis=axes, keepdim=True) if lead == 0 else g.sum(axis=axes, keepdim=True)
-    if lead:
-        g = g.reshape(list(shape))
-    elif tuple(g.shape) != tuple(shape):
-        g = g.reshape(list(shape))
+        g = g.sum(axis=axes, keepdim=True)
+    if tuple(g.shape) != tuple(shape):
+        g = g.reshape(list(shape))   # drop the leading broadcast dims
     return g
 
 
