@@ -22,7 +22,7 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
                      ("div", np.true_divide), ("pow", np.power), ("maximum", np.maximum),
                      ("minimum", np.minimum), ("remainder", np.remainder),
                      ("floor_divide", np.floor_divide),
-                     ("relu", lambda x, out=None: np.maximum(x, 0, out=out)),
+                     ("relu", (np.maximum, 0)),   # a ufunc and a constant operand
                      ("equal", np.equal), ("not_equal", np.not_equal), ("greater_than", np.greater),
                      ("greater_equal", np.greater_equal), ("less_than", np.less),
                      ("less_equal", np.less_equal)))
@@ -33,6 +33,8 @@ def P(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=
     op = OpDef(name, kernel, backward, save=save, save_out=save_out, kind="pointwise",
                inputs=inputs, attrs=attrs, inplace=inplace, result_dtype=result_dtype,
                method=method, fast=fast or FAST_KERNELS.get(name))
+    if isinstance(op.fast, tuple):
+        op.fast, op.fast_const = op.fast[0], op.fast[1:]
     declare(op, aliases=aliases)
     return op
 

@@ -37,7 +37,7 @@ class OpDef:
     __slots__ = ("name", "kernel", "backward", "save", "save_out", "kind", "inputs",
                  "attrs", "differentiable", "check", "node_name", "result_dtype",
                  "inplace_ok", "method", "function", "call", "fill_like", "own_overlap_check",
-                 "fast", "fast_attrs", "view_name")
+                 "fast", "fast_attrs", "fast_const", "view_name")
 
     def __init__(self, name, kernel, backward=None, save=None, save_out=(), kind="general",
                  inputs=("x",), attrs=(), check=None, result_dtype=None, inplace=False,
@@ -65,6 +65,7 @@ class OpDef:
         # defaults, and no gradient is needed. Then the result dtype is the input dtype, and
         # promotion, the autograd rules and the broadcast/dtype checks cannot fail.
         self.fast = fast
+        self.fast_const = ()     # constant trailing operands of `fast` (relu: maximum(x, 0))
         self.fast_attrs = tuple(d for _, d in attrs)
         self.view_name = self.node_name.replace("Backward", "")
         self.call = None
@@ -207,7 +208,7 @@ def dispatch(op, args, attrs):
     if fast is not None:
         arrays = _fast_arrays(op, args, attrs, False)
         if arrays is not None:
-            res = fast(*arrays)
+            res = fast(*arrays, *op.fast_const)
             if res.__class__ is not _ndarray:
                 res = np.asarray(res)
             out = Tensor._wrap(res)
@@ -359,7 +360,7 @@ def dispatch_inplace(op, args, attrs, op_name=None):
                                                and args[1]._data.shape == sd.shape)):
             arrays = _fast_arrays(op, args, attrs, True)
             if arrays is not None:
-                fast(*arrays, out=sd)
+                fast(*arrays, *op.fast_const, out=sd)
                 st = self._storage
                 st.version += 1
                 if st.watched:
@@ -552,13 +553,14 @@ def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
     attr_ok = "".join(f" and {a} is _D_{a}" if isinstance(d, (bool, type(None))) else f" and {a} == _D_{a}"
                       for a, d in op.attrs)
     L = [f"    if {x}.__class__ is Tensor{attr_ok}:", f"        xd = {x}._data"]
+    const = "".join(f"{c!r}, " for c in op.fast_const)
     if mode == "inplace":
         L.append(f"        if xd is {x}._storage.buffer and {x}._grad_fn is None and not "
                  f"{x}._requires_grad and xd.dtype in _FLOATS:")
         done = [f"                st = {x}._storage", "                st.version += 1",
                 f"                if st.watched: st.log_mutation('{iname}')", f"                return {x}"]
         if y is None:
-            L += ["            _fast(xd, out=xd)"] + [d[4:] for d in done]
+            L += [f"            _fast(xd, {const}out=xd)"] + [d[4:] for d in done]
             return L
         L += [f"            c = {y}.__class__", "            if c is Tensor:",
               f"                yd = {y}._data",
@@ -572,7 +574,7 @@ def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
     # large results reuse a pooled buffer (Note [Caching allocator])
     pooled = "_take(xd.shape, xd.dtype) if xd.nbytes >= _POOL_MIN else None"
     if y is None:
-        L += [f"            r = _fast(xd, out={pooled})"] + ["            " + w for w in wrap]
+        L += [f"            r = _fast(xd, {const}out={pooled})"] + ["            " + w for w in wrap]
         return L
     if reflected:   # only a Python number on the other side
         L += [f"            c = {y}.__class__", "            if c is float or c is int:",
