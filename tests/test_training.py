@@ -193,3 +193,26 @@ def test_mlp_trains_quickly():
 def test_tour_runs():
     r = _cli("tour")
     assert r.returncode == 0 and "Leaf Var" in r.stdout and "It was modified by `add_`" in r.stdout
+
+
+@pytest.mark.parametrize("name", ["adam", "adam_wd", "adamw"])
+def test_adam_with_a_parameter_missing_its_gradient_matches_torch(name):
+    mo, mt = CASES[name]
+    results = []
+    for lib, make in (("oar", mo), ("torch", mt)):
+        L = oar if lib == "oar" else torch
+        w = nn.Parameter(W0.copy()) if lib == "oar" else torch.tensor(W0.copy(), requires_grad=True)
+        b = nn.Parameter(B0.copy()) if lib == "oar" else torch.tensor(B0.copy(), requires_grad=True)
+        opt = make([w, b])
+        for i, x in enumerate(XS):
+            xt = oar.to_tensor(x) if lib == "oar" else torch.tensor(x)
+            out = (xt @ w).tanh() if i == 1 else (xt @ w + b).tanh()   # step 2: b gets no gradient
+            (out ** 2).sum().backward()
+            opt.step()
+            if lib == "oar":
+                opt.clear_grad(set_to_zero=False)
+            else:
+                opt.zero_grad(set_to_none=True)
+        results.append([np.asarray(t.detach().numpy() if lib == "torch" else t.numpy()) for t in (w, b)])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)

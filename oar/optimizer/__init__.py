@@ -81,7 +81,8 @@ class Optimizer:
         return st
 
     def state_dict(self):
-        out = {"param_groups": [{k: v for k, v in g.items() if k != "params"} for g in self.param_groups]}
+        out = {"param_groups": [{k: v for k, v in g.items() if k not in ("params", "_flat")}
+                                for g in self.param_groups]}
         for gi, g in enumerate(self.param_groups):
             for pi, p in enumerate(g["params"]):
                 st = self.state.get(id(p))
@@ -97,8 +98,17 @@ class Optimizer:
             for pi, p in enumerate(g["params"]):
                 st = state.get(f"state.{gi}.{pi}")
                 if st:
-                    self.state[id(p)] = {k: (Tensor._wrap(np.array(v)) if isinstance(v, np.ndarray) else v)
-                                         for k, v in st.items()}
+                    own = self.state.get(id(p))
+                    if own is None:
+                        self.state[id(p)] = {k: (Tensor._wrap(np.array(v)) if isinstance(v, np.ndarray) else v)
+                                             for k, v in st.items()}
+                        g["_flat"] = False    # loaded state lives in separate buffers
+                        continue
+                    for k, v in st.items():   # copy into the existing (possibly flat) buffers
+                        if isinstance(v, np.ndarray):
+                            own[k]._data[...] = v
+                        else:
+                            own[k] = v
 
     load_state_dict = set_state_dict
 
@@ -226,6 +236,82 @@ class Adam(Optimizer):
         np.divide(m, s, out=s)
         s *= rate / bc1
         x -= s
+
+
+    # Note [Flat Adam]: the moments of a parameter group live in flat buffers and each
+    # parameter's state tensors are views into them, so one step updates the whole group
+    # with a dozen ufunc calls instead of a dozen per parameter; the per-parameter path
+    # (used when some parameter has no gradient) updates the same memory.
+    def step(self):
+        for group in self.param_groups:
+            params = group["params"]
+            flat = group.get("_flat")
+            if flat is None and all(id(p) not in self.state for p in params):
+                flat = group["_flat"] = self._make_flat(params)
+            if flat and all(p.grad is not None and p._requires_grad for p in params):
+                self._flat_update(params, flat, self._lr(group), group)
+                for p in params:
+                    bump(p, f"{type(self).__name__}.step")
+                continue
+            for p in params:
+                if p.grad is not None and p._requires_grad:
+                    self._update(p, p.grad._data, self._lr(group), group)
+                    bump(p, f"{type(self).__name__}.step")
+
+    def _make_flat(self, params):
+        dt = params[0]._data.dtype
+        if any(p._data.dtype != dt for p in params):
+            return False
+        n = sum(p._data.size for p in params)
+        bufs = {k: Tensor._wrap(np.zeros(n, dt)) for k in ("exp_avg", "exp_avg_sq", "_scratch", "_grads")}
+        off = 0
+        views = []
+        for p in params:
+            k = p._data.size
+            st = self.state[id(p)] = {"step": 0}
+            for name, t in bufs.items():
+                st[name] = Tensor._wrap(t._data[off:off + k].reshape(p._data.shape), t._storage)
+            views.append(st["_scratch"]._data)
+            off += k
+        return {"bufs": bufs, "views": views}
+
+    def _flat_update(self, params, flat, rate, group):
+        b1, b2, eps, wd = group["beta1"], group["beta2"], group["eps"], group["weight_decay"]
+        bufs = flat["bufs"]
+        m, v, s, g = (bufs[k]._data for k in ("exp_avg", "exp_avg_sq", "_scratch", "_grads"))
+        np.concatenate([p.grad._data.reshape(-1) for p in params], out=g)
+        steps = set()
+        for p in params:
+            st = self.state[id(p)]
+            st["step"] += 1
+            steps.add(st["step"])
+        if len(steps) != 1:   # parameters stepped separately before: per-parameter math
+            for p in params:
+                self.state[id(p)]["step"] -= 1
+                self._update(p, p.grad._data, rate, group)
+            return
+        t = steps.pop()
+        if wd and self.decoupled:
+            for p in params:
+                p._data *= 1 - rate * wd
+        elif wd:
+            for p, view in zip(params, flat["views"]):   # g <- g + wd * p, per parameter
+                np.multiply(p._data, wd, out=view)
+            g += s
+        m *= b1
+        np.multiply(g, 1 - b1, out=s)
+        m += s
+        v *= b2
+        np.multiply(g, g, out=s)
+        s *= 1 - b2
+        v += s
+        np.sqrt(v, out=s)
+        s /= math.sqrt(1 - b2 ** t)
+        s += eps
+        np.divide(m, s, out=s)
+        s *= rate / (1 - b1 ** t)
+        for p, view in zip(params, flat["views"]):
+            p._data -= view
 
 
 class AdamW(Adam):
