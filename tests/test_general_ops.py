@@ -187,6 +187,19 @@ def test_creation_functions_both_spellings():
     assert oar.normal(0.0, 1.0, [3]).shape == [3] and oar.uniform([3], min=0, max=1).numpy().min() >= 0
 
 
+def test_new_tensor_methods_keep_dtype():
+    x = oar.ones([2], dtype="float64")
+    assert x.new_zeros([3, 2]).dtype == oar.float64 and x.new_zeros(3, 2).shape == [3, 2]
+    assert x.new_ones([1]).numpy().tolist() == [1.0] and x.new_full([2], 7).numpy().tolist() == [7, 7]
+    assert x.new_tensor([1, 2]).dtype == oar.float64 and x.new_empty([4]).shape == [4]
+
+
+def test_repr_of_large_multidim_tensors_summarises():
+    r = repr(oar.arange(3000).astype("float32").reshape([30, 100]))
+    assert r.startswith("Tensor(shape=[30, 100], dtype=float32") and "..." in r
+    assert len(r.splitlines()) < 40
+
+
 def test_random_inplace_fills():
     x = oar.zeros([1000])
     assert x.uniform_(2.0, 3.0) is x and 2 <= x.numpy().min() and x.numpy().max() <= 3

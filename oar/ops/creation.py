@@ -159,3 +159,19 @@ for _n, _f in dict(to_tensor=to_tensor, tensor=tensor, from_numpy=from_numpy, ze
                    ones_like=ones_like, empty_like=empty_like, full_like=full_like,
                    arange=arange, linspace=linspace, eye=eye).items():
     R.register_function(_n, _f, method=False)
+
+
+def _new_like(fn):
+    def method(x, *size, dtype=None, requires_grad=False, **kw):
+        return fn(*size, dtype=dtype if dtype is not None else x.dtype, requires_grad=requires_grad)
+    return method
+
+
+for _n, _f in (("new_zeros", zeros), ("new_ones", ones), ("new_empty", empty)):
+    R.register_function(_n, _new_like(_f), function=False)
+R.register_function("new_full", lambda x, size, fill_value, dtype=None, requires_grad=False:
+                    full(size, fill_value, dtype=dtype if dtype is not None else x.dtype,
+                         requires_grad=requires_grad), function=False)
+R.register_function("new_tensor", lambda x, data, dtype=None, requires_grad=False:
+                    to_tensor(data, dtype=dtype if dtype is not None else x.dtype,
+                              stop_gradient=not requires_grad), function=False)
