@@ -1,0 +1,104 @@
+"""Random programs of views, in-place and out-of-place ops, run on oar and on torch 2.13:
+the values, gradients and versions must agree, and an error must happen at the same step."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import oar
+
+torch = pytest.importorskip("torch")
+
+# view makers: name -> function of a (4, 4) tensor; the same function is applied to w to
+# get an operand of the view's shape
+VIEWS = {
+    "row": lambda t: t[1],
+    "col": lambda t: t[:, 2],
+    "block": lambda t: t[1:3, 0:3],
+    "stride": lambda t: t[::2, 1:],
+    "T": lambda t: t.t(),
+    "flat": lambda t: t.reshape(16)[3:11],
+    "diag": lambda t: t.diagonal(),
+    "whole": lambda t: t.view(2, 8),
+}
+INPLACE = ["add_c", "mul_c", "sin_", "exp_", "tanh_", "relu_", "mul_w", "add_w", "sigmoid_", "zero_", "setitem"]
+
+
+def step(L, tensors, w, op, i, view):
+    t = tensors[i]
+    if op == "view":
+        tensors.append(VIEWS[view](t) if tuple(t.shape) == (4, 4) else t[..., :1])
+        return
+    wv = VIEWS[view](w) if tuple(t.shape) == tuple(VIEWS[view](w).shape) else None
+    if op == "add_c":
+        t.add_(0.25)
+    elif op == "mul_c":
+        t.mul_(1.5)
+    elif op in ("sin_", "exp_", "tanh_", "relu_", "sigmoid_", "zero_"):
+        getattr(t, op)()
+    elif op == "mul_w":
+        t.mul_(wv if wv is not None else 0.5)
+    elif op == "add_w":
+        t.add_(wv if wv is not None else 0.5)
+    elif op == "setitem":
+        t[..., :1] = 0.5
+
+
+@st.composite
+def programs(draw):
+    prog = []
+    n_tensors = 1
+    for _ in range(draw(st.integers(1, 7))):
+        kind = draw(st.sampled_from(["view", "inplace", "inplace"]))
+        i = draw(st.integers(0, n_tensors - 1))
+        view = draw(st.sampled_from(sorted(VIEWS)))
+        if kind == "view":
+            prog.append(("view", i, view))
+            n_tensors += 1
+        else:
+            prog.append((draw(st.sampled_from(INPLACE)), i, view))
+    return prog
+
+
+def run(L, prog, x0, w0):
+    x = L.tensor(x0, requires_grad=True)
+    w = L.tensor(w0, requires_grad=True)
+    log = {"stage": "forward"}
+    try:
+        base = x * 1.0
+        tensors = [base]
+        for k, (op, i, view) in enumerate(prog):
+            log["stage"] = f"step {k}"
+            step(L, tensors, w, op, i, view)
+        log["stage"] = "backward"
+        weights = L.tensor(np.arange(1.0, 17.0).reshape(4, 4))
+        (base * weights).sum().backward()
+        log["x.grad"] = x.grad.numpy().round(8).tolist() if x.grad is not None else None
+        log["w.grad"] = w.grad.numpy().round(8).tolist() if w.grad is not None else None
+        log["base"] = base.detach().numpy().round(8).tolist()
+        log["version"] = base._version
+        log["error"] = None
+    except (RuntimeError, ValueError) as e:
+        log["error"] = log["stage"]
+        log["message"] = str(e)
+    log.pop("stage")
+    return log
+
+
+def close(a, b):
+    if isinstance(a, list) and isinstance(b, list):
+        return np.allclose(np.array(a, dtype=float), np.array(b, dtype=float), rtol=1e-7, atol=1e-9,
+                           equal_nan=True)
+    return a == b
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs(), st.integers(0, 2**31 - 1))
+def test_random_program_matches_torch(prog, seed):
+    rng = np.random.default_rng(seed)
+    x0 = rng.uniform(-1, 1, size=(4, 4))
+    w0 = rng.uniform(0.5, 1.5, size=(4, 4))
+    got, want = run(oar, prog, x0, w0), run(torch, prog, x0, w0)
+    gm, wm = got.pop("message", None), want.pop("message", None)
+    assert got.keys() == want.keys() and all(close(got[k], want[k]) for k in got), \
+        f"{prog}\noar:   {got} {gm}\ntorch: {want} {wm}"
