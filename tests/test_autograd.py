@@ -221,6 +221,31 @@ def test_pylayer_and_mark_dirty():
         y2.sum().backward()
 
 
+class Identity(oar.autograd.PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3     # a distinctive gradient to check it is used
+
+
+def test_pylayer_returning_its_input_gives_a_new_alias():
+    x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = Identity.apply(x)
+    assert y is not x and y._storage is x._storage and x.is_leaf and x.grad_fn is None
+    (y * 1).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3, 3])
+
+
+def test_pylayer_mark_dirty_on_a_view_is_refused():
+    x = oar.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    v = (x * 1)[:2]
+    with pytest.raises(NotImplementedError, match="mark_dirty on a view"):
+        MulInplace.apply(v, 2.0)
+
+
 def test_inplace_ops_used_in_optimizer_style_update():
     w = oar.to_tensor([1.0, 2.0], stop_gradient=False)
     for _ in range(3):

@@ -72,10 +72,23 @@ class PyLayer:
         edges = tuple(t._edge() if t.requires_grad else None for t in tensors) if need else ()
         with grad_mode.no_grad():
             out = cls.forward(ctx, *args, **kwargs)
-        outs = out if isinstance(out, tuple) else (out,)
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        dirty = {id(d) for d in ctx._dirty}
+        inputs = {id(t) for t in tensors}
+        # an input returned as is (not marked dirty) comes back as a new alias, as in PyTorch:
+        # attaching this node to the input itself would overwrite the input's own history
+        outs = tuple(Tensor._wrap(o._data, o._storage) if isinstance(o, Tensor) and id(o) in inputs
+                     and id(o) not in dirty else o for o in outs)
+        out = outs[0] if single else outs
         for d in ctx._dirty:
             if need:
                 check_inplace_autograd(d, cls.__name__)
+                if d._view is not None:
+                    raise NotImplementedError(
+                        f"{cls.__name__}: mark_dirty on a view is not supported yet (the base's "
+                        "history would have to be rewritten); pass the base tensor, or clone "
+                        "the view first")
             bump(d, cls.__name__)
         if need:
             node = PyLayerNode(edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
