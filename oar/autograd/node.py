@@ -125,7 +125,8 @@ class OpNode(Node):
 
     @property
     def needs(self):
-        return tuple(e is not None for e in self.next_edges)
+        """needs[i] is truthy when input i needs a gradient (its edge exists)."""
+        return self.next_edges
 
     @property
     def name(self):
