@@ -60,10 +60,13 @@ class OpDef:
         self.node_name = node_name or "".join(p.title() for p in name.split("_")) + "Backward"
         self.fill_like = fill_like
         self.own_overlap_check = own_overlap_check   # op.check handles operand overlap
-        # Note [Fast path]: `fast(*arrays, out=...)` computes the op exactly when every tensor
-        # operand is floating with one dtype, numbers are Python floats/ints, attrs are the
-        # defaults, and no gradient is needed. Then the result dtype is the input dtype, and
-        # promotion, the autograd rules and the broadcast/dtype checks cannot fail.
+        # Note [Fast path]: `fast(*arrays, *fast_const, out=...)` computes the op's forward
+        # exactly when every tensor operand is floating with one dtype, numbers are Python
+        # floats/ints and attrs are the defaults: the result dtype is then the input dtype and
+        # promotion cannot fail. When, in addition, no gradient is needed, the autograd rules
+        # and (for in-place into a root tensor of the same shape) the broadcast, dtype and
+        # overlap checks cannot fail either, so the generated wrappers call it directly;
+        # `dispatch` also uses it for ops it records.
         self.fast = fast
         self.fast_const = ()     # constant trailing operands of `fast` (relu: maximum(x, 0))
         self.fast_attrs = tuple(d for _, d in attrs)
@@ -590,7 +593,7 @@ def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
     return L
 
 
-def declare(op: OpDef, *, aliases=(), dim_alias=True, out_arg=None, extra_inplace_names=()):
+def declare(op: OpDef, *, aliases=(), dim_alias=True):
     """Register `op` and generate its spellings."""
     OPS[op.name] = op
     env = {"_op": op, "_dispatch": dispatch, "_dispatch_inplace": dispatch_inplace,
