@@ -200,7 +200,6 @@ def test_adam_with_a_parameter_missing_its_gradient_matches_torch(name):
     mo, mt = CASES[name]
     results = []
     for lib, make in (("oar", mo), ("torch", mt)):
-        L = oar if lib == "oar" else torch
         w = nn.Parameter(W0.copy()) if lib == "oar" else torch.tensor(W0.copy(), requires_grad=True)
         b = nn.Parameter(B0.copy()) if lib == "oar" else torch.tensor(B0.copy(), requires_grad=True)
         opt = make([w, b])
