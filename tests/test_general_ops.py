@@ -237,3 +237,30 @@ def test_out_argument():
     np.testing.assert_array_equal(out.numpy(), [2, 4])
     with pytest.raises(RuntimeError, match="out="):
         oar.mul(oar.to_tensor([1.0], stop_gradient=False), 2.0, out=oar.zeros([1]))
+
+
+REFUSALS = {
+    "matmul_ shape": lambda x: x.matmul_(oar.ones([4, 2])),
+    "index_add_ source shape": lambda x: x.index_add_(0, oar.to_tensor([0]), oar.ones([2, 4])),
+    "index_add_ index range": lambda x: x.index_add_(0, oar.to_tensor([7]), oar.ones([1, 4])),
+    "scatter_ index range": lambda x: x.scatter_(1, oar.to_tensor([[9, 0, 0, 0]] * 4), oar.ones([4, 4])),
+    "scatter_ index dims": lambda x: x.scatter_(1, oar.to_tensor([1, 2]), oar.ones([4, 4])),
+    "index_put_ bounds": lambda x: x.index_put_((oar.to_tensor([5]),), oar.ones([4])),
+    "setitem bounds": lambda x: x.__setitem__(9, 1.0),
+    "setitem value shape": lambda x: x.__setitem__(0, oar.ones([3])),
+    "copy_ shape": lambda x: x.copy_(oar.ones([3, 4])),
+    "masked_fill_ mask shape": lambda x: x.masked_fill_(oar.ones([3], dtype="bool"), 0.0),
+    "where_ shape": lambda x: oar.where_(oar.ones([4, 4], dtype="bool"), x, oar.ones([2, 4])),
+    "fill_ tensor": lambda x: x.fill_(oar.ones([2])),
+    "reshape_ numel": lambda x: x.reshape_([3, 3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+def test_structured_inplace_refusals_change_nothing(name):
+    x = oar.to_tensor(np.arange(16.0).reshape(4, 4).astype(np.float32))
+    v = x.inplace_version
+    with pytest.raises((ValueError, IndexError, TypeError, RuntimeError)):
+        REFUSALS[name](x)
+    assert x.inplace_version == v and x.shape == [4, 4] and x.dtype == oar.float32
+    np.testing.assert_array_equal(x.numpy(), np.arange(16.0).reshape(4, 4))
