@@ -9,6 +9,8 @@ elements overlap (np.add.at accumulates them).
 """
 from __future__ import annotations
 
+from math import prod as _prod
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
@@ -178,6 +180,13 @@ def _normalize_axis(axis, ndim, op):
 
 
 def _shape_arg(shape, rest):
+    if not rest and shape.__class__ in (list, tuple):
+        t = tuple(shape)
+        for s in t:
+            if s.__class__ is not int:
+                break
+        else:
+            return t
     if rest:
         return tuple(int(s) for s in (shape,) + tuple(rest))
     if isinstance(shape, Tensor):
@@ -188,12 +197,8 @@ def _shape_arg(shape, rest):
 
 
 def infer_shape(shape, x_shape, numel, op):
-    if -1 not in shape and 0 not in shape:
-        n = 1
-        for s in shape:
-            n *= s
-        if n == numel and min(shape, default=1) > 0:
-            return tuple(shape)
+    if -1 not in shape and 0 not in shape and _prod(shape) == numel and min(shape, default=1) > 0:
+        return tuple(shape)
     shape = list(shape)
     if numel > 0 and 0 in shape and len(shape) <= len(x_shape):
         # Paddle: 0 copies the input's size at that position (a size-0 dim could not hold
