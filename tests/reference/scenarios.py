@@ -497,4 +497,29 @@ def s_detach_inplace_no_history(L, log):
     log["d.rg"] = d.requires_grad
 
 
+def s_metadata_inplace_on_view(L, log):
+    x = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    w = L.tensor([[1.0, 10.0], [100.0, 1000.0]])
+    a = x * 1
+    b = a.view(2, 2)
+    b.t_()
+    b.mul_(w)
+    log["stride"] = list(b.stride())
+    log["version"] = a._version
+    (a * L.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    log["x.grad"] = obs(x.grad)
+    log["a"] = obs(a)
+
+
+def s_base_transposed_in_place_then_old_view(L, log):
+    x = L.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], requires_grad=True)
+    a = (x * 2).view(2, 3)
+    v = a[0]
+    a.t_()
+    a.mul_(L.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    log["v"] = obs(v)
+    (v * L.tensor([1.0, 10.0, 100.0])).sum().backward()
+    log["x.grad"] = obs(x.grad)
+
+
 SCENARIOS = {k: v for k, v in globals().items() if k.startswith("s_")}
