@@ -522,4 +522,18 @@ def s_base_transposed_in_place_then_old_view(L, log):
     log["x.grad"] = obs(x.grad)
 
 
+def s_second_order_through_inplace_chain(L, log):
+    x = L.tensor([0.3, 1.1, -0.7], requires_grad=True)
+    w = L.tensor([0.5, -1.5, 2.0], requires_grad=True)
+    h = x * 1
+    h.sin_()
+    h.mul_(w)
+    h.pow_(2)
+    h.exp_()
+    gx, gw = L.autograd.grad(h.sum(), [x, w], create_graph=True)
+    hx, hw = L.autograd.grad((gx * gw).sum(), [x, w])
+    log["g"] = [obs(gx), obs(gw)]
+    log["h"] = [obs(hx), obs(hw)]
+
+
 SCENARIOS = {k: v for k, v in globals().items() if k.startswith("s_")}
