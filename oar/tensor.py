@@ -5,6 +5,7 @@ ops/registry.py from one declaration per op.
 """
 from __future__ import annotations
 
+import sys
 import weakref
 
 import numpy as np
@@ -17,6 +18,7 @@ from .place import CPU
 from .storage import new_storage as _new_storage
 
 _new = object.__new__
+_refcount = sys.getrefcount
 
 # Note [View creation meta]
 # A view records how it was made. DEFAULT views may be modified in place under autograd
@@ -253,8 +255,9 @@ class Tensor:
             return (acc, 0)
         return None
 
-    def _accumulate_grad(self, g):
+    def _accumulate_grad(self, g, owned=False):
         if self._hooks:
+            owned = False   # a hook may keep the gradient
             for hook in self._hooks:
                 r = hook(g)
                 if r is not None:
@@ -269,7 +272,14 @@ class Tensor:
             self._grad = g2 if self._grad is None else self._grad + g2
             return
         if self._grad is None:
-            self._grad = Tensor._wrap(np.array(arr, order="C", copy=True))
+            if (owned and arr is g._data and arr is g._storage.buffer and arr.flags.c_contiguous
+                    and g._grad_fn is None and _refcount(g._storage) == 2):
+                # Note [Gradient ownership]: the engine vouches that its own formulas made g
+                # during this backward and nothing else holds it; the storage count (g's
+                # reference plus getrefcount's argument) says no view shares its memory.
+                self._grad = g
+            else:
+                self._grad = Tensor._wrap(np.array(arr, order="C", copy=True))
         else:
             self._grad._data += arr
             self._grad._storage.version += 1

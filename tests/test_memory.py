@@ -182,3 +182,69 @@ def test_gradients_held_elsewhere_are_copied():
     assert d.grad._storage is not kept[0]._storage
     d.grad.zero_()
     assert kept[0].numpy().max() == 2.0
+
+
+def _big_allocations(fn):
+    from oar.storage import start_trace, stop_trace
+    start_trace()
+    fn()
+    tl = stop_trace()
+    return sum(1 for a, b in zip(tl, tl[1:]) if b - a == NB)
+
+
+def test_fresh_gradient_becomes_grad_without_a_copy():
+    """Note [Gradient ownership]: sum's backward broadcasts (1 buffer), mul's backward makes
+    the gradient (1 buffer), and .grad is that buffer: no third, copied buffer."""
+    w = oar.rand([N])
+    w.stop_gradient = False
+    x = oar.rand([N])
+    loss = (x * w).sum()
+    assert _big_allocations(loss.backward) == 2
+    np.testing.assert_allclose(w.grad.numpy(), x.numpy())
+    w.grad = None
+    w.register_hook(lambda g: None)           # a hook could keep it: copied
+    loss = (x * w).sum()
+    assert _big_allocations(loss.backward) == 3
+
+
+def test_pylayer_gradient_kept_on_ctx_is_copied():
+    contexts = []
+
+    class Keep(oar.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, a):
+            contexts.append(ctx)
+            return a * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            ctx.kept = g * 2
+            return ctx.kept
+    a = oar.rand([N])
+    a.stop_gradient = False
+    Keep.apply(a).sum().backward()
+    assert contexts[0].kept._storage is not a.grad._storage
+    a.grad.zero_()
+    assert contexts[0].kept.numpy().min() == 2.0
+
+
+def test_fresh_gradient_with_a_pending_view_is_copied():
+    """b's gradient is a view of a's fresh gradient. a's AccumulateGrad runs first; a hook on b
+    then writes into a.grad. Were a.grad the fresh buffer itself, b's pending view would see
+    the write: the storage count check prevents that."""
+    from oar.ops.registry import OpDef, dispatch
+
+    def backward(c, g):
+        t = g * 2
+        return t.reshape([N]), t
+    op = OpDef("twin", lambda y, x: x + y.reshape(x.shape), backward, inputs=("y", "x"))
+    b = oar.rand([N])
+    a = oar.rand([N // 10, 10])
+    a.stop_gradient = b.stop_gradient = False
+    def touch_a(g):
+        if a.grad is not None:
+            a.grad.add_(1.0)
+    b.register_hook(touch_a)
+    dispatch(op, (b, a), ()).sum().backward()
+    assert a.grad is not None and a.grad.numpy().min() == 3.0   # the hook ran after a's update
+    assert b.grad.numpy().min() == 2.0 and b.grad.numpy().max() == 2.0

@@ -5,8 +5,9 @@ import heapq
 
 import numpy as np
 
+from .. import storage as _storage
 from . import grad_mode
-from .node import AccumulateGrad
+from .node import AccumulateGrad, OpNode
 
 
 def _collect(roots):
@@ -89,6 +90,11 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
         useful = _reaches(root_nodes, {e[0] for e in capture})
     results = [None] * len(inputs) if inputs is not None else None
 
+    # Note [Gradient ownership]: ids of gradient tensors that this run's own op formulas
+    # created (newer storages than the run) and that only the buffers hold; AccumulateGrad
+    # may keep such a tensor as .grad instead of copying it (tensor.py _accumulate_grad)
+    owned = None if create_graph else set()
+    first_serial = _storage.serial_now()
     ready = []
     push, pop = heapq.heappush, heapq.heappop
     for node in set(root_nodes):
@@ -108,12 +114,21 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                 if t is not None and g is not None:
                     t._retain(g)
             run = grads_in is not None
+            if owned and grads_in:
+                mine = [id(v) in owned for v in grads_in.values()]
+                for v in grads_in.values():
+                    owned.discard(id(v))
+            else:
+                mine = None
             if capture is not None:
                 for nr, g in (grads_in or {}).items():
                     for i in capture.get((node, nr), ()):
                         results[i] = _add(results[i], g)
                 run = run and not isinstance(node, AccumulateGrad) and node in useful
-            if run:
+            if run and node.__class__ is AccumulateGrad:
+                node.variable._accumulate_grad(grads_in[0], bool(mine and mine[0]))
+                out = ()
+            elif run:
                 if len(grads_in) == 1 and 0 in grads_in:
                     out = node.apply(grads_in[0])
                 else:
@@ -123,6 +138,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
             else:
                 out = ()
             n_out = len(out)
+            fresh = owned is not None and node.__class__ is OpNode
             for k, edge in enumerate(node.next_edges):
                 if edge is None:
                     continue
@@ -130,11 +146,23 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                 g = out[k] if k < n_out else None
                 if g is not None:
                     buf = buffers.get(nxt)
-                    if buf is None:
-                        buffers[nxt] = {edge[1]: g}
+                    nr = edge[1]
+                    old = buf.get(nr) if buf is not None else None
+                    if old is None:
+                        if buf is None:
+                            buffers[nxt] = {nr: g}
+                        else:
+                            buf[nr] = g
+                        if (fresh and g._storage.serial > first_serial
+                                and all(g is not v for v in grads_in.values())
+                                and sum(o is g for o in out) == 1):
+                            owned.add(id(g))
                     else:
-                        nr = edge[1]
-                        buf[nr] = _add(buf.get(nr), g)
+                        new = old + g
+                        buf[nr] = new
+                        if owned is not None:
+                            owned.discard(id(old))
+                            owned.add(id(new))
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
