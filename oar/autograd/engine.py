@@ -53,6 +53,16 @@ def _reaches(roots, targets):
     return {n for n, r in memo.items() if r}
 
 
+class _NotMine:
+    """An endless run of False: no incoming gradient is owned."""
+    def __iter__(self):
+        while True:
+            yield False
+
+
+_NOT_MINE = _NotMine()
+
+
 def _add(a, b):
     if a is None:
         return b
@@ -130,6 +140,11 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                 out = ()
             elif run:
                 if len(grads_in) == 1 and 0 in grads_in:
+                    if node.__class__ is OpNode:
+                        # the backward may reuse an owned gradient's buffer (Note [Gradient
+                        # ownership]); not when a hook or oar.grad's capture has seen it
+                        node.grad_owned = bool(mine and mine[0] and not node.pre_hooks
+                                               and capture is None)
                     out = node.apply(grads_in[0])
                 else:
                     out = node.apply(grads_in)   # multi-output node: dict out_nr -> grad
@@ -153,9 +168,11 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                             buffers[nxt] = {nr: g}
                         else:
                             buf[nr] = g
+                        # owned: made in this run by our formulas, returned once, and
+                        # either new or the node's own owned incoming gradient passed on
                         if (fresh and g._storage.serial > first_serial
-                                and all(g is not v for v in grads_in.values())
-                                and sum(o is g for o in out) == 1):
+                                and sum(o is g for o in out) == 1
+                                and all(g is not v or m for v, m in zip(grads_in.values(), mine or _NOT_MINE))):
                             owned.add(id(g))
                     else:
                         new = old + g

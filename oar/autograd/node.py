@@ -11,12 +11,14 @@ whose grad_fn is the node itself (needed for create_graph).
 from __future__ import annotations
 
 import itertools
+import sys
 
 import numpy as np
 
 from .errors import GraphReleasedError, SavedTensorModifiedError
 
 _seq = itertools.count()
+_refcount = sys.getrefcount
 
 
 def _fmt_shape(shape):
@@ -109,7 +111,7 @@ class Node:
 
 class OpNode(Node):
     """Backward of a registered op (ops/registry.py OpDef)."""
-    __slots__ = ("op", "attrs", "saved", "out_saved")
+    __slots__ = ("op", "attrs", "saved", "out_saved", "grad_owned")
 
     def __init__(self, op, attrs, next_edges, input_meta):
         self.next_edges = next_edges
@@ -122,6 +124,13 @@ class OpNode(Node):
         self.attrs = attrs
         self.saved = None
         self.out_saved = None
+        self.grad_owned = False
+
+    def may_overwrite(self, g):
+        """True when the backward may write into its incoming gradient g: the engine owns it
+        (Note [Gradient ownership]) and no other tensor shares its storage."""
+        return (self.grad_owned and g._data is g._storage.buffer
+                and _refcount(g._storage) == 2)
 
     @property
     def needs(self):

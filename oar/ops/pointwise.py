@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
+from ..tensor import Tensor
 from .registry import OpDef, declare, float_result
 
 
@@ -75,8 +77,15 @@ def _sigmoid(out, rdt, x):
 
 P("sigmoid", _sigmoid, lambda c, g: (g * c.out * (1 - c.out),), save_out=(0,),
   result_dtype=float_result)
-P("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt),
-  lambda c, g: (g * (c.out > 0),), save_out=(0,))
+def _relu_back(c, g):
+    if c.may_overwrite(g) and not _grad_enabled():
+        gd = g._data      # in place into the gradient the engine owns: no new buffer
+        np.multiply(gd, c.out._data > 0, out=gd)
+        return (g,)
+    return (g * (c.out > 0),)
+
+
+P("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt), _relu_back, save_out=(0,))
 P("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt),
   lambda c, g: (-g * c.out * c.out,), save_out=(0,), result_dtype=float_result)
 P("expm1", u(np.expm1), lambda c, g: (g * (c.out + 1),), save_out=(0,), result_dtype=float_result)
@@ -164,9 +173,20 @@ P("add", lambda out, rdt, x, y, alpha: np.add(x, y if alpha == 1 else np.multipl
 P("sub", lambda out, rdt, x, y, alpha: np.subtract(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt),
   lambda c, g: (g, -g if c.attrs[0] == 1 else g * -c.attrs[0]),
   inputs=("x", "y"), attrs=(("alpha", 1),), aliases=("subtract",))
-P("mul", b(np.multiply),
-  lambda c, g: (g * c.input(1) if c.needs[0] else None, g * c.input(0) if c.needs[1] else None),
-  save={0: (1,), 1: (0,)}, inputs=("x", "y"), aliases=("multiply",))
+def _mul_back(c, g):
+    if c.needs[0] and not c.needs[1]:
+        y = c.input(1)
+        yd = y._data if isinstance(y, Tensor) else y
+        if (c.may_overwrite(g) and not _grad_enabled() and
+                (not isinstance(y, Tensor) or yd.shape == g._data.shape or yd.ndim == 0)):
+            np.multiply(g._data, yd, out=g._data, casting="same_kind")   # reuse the owned buffer
+            return g, None
+        return g * y, None
+    return (g * c.input(1) if c.needs[0] else None, g * c.input(0) if c.needs[1] else None)
+
+
+P("mul", b(np.multiply), _mul_back, save={0: (1,), 1: (0,)}, inputs=("x", "y"),
+  aliases=("multiply",))
 
 
 def _div_back(c, g):
