@@ -14,12 +14,11 @@ import numpy as np
 
 _allocated = 0
 _peak = 0
-_serial = 0     # storages are numbered in creation order (Note [Gradient ownership])
 _trace = None   # a list while tracing: memory_allocated() after every allocation and free
 
 
 class Storage:
-    __slots__ = ("buffer", "nbytes", "version", "serial", "__dict__", "__weakref__")
+    __slots__ = ("buffer", "nbytes", "version", "owner", "__dict__", "__weakref__")
     # Mutations are logged as (version after, op name, user's file:line) only once a
     # SavedTensor has watched this storage: the log exists for error messages.
     watched = False
@@ -27,12 +26,10 @@ class Storage:
 
     def __init__(self, buffer: np.ndarray):
         global _allocated, _peak
-        global _serial
         self.buffer = buffer
         self.nbytes = buffer.nbytes
         self.version = 0
-        _serial += 1
-        self.serial = _serial
+        self.owner = None   # the backward run that owns this gradient buffer, if any
         _allocated += self.nbytes
         if _allocated > _peak:
             _peak = _allocated
@@ -112,13 +109,12 @@ def empty_cache() -> None:
 
 def new_storage(buffer):
     """Storage(buffer) without the cost of a Python __init__ call (hot path)."""
-    global _allocated, _peak, _serial
+    global _allocated, _peak
     s = _new(Storage)
     s.buffer = buffer
     n = s.nbytes = buffer.nbytes
     s.version = 0
-    _serial += 1
-    s.serial = _serial
+    s.owner = None
     _allocated += n
     if _allocated > _peak:
         _peak = _allocated
@@ -145,10 +141,6 @@ def reset_max_memory_allocated(device=None) -> None:
 
 
 reset_peak_memory_stats = reset_max_memory_allocated
-
-
-def serial_now() -> int:
-    return _serial
 
 
 def start_trace():

@@ -288,3 +288,22 @@ def test_backward_reuse_respects_hooks_retain_grad_and_shared_storage():
     dispatch(twin, (b, x2.relu()), ()).sum().backward()
     assert acc_b is not None
     assert b.grad.numpy().min() == 2.0 and b.grad.numpy().max() == 2.0
+
+
+def test_gradient_seen_by_a_non_leaf_hook_is_not_owned_downstream():
+    x = oar.rand([N])
+    x.stop_gradient = False
+    h = x.clone()                      # clone's backward passes its gradient on unchanged
+    kept = []
+    h.register_hook(lambda g: kept.append(g))
+    h.sum().backward()
+    assert kept[0]._storage is not x.grad._storage
+    x.grad.zero_()
+    assert kept[0].numpy().min() == 1.0
+    # and through oar.grad's capture of a non-leaf input
+    y = oar.rand([N])
+    y.stop_gradient = False
+    z = y * 2.0                        # z's node runs after the capture: it must not reuse gz
+    w = z.clone()
+    (gz,) = oar.grad(w.sum(), [z], retain_graph=True)
+    assert gz.numpy().min() == 1.0

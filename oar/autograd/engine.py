@@ -5,7 +5,6 @@ import heapq
 
 import numpy as np
 
-from .. import storage as _storage
 from . import grad_mode
 from .node import AccumulateGrad, OpNode
 
@@ -53,16 +52,6 @@ def _reaches(roots, targets):
     return {n for n, r in memo.items() if r}
 
 
-class _NotMine:
-    """An endless run of False: no incoming gradient is owned."""
-    def __iter__(self):
-        while True:
-            yield False
-
-
-_NOT_MINE = _NotMine()
-
-
 def _add(a, b):
     if a is None:
         return b
@@ -100,11 +89,12 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
         useful = _reaches(root_nodes, {e[0] for e in capture})
     results = [None] * len(inputs) if inputs is not None else None
 
-    # Note [Gradient ownership]: ids of gradient tensors that this run's own op formulas
-    # created (newer storages than the run) and that only the buffers hold; AccumulateGrad
-    # may keep such a tensor as .grad instead of copying it (tensor.py _accumulate_grad)
-    owned = None if create_graph else set()
-    first_serial = _storage.serial_now()
+    # Note [Gradient ownership]: a gradient that this run's own op formulas created, that
+    # was returned once and that only the engine's buffers hold has its storage's `owner` set
+    # to this run's token. AccumulateGrad may then keep it as .grad instead of copying it
+    # (tensor.py _accumulate_grad), and a backward may write into it (OpNode.may_overwrite),
+    # unless a hook or oar.grad's capture has seen it or another tensor shares its storage.
+    token = None if create_graph else object()
     ready = []
     push, pop = heapq.heappush, heapq.heappop
     for node in set(root_nodes):
@@ -118,33 +108,35 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
             grads_in = buffers.pop(node, None)
             if node.pre_hooks and grads_in:
                 _run_pre_hooks(node, grads_in)
+                _disown(grads_in)          # a hook may keep what it saw
             if node.retained is not None and grads_in:
                 t = node.retained()
                 g = grads_in.get(0)
                 if t is not None and g is not None:
                     t._retain(g)
             run = grads_in is not None
-            if owned and grads_in:
-                mine = [id(v) in owned for v in grads_in.values()]
-                for v in grads_in.values():
-                    owned.discard(id(v))
-            else:
-                mine = None
             if capture is not None:
                 for nr, g in (grads_in or {}).items():
                     for i in capture.get((node, nr), ()):
                         results[i] = _add(results[i], g)
+                        g._storage.owner = None    # returned to the caller
                 run = run and not isinstance(node, AccumulateGrad) and node in useful
+            # the incoming gradient (single-output nodes) and whether this run owns it
+            g0 = None
+            own0 = False
+            if grads_in and len(grads_in) == 1:
+                g0 = grads_in.get(0)
+                own0 = token is not None and g0 is not None and g0._storage.owner is token
+
             if run and node.__class__ is AccumulateGrad:
-                node.variable._accumulate_grad(grads_in[0], bool(mine and mine[0]))
+                node.variable._accumulate_grad(grads_in[0], bool(own0))
                 out = ()
             elif run:
                 if len(grads_in) == 1 and 0 in grads_in:
                     if node.__class__ is OpNode:
                         # the backward may reuse an owned gradient's buffer (Note [Gradient
-                        # ownership]); not when a hook or oar.grad's capture has seen it
-                        node.grad_owned = bool(mine and mine[0] and not node.pre_hooks
-                                               and capture is None)
+                        # ownership]; hooks and oar.grad's capture disowned what they saw)
+                        node.grad_owned = own0
                     out = node.apply(grads_in[0])
                 else:
                     out = node.apply(grads_in)   # multi-output node: dict out_nr -> grad
@@ -153,7 +145,12 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
             else:
                 out = ()
             n_out = len(out)
-            fresh = owned is not None and node.__class__ is OpNode
+            fresh = token is not None and node.__class__ is OpNode
+            if fresh and n_out > 1:   # a gradient returned twice is shared: never owned
+                ids = [id(o) for o in out if o is not None]
+                dup = len(set(ids)) < len(ids)
+            else:
+                dup = False
             for k, edge in enumerate(node.next_edges):
                 if edge is None:
                     continue
@@ -170,16 +167,17 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                             buf[nr] = g
                         # owned: made in this run by our formulas, returned once, and
                         # either new or the node's own owned incoming gradient passed on
-                        if (fresh and g._storage.serial > first_serial
-                                and sum(o is g for o in out) == 1
-                                and all(g is not v or m for v, m in zip(grads_in.values(), mine or _NOT_MINE))):
-                            owned.add(id(g))
+                        if fresh:
+                            if dup:
+                                g._storage.owner = None          # shared: nobody owns it
+                            elif g is not g0 if g0 is not None else all(g is not v for v in grads_in.values()):
+                                g._storage.owner = token         # made by this formula
+                            # g is g0: stays owned exactly when it was (own0)
                     else:
                         new = old + g
                         buf[nr] = new
-                        if owned is not None:
-                            owned.discard(id(old))
-                            owned.add(id(new))
+                        if token is not None:
+                            new._storage.owner = token
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
@@ -196,6 +194,12 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                     "allow_unused=True to get None for it.")
         return results
     return None
+
+
+def _disown(grads_in):
+    for g in grads_in.values():
+        if g is not None:
+            g._storage.owner = None
 
 
 def _run_pre_hooks(node, grads_in):
