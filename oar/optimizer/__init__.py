@@ -221,20 +221,7 @@ class Adam(Optimizer):
             np.multiply(x, wd, out=s2)
             s2 += g
             g = s2
-        m *= b1
-        np.multiply(g, 1 - b1, out=s)
-        m += s
-        v *= b2
-        np.multiply(g, g, out=s)
-        s *= 1 - b2
-        v += s
-        bc1 = 1 - b1 ** t
-        bc2 = 1 - b2 ** t
-        np.sqrt(v, out=s)
-        s /= math.sqrt(bc2)
-        s += eps
-        np.divide(m, s, out=s)
-        s *= rate / bc1
+        _adam_moments(m, v, s, g, t, rate, b1, b2, eps)
         x -= s
 
 
@@ -298,20 +285,26 @@ class Adam(Optimizer):
             for p, view in zip(params, flat["views"]):   # g <- g + wd * p, per parameter
                 np.multiply(p._data, wd, out=view)
             g += s
-        m *= b1
-        np.multiply(g, 1 - b1, out=s)
-        m += s
-        v *= b2
-        np.multiply(g, g, out=s)
-        s *= 1 - b2
-        v += s
-        np.sqrt(v, out=s)
-        s /= math.sqrt(1 - b2 ** t)
-        s += eps
-        np.divide(m, s, out=s)
-        s *= rate / (1 - b1 ** t)
+        _adam_moments(m, v, s, g, t, rate, b1, b2, eps)
         for p, view in zip(params, flat["views"]):
             p._data -= view
+
+
+def _adam_moments(m, v, s, g, t, rate, b1, b2, eps):
+    """Update the moments m, v with gradient g (step t) in place and leave in s the step to
+    subtract from the parameters: rate * m_hat / (sqrt(v_hat) + eps). No allocation."""
+    m *= b1
+    np.multiply(g, 1 - b1, out=s)
+    m += s
+    v *= b2
+    np.multiply(g, g, out=s)
+    s *= 1 - b2
+    v += s
+    np.sqrt(v, out=s)
+    s /= math.sqrt(1 - b2 ** t)
+    s += eps
+    np.divide(m, s, out=s)
+    s *= rate / (1 - b1 ** t)
 
 
 class AdamW(Adam):
