@@ -21,13 +21,32 @@ VIEWS = {
     "diag": lambda t: t.diagonal(),
     "whole": lambda t: t.view(2, 8),
 }
-INPLACE = ["add_c", "mul_c", "sin_", "exp_", "tanh_", "relu_", "mul_w", "add_w", "sigmoid_", "zero_", "setitem"]
+INPLACE = ["add_c", "mul_c", "sin_", "exp_", "tanh_", "relu_", "mul_w", "add_w", "sigmoid_", "zero_",
+           "setitem", "setitem_w"]
+# ops that add a tensor to the program's list: out-of-place results, aliases, special views
+MAKERS = ["oop_mul", "oop_sin", "detach", "nograd_view", "unbind"]
 
 
 def step(L, tensors, w, op, i, view):
     t = tensors[i]
     if op == "view":
         tensors.append(VIEWS[view](t) if tuple(t.shape) == (4, 4) else t[..., :1])
+        return
+    if op == "oop_mul":
+        tensors.append(t * 1.5)
+        return
+    if op == "oop_sin":
+        tensors.append(t.sin())
+        return
+    if op == "detach":
+        tensors.append(t.detach())
+        return
+    if op == "nograd_view":
+        with L.no_grad():
+            tensors.append(t[..., :1])
+        return
+    if op == "unbind":
+        tensors.append(t.unbind(0)[0] if t.ndim >= 1 and t.shape[0] > 0 else t)
         return
     wv = VIEWS[view](w) if tuple(t.shape) == tuple(VIEWS[view](w).shape) else None
     if op == "add_c":
@@ -42,6 +61,8 @@ def step(L, tensors, w, op, i, view):
         t.add_(wv if wv is not None else 0.5)
     elif op == "setitem":
         t[..., :1] = 0.5
+    elif op == "setitem_w":
+        t[..., :1] = (w[0, 0] * 2.0)
 
 
 @st.composite
@@ -49,11 +70,14 @@ def programs(draw):
     prog = []
     n_tensors = 1
     for _ in range(draw(st.integers(1, 7))):
-        kind = draw(st.sampled_from(["view", "inplace", "inplace"]))
+        kind = draw(st.sampled_from(["view", "inplace", "inplace", "maker"]))
         i = draw(st.integers(0, n_tensors - 1))
         view = draw(st.sampled_from(sorted(VIEWS)))
         if kind == "view":
             prog.append(("view", i, view))
+            n_tensors += 1
+        elif kind == "maker":
+            prog.append((draw(st.sampled_from(MAKERS)), i, view))
             n_tensors += 1
         else:
             prog.append((draw(st.sampled_from(INPLACE)), i, view))
@@ -78,7 +102,7 @@ def run(L, prog, x0, w0):
         log["base"] = base.detach().numpy().round(8).tolist()
         log["version"] = base._version
         log["error"] = None
-    except (RuntimeError, ValueError) as e:
+    except (RuntimeError, ValueError, IndexError) as e:
         log["error"] = log["stage"]
         log["message"] = str(e)
     log.pop("stage")
