@@ -116,7 +116,7 @@ def close(a, b):
     return a == b
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.integers(0, 2**31 - 1))
 def test_random_program_matches_torch(prog, seed):
     rng = np.random.default_rng(seed)
