@@ -102,9 +102,6 @@ class Node:
     def next_functions(self):
         return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self.next_edges)
 
-    def name_(self):
-        return self.name
-
     def __repr__(self):
         return f"<{self.name} object at {hex(id(self))}>"
 

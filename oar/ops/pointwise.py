@@ -137,10 +137,6 @@ def _scale(out, rdt, x, scale, bias, bias_after_scale):
     return np.multiply(r, scale, out=r)
 
 
-def _pd_scale(op, args):
-    return None
-
-
 P("scale", _scale, lambda c, g: (g * c.attrs[0],),
   attrs=(("scale", 1.0), ("bias", 0.0), ("bias_after_scale", True)))
 

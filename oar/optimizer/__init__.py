@@ -20,10 +20,6 @@ from ..tensor import Tensor
 from . import lr  # noqa: F401
 
 
-def _as_float(v):
-    return float(v() if callable(v) else v)
-
-
 class Optimizer:
     _defaults: dict = {}
 
