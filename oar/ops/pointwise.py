@@ -18,7 +18,7 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
                      ("log", np.log), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
                      ("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("asin", np.arcsin),
                      ("acos", np.arccos), ("atan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh),
-                     ("abs", np.abs), ("square", np.square), ("neg", np.negative),
+                     ("abs", np.abs), ("square", np.square), ("neg", (np.multiply, -1)),
                      ("floor", np.floor), ("ceil", np.ceil), ("round", np.rint), ("trunc", np.trunc),
                      ("sign", np.sign), ("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
                      ("div", np.true_divide), ("pow", np.power), ("maximum", np.maximum),
@@ -69,7 +69,7 @@ P("tanh", u(np.tanh), lambda c, g: (g * (1 - c.out * c.out),), save_out=(0,),
 
 
 def _sigmoid(out, rdt, x):
-    r = np.negative(x, out=out, dtype=rdt)
+    r = np.multiply(x, -1, out=out, dtype=rdt)   # not np.negative: Note [NumPy 2.4 negative]
     np.exp(r, out=r)
     r += 1
     return np.reciprocal(r, out=r)
@@ -118,7 +118,14 @@ P("abs", u(np.abs), lambda c, g: (g * c.input(0).sign(),), save={0: (0,)})
 P("square", u(np.square), lambda c, g: (g * c.input(0) * 2,), save={0: (0,)})
 
 # ---------------------------------------------------------------- unary, gradient needs nothing
-P("neg", u(np.negative), lambda c, g: (-g,), aliases=("negative",))
+def _neg(out, rdt, x):
+    # Note [NumPy 2.4 negative]: np.negative writing into a strided output reads the wrong
+    # elements for some strides (float32 step 4, float64 step 8; found by the random
+    # programs against torch). x * -1 is the same number in every case (-0.0, integer wrap).
+    return np.multiply(x, -1, out=out, dtype=rdt)
+
+
+P("neg", _neg, lambda c, g: (-g,), aliases=("negative",))
 _zero_grad = lambda c, g: (g * 0,)  # noqa: E731  (piecewise-constant functions)
 P("floor", u(np.floor), _zero_grad)
 P("ceil", u(np.ceil), _zero_grad)
