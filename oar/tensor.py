@@ -194,7 +194,11 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        return self._requires_grad or self.grad_fn is not None
+        # raw fields, as PyTorch: reading the flag never regenerates (or refuses) a view's
+        # grad_fn; using a stale multi-output or no_grad view in a recorded op still does
+        if self._requires_grad or self._grad_fn is not None:
+            return True
+        return self._view is not None and self._base.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value):

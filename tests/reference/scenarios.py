@@ -536,4 +536,19 @@ def s_second_order_through_inplace_chain(L, log):
     log["h"] = [obs(hx), obs(hw)]
 
 
+def s_nograd_view_of_stale_unbind_output(L, log):
+    x = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    base = x * 1
+    piece = base.unbind(0)[0]
+    base.add_(0.25)                       # the unbind output is now stale
+    with L.no_grad():
+        v = piece[..., :1]                # making a view of it under no_grad is fine
+    log["v.rg"] = v.requires_grad
+    log["piece.rg"] = piece.requires_grad
+    base.sum().backward()
+    log["x.grad"] = obs(x.grad)
+    log["stage"] = "use"
+    piece * 1                             # using it in a recorded op is refused
+
+
 SCENARIOS = {k: v for k, v in globals().items() if k.startswith("s_")}
