@@ -269,3 +269,20 @@ def test_unary_ops_on_strided_views_read_the_right_elements(dtype, step, op):
     np.testing.assert_allclose(out.numpy(), expect, rtol=1e-3 if dtype == "float32" else 1e-12)
     if op.endswith("_"):
         np.testing.assert_allclose(x.numpy()[1::step], expect, rtol=1e-3 if dtype == "float32" else 1e-12)
+
+
+ZERO_DIM_ROWS = [r for r in ROWS if r.name != "matmul"]   # matmul needs 1-D operands
+
+
+@pytest.mark.parametrize("row", ZERO_DIM_ROWS, ids=_ids(ZERO_DIM_ROWS))
+def test_zero_dim_operands(row):
+    """Every op on 0-d tensors, in function and in-place form."""
+    rng = np.random.default_rng(10)
+    arrs = [np.asarray(a.reshape(-1)[0]) for a in _inputs(row, rng, "float64")]
+    expect = np.asarray(row.ref(*arrs, **row.kwargs))
+    out = getattr(oar, row.name)(*[oar.to_tensor(a) for a in arrs], **row.kwargs)
+    assert out.shape == [] and np.allclose(out.numpy(), expect)
+    if row.inplace:
+        x = oar.to_tensor(arrs[0])
+        r = getattr(x, row.name + "_")(*[oar.to_tensor(a) for a in arrs[1:]], **row.kwargs)
+        assert r is x and x.shape == [] and x.inplace_version == 1 and np.allclose(x.numpy(), expect)

@@ -69,6 +69,8 @@ P("tanh", u(np.tanh), lambda c, g: (g * (1 - c.out * c.out),), save_out=(0,),
 
 
 def _sigmoid(out, rdt, x):
+    if out is None:          # several steps in place: never let a 0-d result become a scalar
+        out = np.empty(np.shape(x), rdt)
     r = np.multiply(x, -1, out=out, dtype=rdt)   # not np.negative: Note [NumPy 2.4 negative]
     np.exp(r, out=r)
     r += 1
@@ -135,6 +137,8 @@ P("sign", u(np.sign), _zero_grad)
 
 
 def _scale(out, rdt, x, scale, bias, bias_after_scale):
+    if out is None:
+        out = np.empty(np.shape(x), rdt)
     if bias_after_scale:
         r = np.multiply(x, scale, out=out, dtype=rdt)
         if bias:
