@@ -566,7 +566,7 @@ def select(x, dim=None, index=None, name=None, *, axis=None):
     n = x._data.shape[d]
     if not -n <= index < n:
         raise IndexError(f"select: index {index} is out of bounds for dimension {d} with size {n}")
-    key = (slice(None),) * d + (index,)
+    key = (slice(None),) * d + (index, Ellipsis)   # Ellipsis: a 0-d view, never a scalar copy
     return _generic_view(x, "select", lambda a: a[key])
 
 
@@ -663,8 +663,8 @@ def unbind(x, axis=0, name=None, *, dim=None):
         axis = dim
     d = _normalize_axis(axis, x._data.ndim, "unbind")
     key_pre = (slice(None),) * d
-    return _generic_view(x, "unbind",
-                         lambda a: [a[key_pre + (i,)] for i in range(a.shape[d])], multi=True)
+    return _generic_view(x, "unbind",   # Ellipsis: 0-d views, never scalar copies
+                         lambda a: [a[key_pre + (i, Ellipsis)] for i in range(a.shape[d])], multi=True)
 
 
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None, *, dim1=None, dim2=None):

@@ -35,6 +35,8 @@ VIEW_CASES = {
     "split_1": lambda x: x.split(2, dim=2)[1],
     "chunk_1": lambda x: x.chunk(3, 1)[2],
     "unbind_1": lambda x: x.unbind(1)[1],
+    "unbind_of_1d": lambda x: x[1, 2].unbind(0)[3],
+    "select_of_1d": lambda x: x[0, 1].select(0, 2),
     "tensor_split_1": lambda x: x.tensor_split(3, 2)[1],
     "reshape_of_transposed_split": lambda x: x.transpose(1, 2).reshape(2, 2, 2, 3),
     "reshape_slice": lambda x: x[:, :2].reshape(4, 4),
