@@ -15,3 +15,19 @@ class SavedTensorModifiedError(RuntimeError):
 
 class GraphReleasedError(RuntimeError):
     """Backward through a graph whose saved tensors were already freed."""
+
+
+# Note [Argument layer] (ops/args.py): each class derives from the exception PyTorch raises
+# for the mistake and from the one Paddle raises, so code written for either catches it.
+class AxisError(IndexError, ValueError):
+    """An axis or an index out of range (PyTorch IndexError, Paddle ValueError)."""
+
+
+class ArgTypeError(TypeError, RuntimeError):
+    """An argument of the wrong type or dtype (Paddle TypeError, PyTorch TypeError or
+    RuntimeError)."""
+
+
+class ArgValueError(ValueError, RuntimeError):
+    """An argument with a value the op cannot accept (Paddle ValueError, PyTorch
+    RuntimeError)."""

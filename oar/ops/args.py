@@ -1,0 +1,161 @@
+"""The one argument-checking layer every public op goes through.
+
+Note [Argument layer]
+Public ops parse their arguments with these helpers before anything is computed or written
+(Note [Check, then write] in registry.py): axes are normalised with range checks (never
+`axis % ndim`), shapes must be integers, index tensors must be integer (or bool where a mask
+is meant), numbers must be real numbers (`None` never becomes NaN). A new op that uses them
+gets every check for free, and the bad-input table (tests/test_bad_inputs.py) runs each
+public function through them.
+
+Errors derive from both the PyTorch and the Paddle exception for the same mistake
+(errors.py), so `except RuntimeError` (PyTorch code) and `except ValueError` / `except
+TypeError` (Paddle code) both catch them.
+"""
+from __future__ import annotations
+
+import numbers
+import operator
+
+import numpy as np
+
+from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
+from ..tensor import Tensor
+
+_INT_KINDS = "iu"
+
+
+def _shape_str(shape):
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def integer(value, op, name):
+    """A Python int from an int, a NumPy integer or a one-element integer tensor.
+
+    bool is refused (True as a size or index is almost always a mistake)."""
+    if value.__class__ is int:
+        return value
+    if isinstance(value, Tensor):
+        if value._data.dtype.kind in _INT_KINDS and value._data.size == 1:
+            return int(value._data.reshape(()))
+    elif not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise ArgTypeError(f"{op}(): argument '{name}' must be an integer, got "
+                       f"{_describe(value)}")
+
+
+def axis(value, ndim, op, name="axis"):
+    """Normalise one axis into [0, ndim); a 0-d tensor accepts axis 0 and -1."""
+    a = integer(value, op, name)
+    n = max(ndim, 1)
+    if not -n <= a < n:
+        raise AxisError(f"{op}(): Dimension out of range (expected to be in range of "
+                        f"[{-n}, {n - 1}], but got {a}) for a tensor with {ndim} "
+                        f"dimension{'s' if ndim != 1 else ''} ({name}={a}).")
+    return a + n if a < 0 else a
+
+
+def axes(values, ndim, op, name="axis"):
+    """Normalise a list of axes (or one axis); repeated axes are refused."""
+    if not isinstance(values, (list, tuple)):
+        values = (values,)
+    out = tuple(axis(v, ndim, op, name) for v in values)
+    if len(set(out)) != len(out):
+        raise ArgValueError(f"{op}(): dim {list(values)} appears multiple times in the list "
+                            f"of dims (normalised {list(out)}).")
+    return out
+
+
+def shape(value, op, allow_infer=False, name="shape"):
+    """A tuple of non-negative ints from an int, a list/tuple of ints or int tensors, or a
+    1-D integer tensor. With allow_infer, one -1 (reshape) is allowed."""
+    if isinstance(value, Tensor):
+        if value._data.dtype.kind not in _INT_KINDS or value._data.ndim > 1:
+            raise ArgTypeError(f"{op}(): {name} must be integers, got a {value.dtype.name} "
+                               f"tensor of shape {_shape_str(value._data.shape)}")
+        dims = tuple(int(s) for s in value._data.reshape(-1))
+    elif isinstance(value, (list, tuple)):
+        dims = tuple(integer(s, op, f"{name}[{i}]") for i, s in enumerate(value))
+    else:
+        dims = (integer(value, op, name),)
+    for s in dims:
+        if s < 0 and not (allow_infer and s == -1):
+            raise ArgValueError(f"{op}(): negative dimension {s} in {name} {list(dims)}; "
+                                "sizes must be >= 0" + (" (or -1 to infer one)" if allow_infer else ""))
+    return dims
+
+
+def shape_args(args, op, allow_infer=False):
+    """Shapes given as varargs (`zeros(2, 3)`) or as one sequence (`zeros([2, 3])`)."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
+        return shape(args[0], op, allow_infer)
+    return shape(tuple(args), op, allow_infer)
+
+
+def number(value, op, name="value", allow_bool=True):
+    """A real Python number (int, float or bool); None, strings and tensors with more than
+    one element are refused. A one-element tensor gives its value."""
+    if value.__class__ in (int, float) or (allow_bool and value.__class__ is bool):
+        return value
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return value.item()
+    if isinstance(value, Tensor) and value._data.size == 1:
+        return value._data.reshape(()).item()
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    raise ArgTypeError(f"{op}(): argument '{name}' must be a number, got {_describe(value)}")
+
+
+def index_array(index, op, name="index", allow_bool=False):
+    """An index tensor's array; its dtype must be an integer (or bool when allowed)."""
+    if not isinstance(index, Tensor):
+        from .registry import as_tensor
+        try:
+            index = as_tensor(index)
+        except (TypeError, ValueError) as e:
+            raise ArgTypeError(f"{op}(): argument '{name}' must be an integer tensor, got "
+                               f"{_describe(index)}") from e
+    kind = index._data.dtype.kind
+    if kind in _INT_KINDS or (allow_bool and kind == "b"):
+        return index._data
+    allowed = "int32 or int64" + (" (or bool)" if allow_bool else "")
+    raise ArgTypeError(f"{op}(): Expected dtype {allowed} for {name}, got "
+                       f"{index.dtype.name}. Fix: cast it with .astype('int64').")
+
+
+def bounded_index(arr, size, op, name="index", allow_negative=False, dim=None):
+    """Check integer indices against a dimension of `size` elements."""
+    if arr.size == 0:
+        return arr
+    lo = -size if allow_negative else 0
+    mn, mx = int(arr.min()), int(arr.max())
+    if mn < lo or mx >= size:
+        bad = mn if mn < lo else mx
+        where = f" for dimension {dim}" if dim is not None else ""
+        raise AxisError(f"{op}(): {name} {bad} is out of bounds{where} with size {size} "
+                        f"(valid range [{lo}, {size - 1}]).")
+    return arr
+
+
+def same_dtype(a, b, op, what="src"):
+    """Tensors written into another tensor keep its dtype (PyTorch's rule for scatter,
+    index_put, index_add): a float source into an integer tensor is refused."""
+    if a._data.dtype != b._data.dtype:
+        raise ArgTypeError(f"{op}(): Expected self.dtype to be equal to {what}.dtype "
+                           f"(self is {a.dtype.name}, {what} is {b.dtype.name}). Fix: cast "
+                           f"{what} with .astype('{a.dtype.name}').")
+
+
+def one_of(value, choices, op, name):
+    if value not in choices:
+        raise ArgValueError(f"{op}(): {name} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def _describe(value):
+    if isinstance(value, Tensor):
+        return f"a {value.dtype.name} tensor of shape {_shape_str(value._data.shape)}"
+    return f"{type(value).__name__} {value!r}"
