@@ -1,8 +1,8 @@
 """dtype objects and type promotion.
 
-oar dtypes wrap NumPy dtypes. Promotion between tensors is NumPy's; Python scalars are
-"weak" (NEP 50) except that a Python float meeting an integer or bool tensor gives the
-default float dtype (float32), as in PyTorch and Paddle.
+oar dtypes wrap NumPy dtypes. Promotion is PyTorch's result_type (Note [Type promotion]),
+not NumPy's: a floating tensor with an integer tensor keeps the floating dtype, 0-d tensors
+and Python scalars only decide the result when they are of a higher category.
 """
 from __future__ import annotations
 
@@ -91,23 +91,98 @@ def from_numpy_dtype(npd) -> DType:
                         f"{[n.name for n in ALL]}") from None
 
 
-@functools.lru_cache(maxsize=1024)
-def promote(np_dtypes: tuple, scalar_kinds: tuple) -> np.dtype:
-    """Result dtype of a pointwise op.
+# Note [Type promotion]
+# PyTorch's result_type, exactly (c10/core/ScalarType.h promoteTypes and
+# aten/src/ATen/native/TypeProperties.cpp). Operands fall into three priority classes:
+# dimensioned tensors, 0-d tensors and Python scalars ("wrapped numbers": bool -> bool,
+# int -> int64, float -> the default float dtype). Each class is promoted on its own; then a
+# lower class only counts when its category (bool < integer < floating) is higher than the
+# result so far. So a floating tensor with an integer tensor keeps the floating dtype
+# (never NumPy's int64 + float16 -> float64 or int + float32 -> float64 widening), and
+# `float16 tensor * float64 0-d tensor` stays float16.
+_B, _I, _F = 0, 1, 2
 
-    np_dtypes: NumPy dtypes of the tensor operands; scalar_kinds: type(python scalar) of
-    the scalar operands (bool, int, float).
+
+def _category(d):
+    k = d.kind
+    return _F if k == "f" else (_B if k == "b" else _I)
+
+
+@functools.lru_cache(maxsize=256)
+def promote_types(a, b):
+    """PyTorch's promoteTypes for two NumPy dtypes (c10 promoteTypes)."""
+    a, b = np.dtype(a), np.dtype(b)
+    if a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca == _F or cb == _F:
+        if ca != cb:      # floating meets integer or bool: the floating dtype wins as is
+            return a if ca == _F else b
+        return a if a.itemsize >= b.itemsize else b
+    if ca == _B:
+        return b
+    if cb == _B:
+        return a
+    return np.result_type(a, b)   # integers: NumPy agrees (uint8 + int8 -> int16)
+
+
+def _promote_all(dts):
+    r = None
+    for d in dts:
+        r = d if r is None else promote_types(r, d)
+    return r
+
+
+def _combine(higher, lower):
+    """c10 combine_categories: `lower` only matters when its category is higher."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if _category(higher) == _F:
+        return higher
+    if _category(higher) == _B or _category(lower) == _F:
+        return promote_types(higher, lower)
+    return higher
+
+
+_SCALAR_DTYPE = {bool: np.dtype(np.bool_), int: np.dtype(np.int64)}
+
+
+@functools.lru_cache(maxsize=1024)
+def promote(dim_dtypes: tuple, zero_dtypes: tuple = (), scalar_kinds: tuple = ()) -> np.dtype:
+    """Result dtype of a pointwise op, as torch.result_type (Note [Type promotion]).
+
+    dim_dtypes: NumPy dtypes of the tensor operands with at least one dimension;
+    zero_dtypes: those of 0-d tensor operands; scalar_kinds: bool, int or float for each
+    Python scalar operand.
     """
-    if np_dtypes:
-        result = np.result_type(*np_dtypes)
-    else:
-        result = np.dtype(np.float32) if float in scalar_kinds else np.dtype(np.int64)
-    for kind in scalar_kinds:
-        if kind is float and result.kind in "biu":
-            result = DEFAULT_FLOAT.np
-        elif kind is int and result.kind == "b":
-            result = np.dtype(np.int64)
-    return result
+    scalars = tuple(_SCALAR_DTYPE.get(k, DEFAULT_FLOAT.np) for k in scalar_kinds)
+    r = _combine(_promote_all(dim_dtypes), _combine(_promote_all(zero_dtypes), _promote_all(scalars)))
+    if r is None:
+        raise TypeError("promote: no operands")
+    return r
+
+
+def result_type(*operands) -> np.dtype:
+    """torch.result_type over tensors (oar.Tensor or anything with a NumPy `dtype` and
+    `ndim`) and Python numbers."""
+    dims, zeros, kinds = [], [], []
+    for a in operands:
+        d = getattr(a, "_data", a)
+        if isinstance(d, np.ndarray):
+            (dims if d.ndim else zeros).append(d.dtype)
+        else:
+            kinds.append(scalar_kind(a))
+    return promote(tuple(dims), tuple(zeros), tuple(kinds))
+
+
+def can_cast(from_dtype, to_dtype) -> bool:
+    """PyTorch's canCast for writing a result into an existing tensor (in-place, out=):
+    floating -> integer or bool and non-bool -> bool are refused; everything else (also
+    narrowing within a category, e.g. float64 -> float32, int64 -> uint8) is allowed."""
+    cf, ct = _category(np.dtype(from_dtype)), _category(np.dtype(to_dtype))
+    return cf <= ct
 
 
 def scalar_kind(value):

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ..tensor import Tensor
 from .registry import OpDef, declare, float_result
+
+# Kernels run after the dtype checks (registry.check_pointwise_inplace, dispatch_out use
+# PyTorch's canCast: `uint8 += int64` and `float32 += float64` are legal, float into int is
+# not), so they cast their result unsafely into `out`, as TensorIterator does.
+_UNSAFE = "unsafe"
 
 
 # Note [Fast path] kernels: exact for same-dtype floating operands and default attrs
@@ -31,10 +37,16 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
 
 
 def P(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=(),
-      inplace=True, result_dtype=None, aliases=(), method=True, fast=None):
+      inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
+      number_attrs=None, promote=None):
+    """Declare a pointwise op. `check(op_name, args, attrs, rdt)` (optional) runs before any
+    allocation or write on the generic path (Note [Check, then write]); the fast path never
+    needs it (floating operands, default attrs). `promote`: indices of the operands whose
+    dtypes decide the result (default: all; where: not the condition)."""
     op = OpDef(name, kernel, backward, save=save, save_out=save_out, kind="pointwise",
                inputs=inputs, attrs=attrs, inplace=inplace, result_dtype=result_dtype,
-               method=method, fast=fast or FAST_KERNELS.get(name))
+               method=method, fast=fast or FAST_KERNELS.get(name), check=check,
+               number_attrs=number_attrs, promote=promote)
     if isinstance(op.fast, tuple):
         op.fast, op.fast_const = op.fast[0], op.fast[1:]
     declare(op, aliases=aliases)
@@ -43,14 +55,14 @@ def P(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=
 
 def u(uf):
     def k(out, rdt, x):
-        return uf(x, out=out, dtype=rdt)
+        return uf(x, out=out, dtype=rdt, casting=_UNSAFE)
     k.__doc__ = f"Elementwise {uf.__name__}."
     return k
 
 
 def b(uf):
     def k(out, rdt, x, y):
-        return uf(x, y, out=out, dtype=rdt)
+        return uf(x, y, out=out, dtype=rdt, casting=_UNSAFE)
     k.__doc__ = f"Elementwise {uf.__name__}, with broadcasting."
     return k
 
@@ -62,7 +74,7 @@ def _bool_result(rdt):
 # ---------------------------------------------------------------- unary, backward needs result
 P("exp", u(np.exp), lambda c, g: (g * c.out,), save_out=(0,), result_dtype=float_result)
 P("sqrt", u(np.sqrt), lambda c, g: (g / (c.out * 2),), save_out=(0,), result_dtype=float_result)
-P("rsqrt", lambda out, rdt, x: np.divide(1, np.sqrt(x, dtype=rdt), out=out, dtype=rdt),
+P("rsqrt", lambda out, rdt, x: np.divide(1, np.sqrt(x, dtype=rdt, casting=_UNSAFE), out=out, dtype=rdt, casting=_UNSAFE),
   lambda c, g: (g * c.out ** 3 * -0.5,), save_out=(0,), result_dtype=float_result)
 P("tanh", u(np.tanh), lambda c, g: (g * (1 - c.out * c.out),), save_out=(0,),
   result_dtype=float_result)
@@ -71,7 +83,7 @@ P("tanh", u(np.tanh), lambda c, g: (g * (1 - c.out * c.out),), save_out=(0,),
 def _sigmoid(out, rdt, x):
     if out is None:          # several steps in place: never let a 0-d result become a scalar
         out = np.empty(np.shape(x), rdt)
-    r = np.multiply(x, -1, out=out, dtype=rdt)   # not np.negative: Note [NumPy 2.4 negative]
+    r = np.multiply(x, -1, out=out, dtype=rdt, casting=_UNSAFE)   # not np.negative: Note [NumPy 2.4 negative]
     np.exp(r, out=r)
     r += 1
     return np.reciprocal(r, out=r)
@@ -87,8 +99,8 @@ def _relu_back(c, g):
     return (g * (c.out > 0),)
 
 
-P("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt), _relu_back, save_out=(0,))
-P("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt),
+P("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE), _relu_back, save_out=(0,))
+P("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt, casting=_UNSAFE),
   lambda c, g: (-g * c.out * c.out,), save_out=(0,), result_dtype=float_result)
 P("expm1", u(np.expm1), lambda c, g: (g * (c.out + 1),), save_out=(0,), result_dtype=float_result)
 
@@ -120,14 +132,21 @@ P("abs", u(np.abs), lambda c, g: (g * c.input(0).sign(),), save={0: (0,)})
 P("square", u(np.square), lambda c, g: (g * c.input(0) * 2,), save={0: (0,)})
 
 # ---------------------------------------------------------------- unary, gradient needs nothing
+def _check_neg(op_name, args, attrs, rdt):
+    if rdt.kind == "b":
+        raise ArgTypeError(f"{op_name}(): Negation, the `-` operator, on a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
 def _neg(out, rdt, x):
     # Note [NumPy 2.4 negative]: np.negative writing into a strided output reads the wrong
     # elements for some strides (float32 step 4, float64 step 8; found by the random
     # programs against torch). x * -1 is the same number in every case (-0.0, integer wrap).
-    return np.multiply(x, -1, out=out, dtype=rdt)
+    return np.multiply(x, -1, out=out, dtype=rdt, casting=_UNSAFE)
 
 
-P("neg", _neg, lambda c, g: (-g,), aliases=("negative",))
+P("neg", _neg, lambda c, g: (-g,), aliases=("negative",), check=_check_neg)
 _zero_grad = lambda c, g: (g * 0,)  # noqa: E731  (piecewise-constant functions)
 P("floor", u(np.floor), _zero_grad)
 P("ceil", u(np.ceil), _zero_grad)
@@ -140,11 +159,11 @@ def _scale(out, rdt, x, scale, bias, bias_after_scale):
     if out is None:
         out = np.empty(np.shape(x), rdt)
     if bias_after_scale:
-        r = np.multiply(x, scale, out=out, dtype=rdt)
+        r = np.multiply(x, scale, out=out, dtype=rdt, casting=_UNSAFE)
         if bias:
             np.add(r, bias, out=r)
         return r
-    r = np.add(x, bias, out=out, dtype=rdt)
+    r = np.add(x, bias, out=out, dtype=rdt, casting=_UNSAFE)
     return np.multiply(r, scale, out=r)
 
 
@@ -152,10 +171,14 @@ P("scale", _scale, lambda c, g: (g * c.attrs[0],),
   attrs=(("scale", 1.0), ("bias", 0.0), ("bias_after_scale", True)))
 
 
+def _check_clip(op_name, args, attrs, rdt):
+    if attrs[0] is None and attrs[1] is None:
+        raise ArgValueError(f"{op_name}(): At least one of 'min' or 'max' must not be None. "
+                            "Fix: pass min=, max= or both.")
+
+
 def _clip(out, rdt, x, lo, hi):
-    if lo is None and hi is None:
-        raise ValueError("clip: at least one of min and max must be given")
-    return np.clip(x, lo, hi, out=out, dtype=rdt) if out is not None else np.clip(x, lo, hi).astype(rdt, copy=False)
+    return np.clip(x, lo, hi, out=out, dtype=rdt, casting=_UNSAFE) if out is not None else np.clip(x, lo, hi).astype(rdt, copy=False)
 
 
 def _clip_back(c, g):
@@ -171,15 +194,31 @@ def _clip_back(c, g):
 
 
 P("clip", _clip, _clip_back, save={0: (0,)}, attrs=(("min", None), ("max", None)),
-  aliases=("clamp",))
+  aliases=("clamp",), check=_check_clip, number_attrs=("min", "max"))
 
 # ---------------------------------------------------------------- binary
-P("add", lambda out, rdt, x, y, alpha: np.add(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt),
+def _check_alpha(op_name, args, attrs, rdt):
+    """PyTorch's alpha rules for add/sub (and bool subtraction)."""
+    alpha = attrs[0]
+    if rdt.kind in "biu" and isinstance(alpha, float):
+        raise ArgTypeError(f"{op_name}(): For integral input tensors, argument alpha must not "
+                           f"be a floating point number (alpha={alpha!r}, result dtype {rdt}). "
+                           "Fix: cast the tensors to a floating dtype first.")
+    if rdt.kind != "b" and isinstance(alpha, bool):
+        raise ArgTypeError(f"{op_name}(): Boolean alpha only supported for Boolean results "
+                           f"(result dtype {rdt}).")
+    if op_name.startswith(("sub", "-")) and rdt.kind == "b":
+        raise ArgTypeError(f"{op_name}(): Subtraction, the `-` operator, with two bool tensors "
+                           "is not supported. If you are trying to invert a mask, use the `~` "
+                           "or `logical_not()` operator instead.")
+
+
+P("add", lambda out, rdt, x, y, alpha: np.add(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt, casting=_UNSAFE),
   lambda c, g: (g, g if c.attrs[0] == 1 else g * c.attrs[0]),
-  inputs=("x", "y"), attrs=(("alpha", 1),))
-P("sub", lambda out, rdt, x, y, alpha: np.subtract(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt),
+  inputs=("x", "y"), attrs=(("alpha", 1),), check=_check_alpha)
+P("sub", lambda out, rdt, x, y, alpha: np.subtract(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt, casting=_UNSAFE),
   lambda c, g: (g, -g if c.attrs[0] == 1 else g * -c.attrs[0]),
-  inputs=("x", "y"), attrs=(("alpha", 1),), aliases=("subtract",))
+  inputs=("x", "y"), attrs=(("alpha", 1),), aliases=("subtract",), check=_check_alpha)
 def _mul_back(c, g):
     if c.needs[0] and not c.needs[1]:
         y = c.input(1)
@@ -204,31 +243,99 @@ def _div_back(c, g):
 
 P("div", b(np.true_divide), _div_back, save={0: (1,), 1: (0, 1)}, inputs=("x", "y"),
   result_dtype=float_result, aliases=("divide", "true_divide"))
-P("floor_divide", b(np.floor_divide), lambda c, g: (g * 0, g * 0), inputs=("x", "y"))
+def _check_int_div(op_name, args, attrs, rdt):
+    """Integer division by zero is an error in PyTorch (RuntimeError "ZeroDivisionError"),
+    not NumPy's warning and a garbage 0; bool tensors have no floor division."""
+    if rdt.kind == "b":
+        raise ArgTypeError(f"{op_name}(): not implemented for 'Bool' tensors. Fix: cast to an "
+                           "integer or floating dtype first.")
+    if rdt.kind in "iu":
+        y = args[1]
+        zero = (y._data == 0).any() if isinstance(y, Tensor) else y == 0
+        if zero:
+            raise ArgValueError(f"ZeroDivisionError: {op_name}() of an integer tensor (result "
+                                f"dtype {rdt}) by zero. Fix: make the divisor nonzero, or "
+                                "divide floating tensors (which give inf/nan).")
+
+
+P("floor_divide", b(np.floor_divide), lambda c, g: (g * 0, g * 0), inputs=("x", "y"),
+  check=_check_int_div)
 P("remainder", b(np.remainder),
   lambda c, g: (g, -g * (c.input(0) / c.input(1)).floor() if c.needs[1] else None),
-  save={1: (0, 1)}, inputs=("x", "y"), aliases=("mod", "floor_mod"))
+  save={1: (0, 1)}, inputs=("x", "y"), aliases=("mod", "floor_mod"), check=_check_int_div)
+
+
+def _where(cond, a, b):
+    """where() as an op (create_graph works); a or b may be a Python number."""
+    from .registry import FUNCTIONS
+    return FUNCTIONS["where"](cond, a, b)
+
+
+def _log_of_number(v):
+    with np.errstate(all="ignore"):
+        return float(np.log(np.float64(v)))
 
 
 def _pow_back(c, g):
-    x = c.input(0)
+    """PyTorch's pow_backward_self / pow_backward_exponent (FunctionsManual.cpp): a zero
+    exponent has gradient 0 for the base (also at base 0, where y * x**(y-1) is 0 * inf),
+    and a zero base with a non-negative exponent has gradient 0 for the exponent."""
+    x, y = c.input(0), c.input(1)
     gx = gy = None
     if c.needs[0]:
-        y = c.input(1)
-        gx = g * y * x ** (y - 1)
+        if isinstance(y, Tensor):
+            gx = _where(y == 0, 0.0, g * (y * x ** (y - 1)))
+        elif y == 0:
+            gx = _zeros_like(x, g)
+        else:
+            gx = g * (y * x ** (y - 1))
     if c.needs[1]:
-        gy = g * c.out * (x.log() if hasattr(x, "log") else float(np.log(x)))
+        out = c.out
+        if isinstance(x, Tensor):
+            gy = g * _where((x == 0) & (y >= 0), 0.0, out * x.log())
+        elif x == 0:
+            gy = g * _where(y >= 0, 0.0, out * _log_of_number(x))
+        else:
+            gy = g * (out * _log_of_number(x))
     return gx, gy
 
 
-P("pow", b(np.power), _pow_back, save={0: (0, 1), 1: (0,)}, save_out=(1,),
+def _zeros_like(x, g):
+    from .registry import FUNCTIONS
+    return FUNCTIONS["zeros_like"](x, dtype=g.dtype)
+
+
+P("pow", b(np.power), _pow_back, save={0: (0, 1), 1: (0, 1)}, save_out=(1,),
   inputs=("x", "y"))
-P("maximum", b(np.maximum),
-  lambda c, g: (g * (c.input(0) >= c.input(1)), g * (c.input(0) < c.input(1))),
-  save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"), inplace=False, aliases=("fmax",))
-P("minimum", b(np.minimum),
-  lambda c, g: (g * (c.input(0) <= c.input(1)), g * (c.input(0) > c.input(1))),
-  save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"), inplace=False, aliases=("fmin",))
+
+
+def _max_back(c, g):
+    """PyTorch's maximum/minimum derivative: ties split the gradient evenly (0.5 / 0.5,
+    as Paddle); a NaN on either side sends the whole gradient to both."""
+    x, y = c.input(0), c.input(1)
+    half = _where(x == y, g * 0.5, g)
+    x_loses, y_loses = (x < y, x > y) if c.op.name == "maximum" else (x > y, x < y)
+    return (_where(x_loses, 0.0, half) if c.needs[0] else None,
+            _where(y_loses, 0.0, half) if c.needs[1] else None)
+
+
+def _fmax_back(c, g):
+    """PyTorch's fmax/fmin derivative: the gradient goes to x where x wins or y is NaN
+    (ties: to x), else to y."""
+    x, y = c.input(0), c.input(1)
+    to_x = ((x >= y) if c.op.name == "fmax" else (x <= y)) | (y != y)
+    return (_where(to_x, g, 0.0) if c.needs[0] else None,
+            _where(to_x, 0.0, g) if c.needs[1] else None)
+
+
+P("maximum", b(np.maximum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+  inplace=False)
+P("minimum", b(np.minimum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+  inplace=False)
+P("fmax", b(np.fmax), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+  inplace=False)
+P("fmin", b(np.fmin), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+  inplace=False)
 
 # ---------------------------------------------------------------- comparisons / logic (no grad)
 for _name, _uf, _al in (("equal", np.equal, ("eq",)), ("not_equal", np.not_equal, ("ne",)),
@@ -252,29 +359,56 @@ for _name, _uf in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or
 P("bitwise_not", u(np.invert), None)
 
 # ---------------------------------------------------------------- ternary and masked
+def _check_mask(op_name, args, attrs, rdt):
+    """where / masked_fill take a bool condition (PyTorch refuses others: a float mask is
+    almost always a mistake); masked_fill's value is a number or a 0-d tensor."""
+    m = args[1]
+    if not isinstance(m, Tensor) or m._data.dtype.kind != "b":
+        got = m.dtype.name if isinstance(m, Tensor) else type(m).__name__
+        what = "condition" if op_name.startswith("where") else "mask"
+        raise ArgTypeError(f"{op_name}(): expected {what} to be a boolean tensor, but got "
+                           f"{got}. Fix: compare to get a mask (e.g. `x > 0`) or cast with "
+                           ".astype('bool').")
+    if op_name.startswith("masked_fill"):
+        v = args[2]
+        if isinstance(v, Tensor) and v._data.ndim != 0:
+            raise ArgValueError(f"{op_name}(): masked_fill_ only supports a 0-dimensional value "
+                                f"tensor, but got tensor with {v._data.ndim} dimension(s). Fix: "
+                                "use where(mask, value, x) for a tensor of values.")
+
+
 def _where_k(out, rdt, x, cond, y):
     if out is None:
         return np.where(cond, x, y).astype(rdt, copy=False)
-    np.copyto(out, y, where=~np.asarray(cond, dtype=bool), casting="same_kind")
+    np.copyto(out, y, where=~cond, casting=_UNSAFE)
     if out is not x:
-        np.copyto(out, x, where=np.asarray(cond, dtype=bool), casting="same_kind")
+        np.copyto(out, x, where=cond, casting=_UNSAFE)
     return out
 
 
-WHERE = P("where_self", _where_k,
-          lambda c, g: (g * c.input(1), None, g * ~c.input(1) if c.needs[2] else None),
-          save={0: (1,), 2: (1,)}, inputs=("x", "condition", "y"), method=False)
+def _where_back(c, g):
+    cond = c.input(1)
+    return (_where(cond, g, 0.0) if c.needs[0] else None, None,
+            _where(cond, 0.0, g) if c.needs[2] else None)
+
+
+WHERE = P("where_self", _where_k, _where_back, save={0: (1,), 2: (1,)},
+          inputs=("x", "condition", "y"), method=False, check=_check_mask, promote=(0, 2))
 
 
 def _masked_fill_k(out, rdt, x, mask, value):
     if out is None:
         out = np.array(x, dtype=rdt)
-    np.copyto(out, value, where=np.asarray(mask, dtype=bool), casting="unsafe")
+    np.copyto(out, value, where=mask, casting=_UNSAFE)
     return out
 
 
-MASKED_FILL = P("masked_fill", _masked_fill_k,
-                lambda c, g: (g * ~c.input(1), None,
-                              (g * c.input(1)).sum() if c.needs[2] else None),
-                save={0: (1,), 2: (1,)}, inputs=("x", "mask", "value"))
+def _masked_fill_back(c, g):
+    mask = c.input(1)
+    return (_where(mask, 0.0, g) if c.needs[0] else None, None,
+            _where(mask, g, 0.0).sum() if c.needs[2] else None)
 
+
+# the result keeps x's dtype (PyTorch and Paddle): `int_tensor.masked_fill(m, 0.5)` is int
+MASKED_FILL = P("masked_fill", _masked_fill_k, _masked_fill_back, save={0: (1,), 2: (1,)},
+                inputs=("x", "mask", "value"), check=_check_mask, promote=(0,))

@@ -15,14 +15,16 @@ checked inputs. So an op that raises leaves data, shape, dtype and version uncha
 """
 from __future__ import annotations
 
+import numbers
 import weakref
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import storage as _storage
+from . import args as _args
 from ..autograd import grad_mode
-from ..autograd.errors import InplaceLeafError, InplaceViewError
+from ..autograd.errors import ArgTypeError, ArgValueError, InplaceLeafError, InplaceViewError
 from ..autograd.node import OpNode, SavedTensor
 from ..tensor import DEFAULT, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta, _view_error
 
@@ -37,12 +39,12 @@ class OpDef:
     __slots__ = ("name", "kernel", "backward", "save", "save_out", "kind", "inputs",
                  "attrs", "differentiable", "check", "node_name", "result_dtype",
                  "inplace_ok", "method", "function", "call", "fill_like", "own_overlap_check",
-                 "fast", "fast_attrs", "fast_const", "view_name")
+                 "fast", "fast_attrs", "fast_const", "view_name", "optional", "number_attrs", "promote")
 
     def __init__(self, name, kernel, backward=None, save=None, save_out=(), kind="general",
                  inputs=("x",), attrs=(), check=None, result_dtype=None, inplace=False,
                  method=True, function=True, node_name=None, fill_like=False,
-                 own_overlap_check=False, fast=None):
+                 own_overlap_check=False, fast=None, optional=(), number_attrs=None, promote=None):
         self.name = name
         self.kernel = kernel
         self.backward = backward
@@ -72,6 +74,16 @@ class OpDef:
         self.fast_attrs = tuple(d for _, d in attrs)
         self.view_name = self.node_name.replace("Backward", "")
         self.call = None
+        # Note [Argument layer]: inputs that may be None (an absent bias); every other
+        # input must be a tensor or a number. number_attrs: attrs that must be real numbers
+        # (or None where the default is None); by default every attr whose default is an
+        # int or a float (not a bool). Attrs named `axis` are range-checked and normalised.
+        self.optional = frozenset(optional)
+        if number_attrs is None:
+            number_attrs = tuple(a for a, d in attrs
+                                 if isinstance(d, (int, float)) and not isinstance(d, bool))
+        self.number_attrs = tuple(number_attrs)
+        self.promote = promote      # indices of the operands that decide a pointwise result dtype
 
 
 # --------------------------------------------------------------------------- helpers
@@ -80,17 +92,61 @@ def as_tensor(value, like=None):
         return value
     from .creation import to_tensor
     if like is not None and isinstance(value, _Number):
-        return Tensor._wrap(np.asarray(value, dtype=np.result_type(like._data.dtype, value)))
+        # the number as a 0-d tensor of the dtype it would give with `like` (Note [Type
+        # promotion]): where(cond, 1.0, int_tensor) is float32, as in PyTorch
+        dt = _dt.promote((like._data.dtype,), (), (_dt.scalar_kind(value),))
+        return Tensor._wrap(np.asarray(value, dtype=dt))
     return to_tensor(value)
 
 
-def operand(value):
-    """Tensors and Python numbers pass; array-likes become tensors."""
-    if isinstance(value, (Tensor, int, float, bool)) or value is None:
+def operand(value, op=None, name="other", op_name=None):
+    """Tensors and Python numbers pass; array-likes become tensors. Note [Argument layer]:
+    None, strings and other non-numbers are refused here (never turned into NaN or an
+    object array), with an error naming the op and the argument."""
+    c = value.__class__
+    if c is int or c is float or c is bool or isinstance(value, Tensor):
         return value
-    if isinstance(value, np.generic):
-        return value.item()
-    return as_tensor(value)
+    opname = op_name or (op if isinstance(op, str) else (op.name if op is not None else "operand"))
+    if value is None:
+        if op is not None and not isinstance(op, str) and name in op.optional:
+            return None
+        raise ArgTypeError(f"{opname}(): argument '{name}' must be a Tensor or a number, got "
+                           "None. Fix: pass a tensor or a Python number.")
+    if isinstance(value, (np.generic, numbers.Number)):
+        return _args.number(value, opname, name)
+    if isinstance(value, (str, bytes, dict, set)) or not (
+            isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__")):
+        raise ArgTypeError(f"{opname}(): argument '{name}' must be a Tensor or a number, got "
+                           f"{type(value).__name__} {value!r:.60}")
+    try:
+        return as_tensor(value)
+    except (TypeError, ValueError) as e:
+        raise ArgTypeError(f"{opname}(): argument '{name}' must be a Tensor or a number; "
+                           f"could not make a tensor from {type(value).__name__}: {e}") from e
+
+
+def number_attr(value, op, name, allow_none=False):
+    """Note [Argument layer] for a declared numeric attr (alpha, scale, p, ...): a real
+    number, or a tensor (ops that take a tensor there handle it; others refuse it);
+    never None or a string. Only reached when the value is not a plain int or float."""
+    if value is None:
+        if allow_none:
+            return None
+        raise ArgTypeError(f"{op}(): argument '{name}' must be a number, got None")
+    if isinstance(value, Tensor):
+        return value
+    return _args.number(value, op, name)
+
+
+def axis_attr(value, x, op, name="axis"):
+    """Note [Argument layer] for a declared `axis` attr: normalised into [0, ndim) with a
+    range check (a list of axes: also no repeats); None passes (all axes)."""
+    if value is None:
+        return None
+    nd = x._data.ndim if isinstance(x, Tensor) else 0
+    if isinstance(value, (list, tuple)):
+        return _args.axes(value, nd, op, name)
+    return _args.axis(value, nd, op, name)
 
 
 def fmt_shape(shape):
@@ -98,14 +154,20 @@ def fmt_shape(shape):
 
 
 def pointwise_dtype(op, args):
-    tdts = []
+    """Result dtype: torch.result_type of the operands (Note [Type promotion] in dtypes.py),
+    then the op's own rule (division and transcendental ops: floating; comparisons: bool)."""
+    dims = []
+    zeros = []
     skinds = []
+    if op.promote is not None:
+        args = [args[i] for i in op.promote]
     for a in args:
         if isinstance(a, Tensor):
-            tdts.append(a._data.dtype)
+            d = a._data
+            (dims if d.ndim else zeros).append(d.dtype)
         elif a is not None:
             skinds.append(_dt.scalar_kind(a))
-    rdt = _dt.promote(tuple(tdts), tuple(skinds))
+    rdt = _dt.promote(tuple(dims), tuple(zeros), tuple(skinds))
     if op.result_dtype is not None:
         rdt = op.result_dtype(rdt)
     return rdt
@@ -221,6 +283,8 @@ def dispatch(op, args, attrs):
             return out
     if op.kind == "pointwise":
         rdt = pointwise_dtype(op, args)
+        if op.check is not None:
+            op.check(op.name, args, attrs, rdt)
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         res = op.kernel(None, rdt, *arrays, *attrs)
     else:
@@ -333,7 +397,7 @@ def check_pointwise_inplace(op, args, op_name):
             b = None
         if b != x.shape:
             others = ", ".join(fmt_shape(s) for s in shapes[1:])
-            raise ValueError(
+            raise ArgValueError(
                 f"The shape of broadcast output {fmt_shape(b) if b is not None else '(incompatible)'} "
                 f"is different from that of inplace tensor {fmt_shape(x.shape)} in the Inplace "
                 f"operation `{op_name}` (operand shapes {others}): output with shape "
@@ -341,8 +405,8 @@ def check_pointwise_inplace(op, args, op_name):
                 "changes its tensor's shape. Fix: use the out-of-place op "
                 f"(`z = {op.name}(x, y)`) or make the operand broadcast to {fmt_shape(x.shape)}.")
     rdt = pointwise_dtype(op, args)
-    if rdt != x.dtype and not np.can_cast(rdt, x.dtype, "same_kind"):
-        raise TypeError(
+    if rdt != x.dtype and not _dt.can_cast(rdt, x.dtype):
+        raise ArgTypeError(
             f"result type {_dt.from_numpy_dtype(rdt).name} can't be cast to the desired output "
             f"type {self.dtype.name} of `{op_name}` (operand dtypes "
             f"{[str(a._data.dtype) if isinstance(a, Tensor) else type(a).__name__ for a in args]})."
@@ -382,6 +446,8 @@ def dispatch_inplace(op, args, attrs, op_name=None):
     # Note [Check, then write]
     if op.kind == "pointwise":
         rdt = check_pointwise_inplace(op, args, op_name)
+        if op.check is not None:
+            op.check(op_name, args, attrs, rdt)
     elif op.check is not None:
         rdt = op.check(self, args, attrs, op_name)
     else:
@@ -508,7 +574,7 @@ _new = object.__new__
 def dispatch_out(op, args, attrs, out):
     """`out=` form: write the result into `out` (same rules as in-place, on `out`)."""
     if not isinstance(out, Tensor):
-        raise TypeError(f"out= must be a Tensor, got {type(out).__name__}")
+        raise ArgTypeError(f"{op.name}(): out= must be a Tensor, got {type(out).__name__}")
     if _STATE.enabled and (_needs_grad(args) or out.requires_grad):
         raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad. "
@@ -518,11 +584,14 @@ def dispatch_out(op, args, attrs, out):
         rdt = pointwise_dtype(op, args)
         shape = np.broadcast_shapes(*[a._data.shape for a in args if isinstance(a, Tensor)])
         if shape != out._data.shape:
-            raise ValueError(f"out= has shape {fmt_shape(out._data.shape)} but `{op.name}` "
+            raise ArgValueError(f"out= has shape {fmt_shape(out._data.shape)} but `{op.name}` "
                              f"produces {fmt_shape(shape)}")
-        if not np.can_cast(rdt, out._data.dtype, "same_kind"):
-            raise TypeError(f"result type {rdt} can't be cast to the desired output type "
-                            f"{out._data.dtype}")
+        if not _dt.can_cast(rdt, out._data.dtype):
+            raise ArgTypeError(f"{op.name}(): result type {rdt} can't be cast to the desired "
+                               f"output type {out._data.dtype} of out=. Fix: pass an out= "
+                               f"tensor of dtype {rdt}.")
+        if op.check is not None:
+            op.check(op.name, args, attrs, rdt)
         check_writable(out, op.name)
         for a in args:
             if isinstance(a, Tensor):
@@ -531,10 +600,13 @@ def dispatch_out(op, args, attrs, out):
         op.kernel(out._data, rdt, *arrays, *attrs)
     else:
         if res._data.shape != out._data.shape:
-            raise ValueError(f"out= has shape {fmt_shape(out._data.shape)} but `{op.name}` "
+            raise ArgValueError(f"out= has shape {fmt_shape(out._data.shape)} but `{op.name}` "
                              f"produces {fmt_shape(res._data.shape)}")
+        if not _dt.can_cast(res._data.dtype, out._data.dtype):
+            raise ArgTypeError(f"{op.name}(): result type {res._data.dtype} can't be cast to "
+                               f"the desired output type {out._data.dtype} of out=.")
         check_writable(out, op.name)
-        np.copyto(out._data, res._data, casting="same_kind")
+        np.copyto(out._data, res._data, casting="unsafe")
     bump(out, op.name)
     return out
 
@@ -574,8 +646,15 @@ def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
         return L
     L.append(f"        if xd.dtype in _FLOATS and ({_PLAIN.format(v=x)} or not _STATE.enabled):")
     wrap = ["if r.__class__ is not _ndarray: r = _asarray(r)", "return _wrap(r)"]
-    # large results reuse a pooled buffer (Note [Caching allocator])
-    pooled = "_take(xd.shape, xd.dtype) if xd.nbytes >= _POOL_MIN else None"
+    # Note [Caching allocator]: a large result may go into a pooled buffer. Safe only when
+    # the buffer has the result's shape and dtype: the result dtype is x's (not a
+    # comparison's bool) and, with a tensor operand, that operand has x's shape exactly (a
+    # broadcasting operand gives a bigger result). Parenthesised: `a if c1 else None if c2
+    # else None` once took the pooled buffer whatever the other operand's shape.
+    same_dtype = op.result_dtype is None or op.result_dtype is float_result
+    pooled = "(_take(xd.shape, xd.dtype) if xd.nbytes >= _POOL_MIN else None)" if same_dtype else "None"
+    pooled_y = (f"(_take(xd.shape, xd.dtype) if xd.nbytes >= _POOL_MIN and yd.shape == xd.shape "
+                "else None)") if same_dtype else "None"
     if y is None:
         L += [f"            r = _fast(xd, {const}out={pooled})"] + ["            " + w for w in wrap]
         return L
@@ -586,7 +665,7 @@ def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
     L += [f"            c = {y}.__class__", "            if c is Tensor:",
           f"                yd = {y}._data",
           f"                if yd.dtype is xd.dtype and ({_PLAIN.format(v=y)} or not _STATE.enabled):",
-          f"                    r = _fast(xd, yd, out={pooled} if yd.shape == xd.shape else None)"] + \
+          f"                    r = _fast(xd, yd, out={pooled_y})"] + \
          ["                    " + w for w in wrap] + \
          ["            elif c is float or c is int:", f"                r = _fast(xd, {y}, out={pooled})"] + \
          ["                " + w for w in wrap]
@@ -600,7 +679,8 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True):
            "_dispatch_view": dispatch_view, "_dispatch_out": dispatch_out, "Tensor": Tensor,
            "_as_tensor": as_tensor, "_operand": operand, "_UNSET": _UNSET, "_FLOATS": _FLOATS,
            "_STATE": _STATE, "_ndarray": _ndarray, "_asarray": np.asarray, "_wrap": Tensor._wrap,
-           "_take": _storage.take, "_POOL_MIN": _storage.POOL_MIN_BYTES}
+           "_take": _storage.take, "_POOL_MIN": _storage.POOL_MIN_BYTES,
+           "_number_attr": number_attr, "_axis_attr": axis_attr}
     params = [p for p in op.inputs]
     attr_defaults = []
     for a, default in op.attrs:
@@ -616,12 +696,20 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True):
     pre.append(f"    if {first}.__class__ is not Tensor and not isinstance({first}, Tensor): "
                f"{first} = _as_tensor({first})")
     for p in op.inputs[1:]:
-        pre.append(f"    if {p}.__class__ is not Tensor: {p} = _operand({p})")
+        pre.append(f"    if {p}.__class__ is not Tensor: {p} = _operand({p}, _op, '{p}', '@OPNAME@')")
     if has_axis and dim_alias:
         pre.append("    if dim is not _UNSET: axis = dim")
+    # Note [Argument layer]: on the generic path only (the fast path above needs defaults)
+    defaults = dict(op.attrs)
+    for a in op.number_attrs:
+        none_ok = defaults[a] is None
+        pre.append(f"    if {a}.__class__ is not float and {a}.__class__ is not int: "
+                   f"{a} = _number_attr({a}, '@OPNAME@', '{a}', {none_ok})")
+    if has_axis:
+        pre.append(f"    axis = _axis_attr(axis, {first}, '@OPNAME@')")
     args_t = "(" + ", ".join(op.inputs) + ("," if len(op.inputs) == 1 else "") + ")"
     attrs_t = "(" + ", ".join(attr_defaults) + ("," if len(attr_defaults) == 1 else "") + ")"
-    body = "\n".join(pre)
+    body = "\n".join(pre).replace("@OPNAME@", op.name)   # error messages name the spelling
     if op.kind == "inplace":
         src = (f"def {op.name}({', '.join(params + tail)}):\n{body}\n"
                f"    return _dispatch_inplace(_op, {args_t}, {attrs_t}, '{op.name}')\n")
@@ -655,7 +743,8 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True):
         if op.fast is not None and op.kind == "pointwise" and len(op.inputs) <= 2:
             y = op.inputs[1] if len(op.inputs) == 2 else None
             fast = "\n".join(fast_prefix(op, "inplace", op.inputs[0], y, iname)) + "\n"
-        src_i = (f"def {iname}({', '.join(params + tail)}):\n{fast}{body}\n"
+        body_i = "\n".join(pre).replace("@OPNAME@", iname)
+        src_i = (f"def {iname}({', '.join(params + tail)}):\n{fast}{body_i}\n"
                  f"    return _dispatch_inplace(_op, {args_t}, {attrs_t}, '{iname}')\n")
         ifn = _gen(iname, src_i, env)
         _install(iname, ifn, True, op.method)
