@@ -5,6 +5,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor
+from ..autograd.errors import ArgTypeError, ArgValueError
+from . import args as _args
 from . import registry as R
 from .creation import _dtype, _finish, _shape
 from .registry import OpDef, declare
@@ -32,11 +34,11 @@ def _floats(shape, dtype, draw):
 
 
 def rand(*shape, dtype=None, name=None, requires_grad=False):
-    return _finish(_floats(_shape(shape), dtype, _GEN[0].random), requires_grad)
+    return _finish(_floats(_shape(shape, "rand"), dtype, _GEN[0].random), requires_grad)
 
 
 def randn(*shape, dtype=None, name=None, requires_grad=False):
-    return _finish(_floats(_shape(shape), dtype, _GEN[0].standard_normal), requires_grad)
+    return _finish(_floats(_shape(shape, "randn"), dtype, _GEN[0].standard_normal), requires_grad)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None, *, size=None):
@@ -44,26 +46,50 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None, *, size=None):
         low, high = 0, low
     if size is not None:
         shape = size
-    return _finish(_GEN[0].integers(low, high, size=_shape((shape,)),
+    low = _args.integer(low, "randint", "low")
+    high = _args.integer(high, "randint", "high")
+    if low >= high:
+        raise ArgValueError(f"randint(): random_ expects 'from' to be less than 'to', but got "
+                            f"from={low} >= to={high}. Fix: pass high > low.")
+    return _finish(_GEN[0].integers(low, high, size=_args.shape(shape, "randint"),
                                     dtype=_dtype(dtype, _dt.int64)))
+
+
+def _std(std, op):
+    if not std >= 0:
+        raise ArgValueError(f"{op}(): normal expects std >= 0.0, but found std {std}")
+    return std
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None, *, size=None):
     if size is not None:
         shape = size
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean._data if isinstance(mean, Tensor) else mean
-        s = std._data if isinstance(std, Tensor) else std
+        m = mean._data if isinstance(mean, Tensor) else _args.number(mean, "normal", "mean")
+        s = std._data if isinstance(std, Tensor) else _args.number(std, "normal", "std")
+        if np.any(~(np.asarray(s) >= 0)):
+            raise ArgValueError("normal(): normal expects all elements of std >= 0.0")
         return _finish(_GEN[0].normal(m, s).astype(np.float32))
-    return _finish(_GEN[0].normal(mean, std, size=_shape((shape,))).astype(np.float32))
+    mean = _args.number(mean, "normal", "mean")
+    std = _std(_args.number(std, "normal", "std"), "normal")
+    return _finish(_GEN[0].normal(mean, std, size=_args.shape(shape, "normal")).astype(np.float32))
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    return _finish(_GEN[0].uniform(min, max, size=_shape((shape,))).astype(_dtype(dtype)))
+    lo, hi = _args.number(min, "uniform", "min"), _args.number(max, "uniform", "max")
+    if not lo <= hi:
+        raise ArgValueError(f"uniform(): expects a [min, max) range, but found min={lo} > max={hi}")
+    dt = _dtype(dtype)
+    if dt.kind != "f":
+        raise ArgTypeError(f"uniform(): random floats need a floating dtype, got {dt}")
+    return _finish(_GEN[0].uniform(lo, hi, size=_args.shape(shape, "uniform")).astype(dt))
 
 
 def randperm(n, dtype=None, name=None):
-    return _finish(_GEN[0].permutation(n).astype(_dtype(dtype, _dt.int64)))
+    n = _args.shape(n, "randperm", name="n")
+    if len(n) != 1:
+        raise ArgTypeError(f"randperm(): argument 'n' must be an integer, got {list(n)}")
+    return _finish(_GEN[0].permutation(n[0]).astype(_dtype(dtype, _dt.int64)))
 
 
 for _n, _f in dict(seed=seed, manual_seed=manual_seed, rand=rand, randn=randn, randint=randint,
@@ -78,7 +104,34 @@ def _fill_grad(c, g):
 
 def _check_float(self, args, attrs, op_name):
     if self._data.dtype.kind != "f":
-        raise TypeError(f"{op_name} needs a floating point tensor, got {self.dtype.name}")
+        raise ArgTypeError(f"{op_name} needs a floating point tensor, got {self.dtype.name}")
+    # Note [Check, then write]: the parameters are checked before anything is drawn
+    if op_name.startswith("normal"):
+        _std(attrs[1], op_name)
+    elif op_name.startswith("uniform"):
+        if not attrs[0] <= attrs[1]:
+            raise ArgValueError(f"{op_name}(): uniform_ expects to return a [from, to) range, "
+                                f"but found from={attrs[0]} > to={attrs[1]}")
+    elif op_name.startswith("exponential"):
+        if not attrs[0] > 0:
+            raise ArgValueError(f"{op_name}(): exponential_ expects lambda > 0.0, but found "
+                                f"lambda={attrs[0]}. Fix: pass a positive rate.")
+
+
+def _check_bernoulli(self, args, attrs, op_name):
+    p = attrs[0]
+    pd = p._data if isinstance(p, Tensor) else p
+    if not np.all((np.asarray(pd) >= 0) & (np.asarray(pd) <= 1)):
+        raise ArgValueError(f"{op_name}(): bernoulli_ expects p to be in [0, 1], but got "
+                            f"p={p if not isinstance(p, Tensor) else 'a tensor with values outside'}")
+    if isinstance(p, Tensor) and p._data.shape != self._data.shape:
+        try:
+            ok = np.broadcast_shapes(p._data.shape, self._data.shape) == self._data.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ArgValueError(f"{op_name}(): p of shape {list(p._data.shape)} does not "
+                                f"broadcast to self's shape {list(self._data.shape)}")
 
 
 def _k_normal_(out, mean, std):
@@ -102,7 +155,7 @@ for _op in (OpDef("normal_", _k_normal_, _fill_grad, kind="inplace", check=_chec
             OpDef("uniform_", _k_uniform_, _fill_grad, kind="inplace", check=_check_float,
                   attrs=(("min", -1.0), ("max", 1.0)), node_name="UniformBackward"),
             OpDef("bernoulli_", _k_bernoulli_, _fill_grad, kind="inplace",
-                  attrs=(("p", 0.5),), node_name="BernoulliBackward")):
+                  check=_check_bernoulli, attrs=(("p", 0.5),), node_name="BernoulliBackward")):
     declare(_op)
 
 

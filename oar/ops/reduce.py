@@ -5,25 +5,22 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..tensor import Tensor
+from . import args as _args
 from . import registry as R
 from .registry import OpDef, declare
 
 
-def _axes(axis, ndim):
+def _axes(axis, ndim, op="reduction"):
+    """Note [Argument layer]: the reduced axes, range-checked (IndexError-compatible) and
+    free of repeats (RuntimeError-compatible), sorted; None (or []) means all axes."""
     if axis is None:
         return None
     if isinstance(axis, Tensor):
         axis = axis.tolist()
-    axs = axis if isinstance(axis, (list, tuple)) else (axis,)
-    if len(axs) == 0:
+    if isinstance(axis, (list, tuple)) and len(axis) == 0:
         return None
-    out = []
-    for a in axs:
-        a = int(a)
-        if not -max(ndim, 1) <= a < max(ndim, 1):
-            raise IndexError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
-        out.append(a % max(ndim, 1))
-    return tuple(sorted(set(out))) if ndim else None
+    out = _args.axes(axis, ndim, op)
+    return tuple(sorted(out)) if ndim else None
 
 
 def _keep_shape(in_shape, axes):
@@ -89,7 +86,7 @@ def _reduction(op):
             keepdim, dtype = False, keepdim   # Paddle order: sum(x, axis, dtype, keepdim)
         if isinstance(dtype, bool):
             keepdim, dtype = dtype, None      # PyTorch order: sum(x, dim, keepdim)
-        return R.dispatch(op, (x,), (_axes(axis, x._data.ndim), bool(keepdim), dtype))
+        return R.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), dtype))
     fn.__name__ = op.name
     return fn
 
@@ -139,7 +136,7 @@ class ReturnTypes(tuple):
         return self[1]
 
 
-def _extreme(op, argop, name):
+def _extreme(op, argop, fname):
     def fn(x, *args, axis=None, keepdim=False, name=None, dim=None):
         """Paddle spelling `max(x, axis=...)` returns values; PyTorch spelling with a dim
         (`max(x, 1)`, `max(x, dim=1)`) returns (values, indices). `max(x, y)` with a tensor
@@ -156,19 +153,21 @@ def _extreme(op, argop, name):
                 keepdim = args[1]
         if dim is not None:
             axis = dim
-        values = R.dispatch(op, (x,), (_axes(axis, x._data.ndim), bool(keepdim)))
+        values = R.dispatch(op, (x,), (_axes(axis, x._data.ndim, fname), bool(keepdim)))
         if not torch_style:
             return values
         idx = argop(x, axis=axis, keepdim=keepdim)
         return ReturnTypes((values, idx))
-    fn.__name__ = name
+    fn.__name__ = fname
     return fn
 
 
-def _arg(npfn, name):
+def _arg(npfn, fname):
     def fn(x, axis=None, keepdim=False, dtype="int64", name=None, *, dim=None):
         if dim is not None:
             axis = dim
+        if not isinstance(x, Tensor):
+            x = R.as_tensor(x)
         a = x._data
         if axis is None:
             r = npfn(a.reshape(-1))
@@ -176,9 +175,9 @@ def _arg(npfn, name):
             if keepdim:
                 r = r.reshape((1,) * a.ndim)
         else:
-            r = npfn(a, axis=int(axis), keepdims=bool(keepdim)).astype(np.int64)
+            r = npfn(a, axis=_args.axis(axis, a.ndim, fname), keepdims=bool(keepdim)).astype(np.int64)
         return Tensor._wrap(np.asarray(r))
-    fn.__name__ = name
+    fn.__name__ = fname
     return fn
 
 
@@ -189,9 +188,9 @@ R.register_function("argmin", argmin)
 R.register_function("max", _extreme(AMAX, argmax, "max"))
 R.register_function("min", _extreme(AMIN, argmin, "min"))
 R.register_function("amax", _reduction_simple := (lambda x, axis=None, keepdim=False, name=None, *, dim=None:
-                                                  R.dispatch(AMAX, (x,), (_axes(axis if dim is None else dim, x._data.ndim), bool(keepdim)))))
+                                                  R.dispatch(AMAX, (x,), (_axes(axis if dim is None else dim, x._data.ndim, 'amax'), bool(keepdim)))))
 R.register_function("amin", lambda x, axis=None, keepdim=False, name=None, *, dim=None:
-                    R.dispatch(AMIN, (x,), (_axes(axis if dim is None else dim, x._data.ndim), bool(keepdim))))
+                    R.dispatch(AMIN, (x,), (_axes(axis if dim is None else dim, x._data.ndim, 'amin'), bool(keepdim))))
 
 
 def _k_prod(x, axes, keepdim, dtype):
@@ -247,7 +246,7 @@ def _stat(op):
         if dim is not None:
             axis = dim
         ddof = int(correction) if correction is not None else (1 if unbiased else 0)
-        return R.dispatch(op, (x,), (_axes(axis, x._data.ndim), bool(keepdim), ddof))
+        return R.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), ddof))
     fn.__name__ = op.name
     return fn
 
@@ -268,22 +267,22 @@ LSE = OpDef("logsumexp", _k_lse,
                           * (c.input(0) - c.out.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0])))).exp(),),
             save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False)))
 R.register_function("logsumexp", lambda x, axis=None, keepdim=False, name=None, *, dim=None:
-                    R.dispatch(LSE, (x,), (_axes(axis if dim is None else dim, x._data.ndim), bool(keepdim))))
+                    R.dispatch(LSE, (x,), (_axes(axis if dim is None else dim, x._data.ndim, 'logsumexp'), bool(keepdim))))
 
 
-def _bool_red(npfn, name):
+def _bool_red(npfn, fname):
     def fn(x, axis=None, keepdim=False, name=None, *, dim=None):
         if dim is not None:
             axis = dim
-        return Tensor._wrap(np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim), keepdims=bool(keepdim))))
-    fn.__name__ = name
+        return Tensor._wrap(np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim, fname), keepdims=bool(keepdim))))
+    fn.__name__ = fname
     return fn
 
 
 R.register_function("all", _bool_red(np.all, "all"))
 R.register_function("any", _bool_red(np.any, "any"))
 R.register_function("count_nonzero", lambda x, axis=None, keepdim=False, name=None, *, dim=None:
-                    Tensor._wrap(np.asarray(np.count_nonzero(x._data, axis=_axes(axis if dim is None else dim, x._data.ndim), keepdims=keepdim), dtype=np.int64)))
+                    Tensor._wrap(np.asarray(np.count_nonzero(x._data, axis=_axes(axis if dim is None else dim, x._data.ndim, 'count_nonzero'), keepdims=keepdim), dtype=np.int64)))
 
 
 def _k_cumsum(x, axis, dtype):
