@@ -450,3 +450,45 @@ def test_no_numpy_exception_leaks_from_bad_operands():
             with pytest.raises(TypeError) as info:
                 call()
             assert not type(info.value).__module__.startswith("numpy")
+
+
+# ----------------------------------------------------------------------------- dtype corners
+@needs_torch
+@pytest.mark.parametrize("call", [
+    lambda m, t: t([5], dtype="int8") * 1000, lambda m, t: t([1], dtype="uint8") - 2,
+    lambda m, t: -t([1, 2], dtype="uint8"), lambda m, t: m.round(t([1, -2])),
+    lambda m, t: m.floor(t([1, -2])), lambda m, t: m.trunc(t([1, 2], dtype="uint8")),
+    lambda m, t: m.sign(t([True, False])), lambda m, t: m.square(t([True, False])),
+    lambda m, t: m.sign(t([0, 3], dtype="uint8")), lambda m, t: t([2.5, 1.0], dtype="float16") + 100000,
+    lambda m, t: m.pow(t([2, 2, 1, -1, -1, 3]), t([1, -1, -3, -1, -2, 0])),
+    lambda m, t: m.pow(t([[2], [-1]]), t([-1, -2, 3])),
+])
+def test_integer_and_bool_corners_match_torch(call):
+    def tt(v, dtype=None):
+        return torch.tensor(v, dtype=getattr(torch, dtype) if dtype else None)
+
+    def ot(v, dtype=None):
+        return oar.to_tensor(v, dtype=dtype)
+    ref = call(torch, tt)
+    got = call(oar, ot)
+    assert got.dtype.name == str(ref.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(got.numpy(), ref.numpy())
+
+
+@needs_torch
+@pytest.mark.parametrize("call", [
+    lambda m, t: m.pow(t([True]), t([True])), lambda m, t: m.bitwise_and(t([1.0]), t([1.0])),
+    lambda m, t: m.bitwise_not(t([1.0])), lambda m, t: m.pow(t([2]), -1),
+    lambda m, t: t([1]) + 2 ** 70,
+])
+def test_integer_and_bool_refusals_match_torch(call):
+    def tt(v, dtype=None):
+        return torch.tensor(v)
+
+    def ot(v, dtype=None):
+        return oar.to_tensor(v)
+    with pytest.raises(Exception) as t_err:
+        call(torch, tt)
+    expected = RuntimeError if isinstance(t_err.value, RuntimeError) else type(t_err.value)
+    with pytest.raises(expected):
+        call(oar, ot)

@@ -129,7 +129,8 @@ P("sinh", u(np.sinh), lambda c, g: (g * c.input(0).cosh(),), save={0: (0,)},
 P("cosh", u(np.cosh), lambda c, g: (g * c.input(0).sinh(),), save={0: (0,)},
   result_dtype=float_result)
 P("abs", u(np.abs), lambda c, g: (g * c.input(0).sign(),), save={0: (0,)})
-P("square", u(np.square), lambda c, g: (g * c.input(0) * 2,), save={0: (0,)})
+P("square", u(np.square), lambda c, g: (g * c.input(0) * 2,), save={0: (0,)},
+  result_dtype=lambda r: np.dtype(np.int64) if r.kind == "b" else r)   # PyTorch: bool -> int64
 
 # ---------------------------------------------------------------- unary, gradient needs nothing
 def _check_neg(op_name, args, attrs, rdt):
@@ -143,16 +144,34 @@ def _neg(out, rdt, x):
     # Note [NumPy 2.4 negative]: np.negative writing into a strided output reads the wrong
     # elements for some strides (float32 step 4, float64 step 8; found by the random
     # programs against torch). x * -1 is the same number in every case (-0.0, integer wrap).
+    if rdt.kind in "iu":   # integers: 0 - x wraps like PyTorch (uint8: -1 -> 255)
+        return np.subtract(0, x, out=out, dtype=rdt, casting=_UNSAFE)
     return np.multiply(x, -1, out=out, dtype=rdt, casting=_UNSAFE)
 
 
 P("neg", _neg, lambda c, g: (-g,), aliases=("negative",), check=_check_neg)
 _zero_grad = lambda c, g: (g * 0,)  # noqa: E731  (piecewise-constant functions)
-P("floor", u(np.floor), _zero_grad)
-P("ceil", u(np.ceil), _zero_grad)
-P("round", u(np.rint), _zero_grad)
-P("trunc", u(np.trunc), _zero_grad)
-P("sign", u(np.sign), _zero_grad)
+def _exact_for_ints(uf):
+    """Rounding (and sign of a bool) is the identity on integer and bool tensors, as in
+    PyTorch; NumPy has no integer loops for some of them."""
+    k = u(uf)
+
+    def kernel(out, rdt, x):
+        if rdt.kind in "biu" and (uf is not np.sign or rdt.kind == "b"):
+            if out is None:
+                return np.array(x, dtype=rdt)
+            np.copyto(out, x, casting=_UNSAFE)
+            return out
+        return k(out, rdt, x)
+    kernel.__doc__ = k.__doc__
+    return kernel
+
+
+P("floor", _exact_for_ints(np.floor), _zero_grad)
+P("ceil", _exact_for_ints(np.ceil), _zero_grad)
+P("round", _exact_for_ints(np.rint), _zero_grad)
+P("trunc", _exact_for_ints(np.trunc), _zero_grad)
+P("sign", _exact_for_ints(np.sign), _zero_grad)
 
 
 def _scale(out, rdt, x, scale, bias, bias_after_scale):
@@ -305,8 +324,35 @@ def _zeros_like(x, g):
     return FUNCTIONS["zeros_like"](x, dtype=g.dtype)
 
 
-P("pow", b(np.power), _pow_back, save={0: (0, 1), 1: (0, 1)}, save_out=(1,),
-  inputs=("x", "y"))
+def _check_pow(op_name, args, attrs, rdt):
+    if rdt.kind == "b":
+        raise ArgTypeError(f"{op_name}(): \"pow\" not implemented for 'Bool'. Fix: cast to an "
+                           "integer or floating dtype first.")
+    if rdt.kind in "iu":
+        y = args[1]
+        if not isinstance(y, Tensor) and y < 0:   # a tensor exponent is computed (_pow_k)
+            raise ArgValueError(f"{op_name}(): Integers to negative integer powers are not "
+                                f"allowed (result dtype {rdt}). Fix: cast to a floating dtype.")
+
+
+def _pow_k(out, rdt, x, y):
+    """np.power, except integer tensors raised to negative integer tensor exponents, which
+    NumPy refuses and PyTorch computes: 1 -> 1, -1 -> +-1 by parity, anything else -> 0."""
+    if rdt.kind in "iu" and isinstance(y, np.ndarray) and (y < 0).any():
+        neg = y < 0
+        r = np.power(x, np.where(neg, 0, y), dtype=rdt, casting=_UNSAFE)
+        xb = np.asarray(x).astype(rdt, copy=False)
+        special = np.where(xb == 1, 1, np.where(xb == -1, np.where(y % 2 == 0, 1, -1), 0))
+        r = np.where(neg, special, r).astype(rdt, copy=False)
+        if out is None:
+            return r
+        np.copyto(out, r, casting=_UNSAFE)
+        return out
+    return np.power(x, y, out=out, dtype=rdt, casting=_UNSAFE)
+
+
+P("pow", _pow_k, _pow_back, save={0: (0, 1), 1: (0, 1)}, save_out=(1,),
+  inputs=("x", "y"), check=_check_pow)
 
 
 def _max_back(c, g):
@@ -353,10 +399,16 @@ P("isnan", lambda out, rdt, x: np.isnan(x, out=out), None, inplace=False, result
 P("isinf", lambda out, rdt, x: np.isinf(x, out=out), None, inplace=False, result_dtype=_bool_result)
 P("isfinite", lambda out, rdt, x: np.isfinite(x, out=out), None, inplace=False,
   result_dtype=_bool_result)
+def _check_bitwise(op_name, args, attrs, rdt):
+    if rdt.kind == "f":
+        raise ArgTypeError(f"{op_name}(): not implemented for floating tensors (result dtype "
+                           f"{rdt}); bitwise ops take integer or bool tensors.")
+
+
 for _name, _uf in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
                    ("bitwise_xor", np.bitwise_xor)):
-    P(_name, b(_uf), None, inputs=("x", "y"))
-P("bitwise_not", u(np.invert), None)
+    P(_name, b(_uf), None, inputs=("x", "y"), check=_check_bitwise)
+P("bitwise_not", u(np.invert), None, check=_check_bitwise)
 
 # ---------------------------------------------------------------- ternary and masked
 def _check_mask(op_name, args, attrs, rdt):

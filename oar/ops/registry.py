@@ -173,6 +173,30 @@ def pointwise_dtype(op, args):
     return rdt
 
 
+_INT_RANGE = {}
+
+
+def int_scalars(arrays, rdt):
+    """Python ints meeting an integer result dtype wrap around as in PyTorch
+    (`int8 tensor * 1000`), instead of NumPy 2's OverflowError; a value beyond int64 still
+    raises OverflowError, as in PyTorch."""
+    if rdt.kind not in "iu":
+        return arrays
+    out = None
+    for i, a in enumerate(arrays):
+        if a.__class__ is not int:
+            continue
+        lo, hi = _INT_RANGE.get(rdt) or _INT_RANGE.setdefault(
+            rdt, (int(np.iinfo(rdt).min), int(np.iinfo(rdt).max)))
+        if not lo <= a <= hi:
+            if out is None:
+                out = list(arrays)
+            if not -(1 << 63) <= a < (1 << 63):
+                raise OverflowError(f"Python int {a} is too big to convert to int64")
+            out[i] = np.array(a, dtype=np.int64).astype(rdt)
+    return arrays if out is None else out
+
+
 def float_result(rdt):
     return rdt if rdt.kind == "f" else _dt.DEFAULT_FLOAT.np
 
@@ -285,7 +309,7 @@ def dispatch(op, args, attrs):
         rdt = pointwise_dtype(op, args)
         if op.check is not None:
             op.check(op.name, args, attrs, rdt)
-        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        arrays = int_scalars([a._data if isinstance(a, Tensor) else a for a in args], rdt)
         res = op.kernel(None, rdt, *arrays, *attrs)
     else:
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -469,7 +493,7 @@ def dispatch_inplace(op, args, attrs, op_name=None):
             base_edge = self._base._edge()
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.kind == "pointwise":
-        op.kernel(self._data, rdt, *arrays, *attrs)
+        op.kernel(self._data, rdt, *int_scalars(arrays, rdt), *attrs)
     else:
         op.kernel(self._data, *arrays[1:], *attrs)
     bump(self, op_name)
@@ -596,7 +620,7 @@ def dispatch_out(op, args, attrs, out):
         for a in args:
             if isinstance(a, Tensor):
                 check_overlap(out, a, op.name)
-        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        arrays = int_scalars([a._data if isinstance(a, Tensor) else a for a in args], rdt)
         op.kernel(out._data, rdt, *arrays, *attrs)
     else:
         if res._data.shape != out._data.shape:
