@@ -37,6 +37,9 @@ N_EXAMPLES = int(os.environ.get("OAR_RANDOM_EXAMPLES", "200"))
 N_STEPS = int(os.environ.get("OAR_RANDOM_STEPS", "8"))
 # hunting: OAR_HUNT_LOG=/tmp/hunt.txt appends every finding (with its program) there and passes
 HUNT_LOG = os.environ.get("OAR_HUNT_LOG")
+# hunting past known defects: OAR_HUNT_SKIP=bad,float_index,gather,reduce,int,retain_nograd,
+# empty_offset,class,dtype stops generating (or reporting) those kinds. Never set in CI.
+HUNT_SKIP = set(filter(None, os.environ.get("OAR_HUNT_SKIP", "").split(",")))
 
 # Documented disagreements (README "Where Paddle and PyTorch disagree"): oar refuses writes into
 # windows whose elements overlap (torch lets some through, order-dependent).
@@ -168,6 +171,11 @@ def _exec(ns, code):
     return None
 
 
+# float32 results of oar (NumPy) and torch differ in the last bit (pow, sin ...); once a program
+# has a float32 value, float64 results computed from it inherit that difference
+TOL = {"tol": 1e-10}
+
+
 def _cmp_tensor(name, a, b, what=""):
     """a: oar, b: torch -> list of differences."""
     out = []
@@ -177,7 +185,7 @@ def _cmp_tensor(name, a, b, what=""):
         out.append(f"{name}{what}: dtype {_dtname(a.dtype)} vs torch {_dtname(b.dtype)}")
     av = np.asarray(a.detach().numpy(), dtype=float) if a.dtype != oar.bool else a.numpy()
     bv = b.detach().numpy().astype(float) if b.dtype != torch.bool else b.numpy()
-    tol = 1e-5 if "float32" in (_dtname(a.dtype), _dtname(b.dtype)) else 1e-10
+    tol = 1e-5 if "float32" in (_dtname(a.dtype), _dtname(b.dtype)) else TOL["tol"]
     if not np.allclose(av, bv, rtol=tol, atol=tol, equal_nan=True):
         out.append(f"{name}{what}: values\n  oar   {np.round(av, 6).tolist()}\n  torch {np.round(bv, 6).tolist()}")
     return out
@@ -201,6 +209,8 @@ def _compare_state(P, before, check_versions=True):
         vo, vt = before[n]
         if check_versions and a._version - vo != b._version - vt:
             diffs.append(f"{n}: _version bumped by {a._version - vo} vs torch {b._version - vt}")
+        if "empty_offset" in HUNT_SKIP and b.numel() == 0:
+            continue
         if n in P.same_layout and (tuple(a.stride()), a.storage_offset()) != \
                 (tuple(b.stride()), b.storage_offset()):
             diffs.append(f"{n}: stride/offset {tuple(a.stride())}+{a.storage_offset()} vs torch "
@@ -222,7 +232,7 @@ def _error_finding(eo, et, P, target):
         if "single memory location" in str(eo):   # source and destination overlap: a refusal
             return DOC_OVERLAP
         return f"oar raises {type(eo).__name__}: {str(eo)[:300]}; torch succeeds"
-    if not isinstance(eo, type(et)):
+    if not isinstance(eo, type(et)) and "class" not in HUNT_SKIP:
         return (f"exception class: oar {type(eo).__name__} ({str(eo)[:150]}) is not a "
                 f"{type(et).__name__} (torch: {str(et)[:150]})")
     return None
@@ -422,7 +432,7 @@ def g_inplace(draw, P, rng):
     if a is None:
         return None
     t = P.T(a)
-    if not _is_float(t) and draw(st.integers(0, 3)):
+    if not _is_float(t) and (draw(st.integers(0, 3)) or "int" in HUNT_SKIP):
         return None   # mostly float targets
     k = draw(st.sampled_from(["add_c", "mul_c", "sin_", "relu_", "sigmoid_", "zero_", "tanh_",
                               "exp_", "mul_t", "add_t", "copy_", "div_c", "fill_"]))
@@ -443,6 +453,8 @@ def g_inplace(draw, P, rng):
 
 def _src_expr(draw, P, shape, dt):
     """A float source of exactly `shape`: a slice of x1 (gradient flows into x1) or a literal."""
+    if "dtype" in HUNT_SKIP and _dtname(P.T("x1").dtype) != dt:
+        return _flit(np.zeros(shape), dt)
     if len(shape) <= 2 and all(s <= 4 for s in shape) and draw(st.booleans()):
         key = ", ".join(f":{s}" for s in shape) if shape else "0, 0"
         if len(shape) == 1:
@@ -471,7 +483,9 @@ def g_index_ops(draw, P, rng):
     nd = t.ndim
     dt = _dtname(t.dtype)
     shape = tuple(t.shape)
-    bad = draw(st.integers(0, 19)) == 0
+    bad = draw(st.integers(0, 19)) == 0 and "bad" not in HUNT_SKIP
+    if not _is_float(t) and "int" in HUNT_SKIP:
+        return None
     k = draw(st.sampled_from(["index_select", "gather", "scatter_", "scatter_add_",
                               "scatter_reduce", "index_add_", "index_put_", "masked_fill_",
                               "get_int", "get_bool", "get_two", "set_int", "set_bool",
@@ -484,6 +498,10 @@ def g_index_ops(draw, P, rng):
         return f"{r} = {a}.index_select(dim={d}, index={_ilit(idx)})", [r], None, False
     if k in ("gather", "scatter_", "scatter_add_", "scatter_reduce"):
         ishape = [draw(st.integers(1, s)) for s in shape]
+        if "gather" in HUNT_SKIP:
+            ishape = [ishape[i] if i == d % nd else s for i, s in enumerate(shape)]
+        if k == "scatter_reduce" and "reduce" in HUNT_SKIP:
+            return None
         unique = k == "scatter_"
         m = ishape[d % nd]
         if unique:
@@ -573,6 +591,8 @@ def g_index_ops(draw, P, rng):
             return None
         flat = rng.permutation(shape[0] * shape[1])[:3]
         return (f"{a}[{_ilit(flat // shape[1])}, {_ilit(flat % shape[1])}] = {val}", [], a, False)
+    if k == "float_index" and "float_index" in HUNT_SKIP:
+        return None
     if k == "float_index":   # float index tensors must be refused
         form = draw(st.sampled_from(["get", "set", "index_select", "index_put_"]))
         fl = "L.tensor([0.0, 1.0])"
@@ -587,7 +607,7 @@ def g_index_ops(draw, P, rng):
 
 def g_int_inplace(draw, P, rng):
     a = _pick(draw, P, lambda t: not _is_float(t) and t.ndim >= 1)
-    if a is None:
+    if a is None or "int" in HUNT_SKIP:
         return None
     t = P.T(a)
     k = draw(st.sampled_from(["add_f", "mul_f", "add_i", "index_add_alpha", "div_", "setf"]))
@@ -614,11 +634,9 @@ def g_autograd(draw, P, rng):
         return None
     k = draw(st.sampled_from(["retain_grad", "hook_rec", "hook_scale", "hook_none",
                               "square", "muldirty", "two", "grad2", "detach_"]))
-    if k in ("retain_grad", "hook_rec", "hook_scale", "hook_none") and a in P.as_strided:
-        # torch 2.13 itself segfaults in register_hook on an as_strided view whose base was
-        # modified in place (t = b.as_strided([2], [1]); b.add_(1); t.register_hook(f))
-        return None
     if k == "retain_grad":
+        if "retain_nograd" in HUNT_SKIP and not P.T(a).requires_grad:
+            return None
         return f"{a}.retain_grad()", [], None, False
     if k == "hook_rec":
         return f"{a}.register_hook(rec('{a}'))", [], None, False
@@ -695,6 +713,11 @@ def _step(P, code, new, target, is_view):
         with open(HUNT_LOG + ".last", "w") as f:
             f.write("\n".join(P.code))
     eo = _exec(P.ns["oar"], code)
+    if "register_hook" in code:
+        # torch 2.13 itself segfaults in register_hook on a view whose base was modified in
+        # place after the view was made (t = b[1]; b.add_(1); t.register_hook(f)) unless the
+        # view's grad_fn was regenerated first; reading it does that (torch side only)
+        P.T(code.split(".register_hook")[0]).grad_fn
     et = _exec(P.ns["torch"], code)
     f = _error_finding(eo, et, P, target)
     if f == DOC_OVERLAP:
@@ -754,6 +777,7 @@ def test_random_autograd_program_matches_torch(data):
                   X1=np.round(rng.uniform(0.5, 1.5, (4, 4)), 2),
                   K0=rng.integers(0, 4, (4, 4)))
     P = Prog(arrays)
+    TOL["tol"] = 1e-5 if "float32" in (d0, d1) else 1e-10
     setup = SETUP.format(d0=d0, d1=d1)
     P.code.append(setup)
     for ns in P.ns.values():
@@ -774,7 +798,7 @@ def test_random_autograd_program_matches_torch(data):
     arrays_txt = "\n".join(f"{k} = np.array({v.tolist()})" for k, v in arrays.items())
     if HUNT_LOG and P.findings:   # hunting: collect every finding instead of shrinking one
         with open(HUNT_LOG, "a") as f:
-            f.write("\n".join(P.findings) + "\n--- program ---\n" + "\n".join(P.code[1:]) + "\n=====\n")
+            f.write("\n".join(P.findings) + "\n--- program ---\n" + arrays_txt + "\n" + "\n".join(P.code) + "\n=====\n")
         return
     assert not P.findings, ("\n".join(P.findings) + "\n--- program (L = oar | torch) ---\n"
                             + arrays_txt + "\n" + "\n".join(P.code))
