@@ -9,10 +9,12 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..autograd import grad_mode
+from ..ops import args as _args
 from ..ops import registry as R
 from ..ops.pointwise import P
 from ..ops.registry import OpDef
 from ..tensor import Tensor
+from . import _checks as _c
 
 
 def _first_order_only(name):
@@ -103,16 +105,88 @@ CONV2D = OpDef("conv2d", _k_conv, _b_conv, save={0: (1,), 1: (0,)}, inputs=("x",
                attrs=(("stride", (1, 1)), ("padding", (0, 0)), ("dilation", (1, 1))))
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW", name=None):
-    if groups != 1:
-        raise NotImplementedError("conv2d: groups != 1 is not supported yet")
+def _input(x, op, name="input"):
+    if not isinstance(x, Tensor):
+        raise _c.ArgTypeError(f"{op}: {name} must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+def _batched(x, op):
+    """NCHW input, or CHW (unbatched, as PyTorch): returns (4-D x, was_unbatched)."""
+    nd = x._data.ndim
+    if nd == 4:
+        return x, False
+    if nd == 3:
+        return x.unsqueeze(0), True
+    raise _c.ArgValueError(f"{op}: Expected 3D (unbatched) or 4D (batched) input, but got "
+                           f"input of size: {_c.shape_str(x._data.shape)}. Fix: reshape it to "
+                           "[N, C, H, W]")
+
+
+def conv_args(weight_shape, stride, padding, dilation, groups, op="conv2d"):
+    """Parse conv2d's configuration once: ((sh, sw), (lh, lw), (eh, ew), (dh, dw)) where l is
+    the symmetric padding and e an extra bottom/right padding ('same' with an even kernel)."""
+    g = _c.count(groups, op, "groups", 1)
+    if g != 1:
+        raise NotImplementedError(f"{op}: groups != 1 is not supported yet (got groups={g})")
+    st = _c.pair(stride, op, "stride", 1)
+    dil = _c.pair(dilation, op, "dilation", 1)
+    extra = (0, 0)
     if isinstance(padding, str):
-        if padding.upper() == "SAME":
-            kh, kw = weight.shape[2:]
-            padding = ((kh - 1) // 2, (kw - 1) // 2)
+        mode = padding.lower()
+        if mode == "valid":
+            pd = (0, 0)
+        elif mode == "same":
+            if st != (1, 1):
+                raise _c.ArgValueError(f"{op}: padding='same' is not supported for strided "
+                                       f"convolutions (stride={list(st)})")
+            kh, kw = weight_shape[2:]
+            th, tw = dil[0] * (kh - 1), dil[1] * (kw - 1)
+            pd = (th // 2, tw // 2)
+            extra = (th - 2 * pd[0], tw - 2 * pd[1])   # PyTorch puts the odd one at the end
         else:
-            padding = 0
-    return R.dispatch(CONV2D, (x, weight, bias), (_pair(stride), _pair(padding), _pair(dilation)))
+            raise _c.ArgValueError(f"{op}: Invalid padding string {padding!r}, should be one "
+                                   "of {'valid', 'same'} (or an int / a pair of ints)")
+    else:
+        pd = _c.pair(padding, op, "padding", 0)
+    return st, pd, extra, dil
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW",
+           name=None, *, _parsed=None):
+    op = "conv2d"
+    if data_format != "NCHW":
+        raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported (NCHW only)")
+    _input(x, op)
+    _input(weight, op, "weight")
+    if weight._data.ndim != 4:
+        raise _c.ArgValueError(f"{op}: weight must be 4-D [out_channels, in_channels, kh, kw], "
+                               f"got {_c.shape_str(weight._data.shape)}")
+    st, pd, extra, dil = _parsed or conv_args(weight._data.shape, stride, padding, dilation, groups)
+    x, unbatched = _batched(x, op)
+    xs, ws = x._data.shape, weight._data.shape
+    if xs[1] != ws[1]:
+        raise _c.ArgValueError(
+            f"{op}: Given groups=1, weight of size {_c.shape_str(ws)}, expected input"
+            f"{_c.shape_str(xs)} to have {ws[1]} channels, but got {xs[1]} channels instead")
+    _c.floating_like(x, weight, op)
+    if bias is not None:
+        _input(bias, op, "bias")
+        _c.floating_like(x, bias, op, "bias")
+        if bias._data.shape != (ws[0],):
+            raise _c.ArgValueError(f"{op}: bias must have shape [{ws[0]}], got "
+                                   f"{_c.shape_str(bias._data.shape)}")
+    if extra != (0, 0):
+        x = pad(x, [0, extra[1], 0, extra[0]])
+        xs = x._data.shape
+    hh, ww = xs[2] + 2 * pd[0], xs[3] + 2 * pd[1]
+    kh, kw = dil[0] * (ws[2] - 1) + 1, dil[1] * (ws[3] - 1) + 1
+    if hh < kh or ww < kw:
+        raise _c.ArgValueError(
+            f"{op}: Calculated padded input size per channel: ({hh} x {ww}). Kernel size: "
+            f"({kh} x {kw}). Kernel size can't be greater than actual input size")
+    out = R.dispatch(CONV2D, (x, weight, bias), (st, pd, dil))
+    return out.squeeze(0) if unbatched else out
 
 
 # ---------------------------------------------------------------- pooling
@@ -158,28 +232,91 @@ MAXPOOL = OpDef("max_pool2d", _k_maxpool, _b_maxpool, save={0: (0,)}, save_out=(
                 attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0))))
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, name=None, **kw):
-    k = _pair(kernel_size)
-    return R.dispatch(MAXPOOL, (x,), (k, _pair(stride) if stride is not None else k, _pair(padding)))
+def pool_args(kernel_size, stride, padding, op, dilation=1, ceil_mode=False,
+              data_format="NCHW"):
+    """Parse a pooling configuration once: ((kh, kw), (sh, sw), (ph, pw))."""
+    k = _c.pair(kernel_size, op, "kernel_size", 1)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else _c.pair(stride, op, "stride", 1)
+    p = _c.pair(padding, op, "padding", 0)
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise _c.ArgValueError(f"{op}: pad should be at most half of effective kernel size, "
+                               f"but got pad={padding}, kernel_size={kernel_size}")
+    if _c.pair(dilation, op, "dilation", 1) != (1, 1):
+        raise NotImplementedError(f"{op}: dilation != 1 is not supported yet")
+    if ceil_mode:
+        raise NotImplementedError(f"{op}: ceil_mode=True is not supported yet")
+    if data_format != "NCHW":
+        raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported (NCHW only)")
+    return k, s, p
 
 
-def _k_avgpool(x, k, s, p):
+def _pool_out(x, k, s, p, op):
+    n, c, h, w = x._data.shape
+    oh, ow = _out_size(h, k[0], s[0], p[0], 1), _out_size(w, k[1], s[1], p[1], 1)
+    if oh < 1 or ow < 1 or h == 0 or w == 0:
+        raise _c.ArgValueError(f"{op}: Given input size: ({c}x{h}x{w}). Calculated output size: "
+                               f"({c}x{max(oh, 0)}x{max(ow, 0)}). Output size is too small "
+                               f"(kernel_size={list(k)}, stride={list(s)}, padding={list(p)})")
+
+
+def _pool_input(x, op):
+    _input(x, op)
+    if x._data.ndim not in (3, 4) or x._data.size == 0:
+        raise _c.ArgValueError(f"{op}: non-empty 3D or 4D (batch mode) tensor expected for "
+                               f"input, got shape {_c.shape_str(x._data.shape)}")
+    if x._data.dtype.kind != "f":
+        raise _c.ArgTypeError(f"{op}: expected a floating input, got {x.dtype.name}")
+    return _batched(x, op)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, *, dilation=1, ceil_mode=False,
+               return_mask=False, return_indices=False, data_format="NCHW", name=None,
+               _parsed=None):
+    op = "max_pool2d"
+    k, s, p = _parsed or pool_args(kernel_size, stride, padding, op, dilation, ceil_mode,
+                                   data_format)
+    if return_mask or return_indices:
+        raise NotImplementedError(f"{op}: return_mask/return_indices is not supported yet")
+    x, unbatched = _pool_input(x, op)
+    _pool_out(x, k, s, p, op)
+    out = R.dispatch(MAXPOOL, (x,), (k, s, p))
+    return out.squeeze(0) if unbatched else out
+
+
+def _avg_divisor(shape, k, s, p, mode, dtype):
+    """What each window's sum is divided by: k*k (padding counted), the number of input
+    elements in the window (Paddle's exclusive=True), or a given divisor_override."""
+    if isinstance(mode, int) and not isinstance(mode, bool):
+        return mode
+    if mode == "include" or (p[0] == 0 and p[1] == 0):
+        return k[0] * k[1]
+    ones = np.ones((1, 1) + tuple(shape[2:]), dtype)
+    oh = _out_size(shape[2], k[0], s[0], p[0], 1)
+    ow = _out_size(shape[3], k[1], s[1], p[1], 1)
+    cnt = None
+    for _, _, part in _offsets(_pad_hw(ones, *p), k[0], k[1], s[0], s[1], oh, ow):
+        cnt = part.copy() if cnt is None else np.add(cnt, part, out=cnt)
+    return cnt
+
+
+def _k_avgpool(x, k, s, p, mode):
     oh = _out_size(x.shape[2], k[0], s[0], p[0], 1)
     ow = _out_size(x.shape[3], k[1], s[1], p[1], 1)
     out = None
     for _, _, part in _offsets(_pad_hw(x, *p), k[0], k[1], s[0], s[1], oh, ow):
         out = part.astype(x.dtype, copy=True) if out is None else np.add(out, part, out=out)
-    out /= k[0] * k[1]
+    out /= _avg_divisor(x.shape, k, s, p, mode, x.dtype)
     return out
 
 
 def _b_avgpool(c, g):
     _first_order_only("avg_pool2d")
-    (kh, kw), (sh, sw), (ph, pw) = c.attrs
+    (kh, kw), (sh, sw), (ph, pw), mode = c.attrs
     shape = c.input_meta[0][0]
     oh, ow = g._data.shape[2:]
     dxp = np.zeros((shape[0], shape[1], shape[2] + 2 * ph, shape[3] + 2 * pw), g._data.dtype)
-    part = g._data / (kh * kw)
+    part = g._data / _avg_divisor(shape, (kh, kw), (sh, sw), (ph, pw), mode, g._data.dtype)
     for i in range(kh):
         for j in range(kw):
             dxp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += part
@@ -187,28 +324,74 @@ def _b_avgpool(c, g):
 
 
 AVGPOOL = OpDef("avg_pool2d", _k_avgpool, _b_avgpool,
-                attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0))))
+                attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0)),
+                       ("divisor", "include")))
 
 
-def avg_pool2d(x, kernel_size, stride=None, padding=0, name=None, **kw):
-    k = _pair(kernel_size)
-    return R.dispatch(AVGPOOL, (x,), (k, _pair(stride) if stride is not None else k, _pair(padding)))
+def avg_divisor_mode(count_include_pad, exclusive, divisor_override, op="avg_pool2d"):
+    """PyTorch's count_include_pad (default True) and Paddle's exclusive (its opposite) name
+    the same choice; giving both with conflicting meanings is refused."""
+    if divisor_override is not None:
+        d = _c.count(divisor_override, op, "divisor_override", 1)
+        return d
+    if exclusive is not None and count_include_pad is not None \
+            and bool(exclusive) == bool(count_include_pad):
+        raise _c.ArgValueError(f"{op}: exclusive={exclusive} contradicts "
+                               f"count_include_pad={count_include_pad}; give one of them")
+    if exclusive is not None:
+        return "exclude" if exclusive else "include"
+    return "include" if count_include_pad in (None, True) else "exclude"
 
 
-def adaptive_avg_pool2d(x, output_size, name=None):
-    oh, ow = _pair(output_size)
-    h, w = x.shape[2:]
-    if (oh, ow) == (1, 1):
-        return x.mean(axis=[2, 3], keepdim=True)
-    rows = []
-    for i in range(oh):
-        h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
-        cols = []
-        for j in range(ow):
-            w0, w1 = (j * w) // ow, -(-((j + 1) * w) // ow)
-            cols.append(x[:, :, h0:h1, w0:w1].mean(axis=[2, 3]))
-        rows.append(R.FUNCTIONS["stack"](cols, axis=-1))
-    return R.FUNCTIONS["stack"](rows, axis=-2)
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, *,
+               count_include_pad=None, exclusive=None, divisor_override=None,
+               data_format="NCHW", name=None, _parsed=None):
+    """Average pooling. Padding counts in the divisor by default (PyTorch's
+    count_include_pad=True); exclusive=True (Paddle's functional default is also True, pass
+    it explicitly) or count_include_pad=False divides by the number of real elements."""
+    op = "avg_pool2d"
+    if _parsed is None:
+        k, s, p = pool_args(kernel_size, stride, padding, op, 1, ceil_mode, data_format)
+        mode = avg_divisor_mode(count_include_pad, exclusive, divisor_override, op)
+    else:
+        k, s, p, mode = _parsed
+    x, unbatched = _pool_input(x, op)
+    _pool_out(x, k, s, p, op)
+    out = R.dispatch(AVGPOOL, (x,), (k, s, p, mode))
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    op = "adaptive_avg_pool2d"
+    _input(x, op)
+    x, unbatched = _batched(x, op)
+    h, w = x._data.shape[2:]
+    sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * 2
+    if len(sizes) != 2:
+        raise _c.ArgValueError(f"{op}: output_size must be an int or a pair, got {output_size!r}")
+    oh, ow = (d if v is None else _args.integer(v, op, "output_size")
+              for v, d in zip(sizes, (h, w)))
+    if oh < 0 or ow < 0:
+        raise _c.ArgValueError(f"{op}: elements of output_size must be greater than or equal "
+                               f"to 0 but received {output_size!r}")
+    if (h == 0 or w == 0) and (oh or ow):
+        raise _c.ArgValueError(f"{op}: input of size {_c.shape_str(x._data.shape)} has an "
+                               "empty spatial dimension")
+    if oh == 0 or ow == 0:
+        out = x[:, :, :oh, :ow] * 1.0
+    elif (oh, ow) == (1, 1):
+        out = x.mean(axis=[2, 3], keepdim=True)
+    else:
+        rows = []
+        for i in range(oh):
+            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+            cols = []
+            for j in range(ow):
+                w0, w1 = (j * w) // ow, -(-((j + 1) * w) // ow)
+                cols.append(x[:, :, h0:h1, w0:w1].mean(axis=[2, 3]))
+            rows.append(R.FUNCTIONS["stack"](cols, axis=-1))
+        out = R.FUNCTIONS["stack"](rows, axis=-2)
+    return out.squeeze(0) if unbatched else out
 
 
 # ---------------------------------------------------------------- pad
@@ -226,16 +409,38 @@ PAD = OpDef("pad", _k_pad, _b_pad, attrs=(("widths", None), ("value", 0.0)))
 
 
 def pad(x, pad, mode="constant", value=0.0, data_format=None, name=None):
-    """`pad` lists (before, after) pairs starting from the LAST dim, as in PyTorch; a pad of
-    2*ndim entries in Paddle's full form (first dim first) is accepted too."""
+    """`pad` lists (before, after) pairs starting from the LAST dim, as in PyTorch (for NCHW
+    input Paddle's [left, right, top, bottom] is the same list). Negative entries crop."""
+    op = "pad"
+    _input(x, op)
     if mode != "constant":
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported yet (constant only)")
-    pad = list(pad)
-    nd = x.ndim
+        raise NotImplementedError(f"{op}: mode {mode!r} is not supported yet (constant only)")
+    if isinstance(pad, Tensor):
+        pad = pad.tolist()
+    if not isinstance(pad, (list, tuple)):
+        raise _c.ArgTypeError(f"{op}: pad must be a list of ints, got {type(pad).__name__}")
+    pad = [_args.integer(v, op, "pad") for v in pad]
+    nd = x._data.ndim
+    if len(pad) % 2:
+        raise _c.ArgValueError(f"{op}: Padding length must be divisible by 2, got {len(pad)}")
+    if len(pad) // 2 > nd:
+        raise _c.ArgValueError(f"{op}: Padding length should be less than or equal to two "
+                               f"times the input dimension ({nd}), got {len(pad)}")
+    value = _args.number(value, op, "value")
     widths = [(0, 0)] * nd
     for i in range(len(pad) // 2):
-        widths[nd - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
-    return R.dispatch(PAD, (x,), (tuple(widths), value))
+        widths[nd - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    for d, (lo, hi) in enumerate(widths):
+        if x._data.shape[d] + lo + hi < 0:
+            raise _c.ArgValueError(f"{op}: the padding {list(pad)} makes dimension {d} of "
+                                   f"input {_c.shape_str(x._data.shape)} negative")
+    pos = tuple((max(lo, 0), max(hi, 0)) for lo, hi in widths)
+    out = R.dispatch(PAD, (x,), (pos, value)) if any(lo or hi for lo, hi in pos) else x
+    if any(lo < 0 or hi < 0 for lo, hi in widths):      # crop (PyTorch's negative padding)
+        key = tuple(slice(-min(lo, 0), out._data.shape[d] + min(hi, 0))
+                    for d, (lo, hi) in enumerate(widths))
+        out = out[key]
+    return out
 
 
 # ---------------------------------------------------------------- activations

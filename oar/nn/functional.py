@@ -4,8 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd import grad_mode
+from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
+from ..ops import args as _args
 from ..ops import registry as R
 from ..tensor import Tensor
+from . import _checks as _c
 from ._kernels import (adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d, pad)  # noqa: F401
 
 _F = R.FUNCTIONS
@@ -42,6 +45,9 @@ def tanh_(x, name=None):
 
 def gelu(x, approximate=False, name=None):
     if isinstance(approximate, str):
+        if approximate not in ("none", "tanh"):
+            raise ArgValueError(f"gelu: approximate argument must be either 'none' or 'tanh', "
+                                f"got {approximate!r}")
         approximate = approximate == "tanh"
     return _F["gelu"](x, bool(approximate))
 
@@ -95,9 +101,27 @@ LINEAR = R.OpDef("linear", _k_linear, _b_linear, save={0: (1,), 1: (0,)},
 
 def linear(x, weight, bias=None, name=None):
     """y = x @ weight + bias, weight of shape [in, out] (Paddle's layout); one node."""
-    if weight.ndim != 2 or x.shape[-1] != weight.shape[0]:
-        raise ValueError(f"linear: input {list(x.shape)} and weight {list(weight.shape)} "
-                         "(shape [in_features, out_features]) do not match")
+    if not isinstance(x, Tensor):
+        raise ArgTypeError(f"linear: input must be a Tensor, got {type(x).__name__}")
+    xs, ws = x._data.shape, weight._data.shape
+    if len(ws) != 2 or len(xs) < 1 or xs[-1] != ws[0]:
+        if len(xs) < 1:
+            raise ArgValueError("linear: both arguments to linear need to be at least 1D, but "
+                                f"the input is 0D and the weight {len(ws)}D")
+        rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
+        raise ArgValueError(
+            f"linear: mat1 and mat2 shapes cannot be multiplied ({rows}x{xs[-1]} and "
+            f"{'x'.join(str(d) for d in ws)}): input {_c.shape_str(xs)} has {xs[-1]} features, "
+            f"the weight {_c.shape_str(ws)} (shape [in_features, out_features]) expects "
+            f"{ws[0] if ws else '?'}")
+    if x._data.dtype != weight._data.dtype:
+        _c.floating_like(x, weight, "linear")
+    if bias is not None:
+        if bias._data.dtype != weight._data.dtype:
+            _c.floating_like(x, bias, "linear", "bias")
+        if bias._data.shape not in ((ws[1],), ()):
+            raise ArgValueError(f"linear: bias of shape {_c.shape_str(bias._data.shape)} does "
+                                f"not match {ws[1]} out_features")
     return R.dispatch(LINEAR, (x, weight, bias), ())
 
 
@@ -108,27 +132,63 @@ def _reduce(loss, reduction, weight_sum=None):
         return loss.sum()
     if reduction == "none":
         return loss
-    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    _c.reduction(reduction, "loss")
+
+
+def _labels(label, n, c, ignore_index, op):
+    """Class-index labels as an int64 array of n entries, checked (PyTorch: float targets
+    refused, targets out of [0, C) an IndexError)."""
+    label = R.as_tensor(label)
+    ld = label._data
+    if ld.dtype.kind not in "iu":
+        raise ArgTypeError(f"{op}: expected target dtype to be int64 (class indices), but got "
+                           f"{label.dtype.name}; pass probabilities with the input's shape (or "
+                           "soft_label=True) for soft targets. Fix: label.astype('int64')")
+    if ld.ndim > 1 and not (ld.ndim == 2 and ld.shape[1] == 1):     # Paddle's [N, 1]
+        raise ArgValueError(f"{op}: 0D or 1D target tensor expected (or Paddle's [N, 1]), got "
+                            f"shape {_c.shape_str(ld.shape)}")
+    lab = ld.reshape(-1).astype(np.int64, copy=False)
+    if lab.shape[0] != n:
+        raise ArgValueError(f"{op}: Expected input batch_size ({n}) to match target "
+                            f"batch_size ({lab.shape[0]}).")
+    keep = lab != ignore_index
+    if lab.size and keep.any():
+        kept = lab[keep]
+        lo, hi = int(kept.min()), int(kept.max())
+        if lo < 0 or hi >= c:
+            raise AxisError(f"{op}: Target {lo if lo < 0 else hi} is out of bounds (classes "
+                            f"are [0, {c}); ignore_index={ignore_index}).")
+    return lab, keep
 
 
 def nll_loss(log_probs, label, weight=None, ignore_index=-100, reduction="mean", name=None):
-    label = R.as_tensor(label)
-    lab = label._data.astype(np.int64).reshape(-1)
+    _c.reduction(reduction, "nll_loss")
     if log_probs.ndim != 2:
-        raise ValueError(f"nll_loss expects (N, C) log-probabilities, got {list(log_probs.shape)}")
+        raise ArgValueError(f"nll_loss expects (N, C) log-probabilities, got "
+                            f"{list(log_probs.shape)}")
     n, c = log_probs.shape
-    if lab.shape[0] != n:
-        raise ValueError(f"nll_loss: {n} rows of log-probabilities but {lab.shape[0]} labels")
-    keep = lab != ignore_index
+    lab, keep = _labels(label, n, c, ignore_index, "nll_loss")
+    _class_weight(weight, c, "nll_loss")
     safe = np.where(keep, lab, 0)
-    if keep.any() and (safe.max() >= c or safe.min() < 0):
-        raise IndexError(f"nll_loss: label out of range [0, {c}) (got {int(safe.max())})")
     picked = log_probs[Tensor._wrap(np.arange(n)), Tensor._wrap(safe)]
     w = np.where(keep, 1.0, 0.0).astype(log_probs._data.dtype)
     if weight is not None:
         w = w * weight._data[safe]
     loss = -picked * Tensor._wrap(w)
+    if reduction == "mean" and not w.sum():
+        return loss.sum() * float("nan")      # PyTorch: the mean over no targets is nan
     return _reduce(loss, reduction, weight_sum=float(w.sum()) if reduction == "mean" else None)
+
+
+def _class_weight(weight, c, op):
+    if weight is None:
+        return
+    if not isinstance(weight, Tensor):
+        raise ArgTypeError(f"{op}: weight must be a Tensor, got {type(weight).__name__}")
+    if weight._data.shape != (c,):
+        raise ArgValueError(f"{op}: weight tensor should be defined either for all {c} classes "
+                            f"or no classes but got weight tensor of shape: "
+                            f"{_c.shape_str(weight._data.shape)}")
 
 
 def _k_ce(x, lab, ignore_index, reduction):
@@ -138,10 +198,13 @@ def _k_ce(x, lab, ignore_index, reduction):
     keep = lab != ignore_index
     picked = logp[np.arange(len(lab)), np.where(keep, lab, 0)] * keep
     if reduction == "sum":
-        return np.asarray(-picked.sum())
+        return np.asarray(0.0 - picked.sum(), x.dtype)      # +0.0 for an empty sum, as PyTorch
     if reduction == "none":
         return -picked
-    return np.asarray(-picked.sum() / max(int(keep.sum()), 1))
+    kept = int(keep.sum())
+    if not kept:                     # PyTorch: the mean over no targets is nan
+        return np.asarray(np.nan, x.dtype)
+    return np.asarray((0.0 - picked.sum()) / kept, x.dtype)
 
 
 def _b_ce(c, g):
@@ -176,14 +239,28 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     """Class indices (or probabilities with soft_label=True); ignore_index; label smoothing."""
     if target is not None:
         label = target
+    op = "cross_entropy"
+    _c.reduction(reduction, op)
+    if not isinstance(input, Tensor):
+        raise ArgTypeError(f"{op}: input must be a Tensor, got {type(input).__name__}")
+    if input._data.dtype.kind != "f":
+        raise ArgTypeError(f"{op}: input must be floating (logits), got {input.dtype.name}")
+    ls = _args.number(label_smoothing, op, "label_smoothing", allow_bool=False)
+    if not 0.0 <= ls <= 1.0:
+        raise ArgValueError(f"{op}: label_smoothing must be between 0.0 and 1.0. Got: {ls}")
     label = R.as_tensor(label)
+    soft = soft_label or (label._data.dtype.kind == "f" and label.shape == input.shape)
+    if soft:
+        if label.shape != input.shape:
+            raise ArgValueError(f"{op}: soft labels must have the input's shape "
+                                f"{list(input.shape)}, got {list(label.shape)}")
+    elif input.ndim >= 1:
+        ax = _args.axis(axis, input.ndim, op)
+        if input.ndim == 2 and ax == 1:
+            lab, keep = _labels(label, input.shape[0], input.shape[1], ignore_index, op)
+            _class_weight(weight, input.shape[1], op)
     if (input.ndim == 2 and axis in (-1, 1) and weight is None and not label_smoothing
-            and not soft_label and label._data.dtype.kind in "iu"
-            and label._data.size == input.shape[0] and reduction in ("mean", "sum", "none")):
-        lab = label._data.reshape(-1).astype(np.int64, copy=False)
-        keep = lab != ignore_index
-        if keep.any() and (lab[keep].max() >= input.shape[1] or lab[keep].min() < 0):
-            raise IndexError(f"cross_entropy: label out of range [0, {input.shape[1]})")
+            and not soft and reduction in ("mean", "sum", "none")):
         return R.dispatch(CROSS_ENTROPY, (input,), (lab, ignore_index, reduction))   # one node
     logp = log_softmax(input, axis=axis)
     if soft_label or (label._data.dtype.kind == "f" and label.shape == input.shape):
@@ -200,22 +277,47 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         w = (lab != ignore_index).astype(np.float64)
         if weight is not None:
             w = w * weight._data[np.where(lab != ignore_index, lab, 0)]
-        return loss.sum() / max(float(w.sum()), 1e-12)
+        if not w.sum():
+            return loss.sum() * float("nan")      # PyTorch: the mean over no targets is nan
+        return loss.sum() / float(w.sum())
     return _reduce(loss, reduction)
 
 
+def _same_shape(input, label, op, strict=False):
+    if not isinstance(input, Tensor) or not isinstance(label, Tensor):
+        raise ArgTypeError(f"{op}: input and label must be Tensors, got "
+                           f"{type(input).__name__} and {type(label).__name__}")
+    a, b = input._data.shape, label._data.shape
+    if a == b:
+        return
+    if strict:
+        raise ArgValueError(f"{op}: Target size ({list(b)}) must be the same as input size "
+                            f"({list(a)})")
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        raise ArgValueError(f"{op}: input {_c.shape_str(a)} and label {_c.shape_str(b)} have "
+                            "different shapes that do not broadcast") from None
+
+
 def mse_loss(input, label, reduction="mean", name=None):
+    _c.reduction(reduction, "mse_loss")
+    _same_shape(input, label, "mse_loss")
     d = input - label
     return _reduce(d * d, reduction)
 
 
 def l1_loss(input, label, reduction="mean", name=None):
+    _c.reduction(reduction, "l1_loss")
+    _same_shape(input, label, "l1_loss")
     return _reduce((input - label).abs(), reduction)
 
 
 def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
                                      pos_weight=None, name=None):
     # log(1 + exp(-|x|)) + max(x, 0) - x * y, stable for large |x|
+    _c.reduction(reduction, "binary_cross_entropy_with_logits")
+    _same_shape(logit, label, "binary_cross_entropy_with_logits", strict=True)
     x = logit
     loss = (-(x.abs())).exp().log1p() + x.relu() - x * label
     if pos_weight is not None:
@@ -227,8 +329,16 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
 
 
 def dropout(x, p=0.5, training=True, inplace=False, axis=None, mode="upscale_in_train", name=None):
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+    p = _c.probability(p, "dropout")
+    if axis is not None:
+        raise NotImplementedError("dropout: axis is not supported yet")
+    if mode != "upscale_in_train":
+        raise NotImplementedError(f"dropout: mode {mode!r} is not supported yet "
+                                  "(upscale_in_train only)")
+    if not isinstance(x, Tensor):
+        raise ArgTypeError(f"dropout: input must be a Tensor, got {type(x).__name__}")
+    if x._data.dtype.kind != "f":
+        raise ArgTypeError(f"dropout: input must be floating, got {x.dtype.name}")
     if not training or p == 0:
         return x
     if p == 1:
@@ -240,18 +350,37 @@ def dropout(x, p=0.5, training=True, inplace=False, axis=None, mode="upscale_in_
 
 
 def one_hot(x, num_classes=-1, name=None):
-    a = R.as_tensor(x)._data.astype(np.int64)
+    a = _args.index_array(x, "one_hot", "x").astype(np.int64, copy=False)
+    num_classes = _args.integer(num_classes, "one_hot", "num_classes")
+    if a.size and a.min() < 0:
+        raise ArgValueError(f"one_hot: Class values must be non-negative, got {int(a.min())}")
     if num_classes < 0:
-        num_classes = int(a.max()) + 1
-    if a.size and (a.max() >= num_classes or a.min() < 0):
-        raise ValueError(f"one_hot: class values must be in [0, {num_classes})")
+        if num_classes != -1:
+            raise ArgValueError(f"one_hot: num_classes must be >= 0 (or -1), got {num_classes}")
+        num_classes = int(a.max()) + 1 if a.size else 0
+    if a.size and a.max() >= num_classes:
+        raise ArgValueError(f"one_hot: Class values must be smaller than num_classes "
+                            f"({num_classes}), got {int(a.max())}")
     out = np.zeros(a.shape + (num_classes,), np.float32)
     np.put_along_axis(out, a[..., None], 1.0, axis=-1)
     return Tensor._wrap(out)
 
 
 def embedding(x, weight, padding_idx=None, sparse=False, name=None):
-    idx = R.as_tensor(x)
+    arr = _args.index_array(x, "embedding", "indices")
+    n = weight._data.shape[0]
+    if arr.size and (arr.min() < 0 or arr.max() >= n):
+        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
+        raise AxisError(f"embedding: index out of range in self: index {bad} with "
+                        f"num_embeddings={n} (valid indices are [0, {n - 1}])")
+    if padding_idx is not None:
+        padding_idx = _args.integer(padding_idx, "embedding", "padding_idx")
+        if not -n <= padding_idx < n:
+            raise ArgValueError(f"embedding: Padding_idx must be within num_embeddings ({n}), "
+                                f"got {padding_idx}")
+        if padding_idx < 0:
+            padding_idx += n
+    idx = x if isinstance(x, Tensor) else Tensor._wrap(arr)
     out = weight[idx]
     if padding_idx is not None:
         mask = Tensor._wrap((idx._data != padding_idx)[..., None].astype(weight._data.dtype))
@@ -262,9 +391,13 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=None, *, eps=None):
     if eps is not None:
         epsilon = eps
-    if isinstance(normalized_shape, int):
-        normalized_shape = [normalized_shape]
-    axes = list(range(x.ndim - len(normalized_shape), x.ndim))
+    normalized_shape = list(_args.shape(normalized_shape, "layer_norm", name="normalized_shape"))
+    k = len(normalized_shape)
+    if k == 0 or x.ndim < k or list(x._data.shape[x.ndim - k:]) != normalized_shape:
+        raise ArgValueError(f"layer_norm: Given normalized_shape={normalized_shape}, expected "
+                            f"input with shape [*, {', '.join(map(str, normalized_shape))}], but "
+                            f"got input of size {_c.shape_str(x._data.shape)}")
+    axes = list(range(x.ndim - k, x.ndim))
     mean = x.mean(axis=axes, keepdim=True)
     xc = x - mean
     var = (xc * xc).mean(axis=axes, keepdim=True)
@@ -282,6 +415,22 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     Running statistics are updated in place under no_grad."""
     if eps is not None:
         epsilon = eps
+    if x.ndim < 2:
+        raise ArgValueError(f"batch_norm: expected input of at least 2 dimensions [N, C, ...], "
+                            f"got {_c.shape_str(x._data.shape)}")
+    c = x._data.shape[1]
+    for what, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t._data.shape != (c,):
+            raise ArgValueError(f"batch_norm: {what} should contain {c} elements not "
+                                f"{t._data.size} (input {_c.shape_str(x._data.shape)})")
+    if training and x._data.size // max(c, 1) <= 1:
+        raise ArgValueError(f"batch_norm: Expected more than 1 value per channel when "
+                            f"training, got input size {_c.shape_str(x._data.shape)}. Fix: a "
+                            "batch of at least 2, or model.eval()")
+    if not training and (running_mean is None or running_var is None):
+        raise ArgValueError("batch_norm: running_mean and running_var are needed when not "
+                            "training")
     axes = [0] + list(range(2, x.ndim))
     shape = [1, -1] + [1] * (x.ndim - 2)
     if training:

@@ -8,7 +8,12 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd import grad_mode
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..ops import args as _args
+from ..ops.registry import bump
 from ..tensor import Tensor
+from . import _checks as _c
+from . import _kernels as _K
 from . import functional as F
 from . import init
 
@@ -38,6 +43,34 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    # Note [Parameter copies]: Tensor's deepcopy/pickle build a plain Tensor; a Parameter must
+    # come back as a Parameter (same class, values, requires_grad, name), else a deep-copied
+    # or unpickled model has no parameters. copy.deepcopy's memo keeps tied weights tied.
+    def __deepcopy__(self, memo):
+        p = type(self)(np.array(self._data, copy=True), self._requires_grad)
+        if "name" in self.__dict__:
+            p.name = self.name
+        memo[id(self)] = p
+        return p
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (type(self), np.array(self._data), self._requires_grad,
+                                     self.__dict__.get("name")))
+
+
+def _rebuild_parameter(cls, array, requires_grad, name=None):
+    p = cls(array, requires_grad)
+    if name is not None:
+        p.name = name
+    return p
+
+
+class _StateDictKeyError(KeyError, RuntimeError):
+    """Missing or unexpected keys in a state dict (PyTorch RuntimeError, oar KeyError)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
 
 
 def _param(shape, dtype="float32"):
@@ -175,22 +208,49 @@ class Layer:
         return out
 
     def set_state_dict(self, state_dict, use_structured_name=True, strict=True):
+        """Copy values into the parameters and buffers. Every key, shape and dtype is checked
+        before the first write, so a refused state dict leaves the layer unchanged."""
+        name = type(self).__name__
+        if not hasattr(state_dict, "items") or not hasattr(state_dict, "keys"):
+            raise ArgTypeError(f"{name}.set_state_dict: expected a dict of name -> tensor, got "
+                               f"{type(state_dict).__name__}")
         own = self.state_dict()
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         if strict and (missing or unexpected):
-            raise KeyError(f"state_dict mismatch: missing {missing}, unexpected {unexpected}")
+            raise _StateDictKeyError(
+                f"Error(s) in loading state_dict for {name}: state_dict mismatch: missing "
+                f"{missing}, unexpected {unexpected}. Fix: strict=False to load the matching "
+                "keys only")
+        plan = []
         for k, v in state_dict.items():
             if k not in own:
                 continue
-            arr = v._data if isinstance(v, Tensor) else np.asarray(v)
-            if tuple(arr.shape) != tuple(own[k].shape):
-                raise ValueError(f"state_dict[{k!r}] has shape {list(arr.shape)}, the layer "
-                                 f"expects {list(own[k].shape)}")
-        with grad_mode.no_grad():
-            for k, v in state_dict.items():
-                if k in own:
-                    own[k].copy_(v if isinstance(v, Tensor) else Tensor._wrap(np.asarray(v)))
+            if isinstance(v, Tensor):
+                arr = v._data
+            else:
+                try:
+                    arr = np.asarray(v)
+                except Exception:
+                    arr = None
+            if arr is None or arr.dtype.kind not in "biuf":
+                what = type(v).__name__ if arr is None else f"{type(v).__name__} of dtype {arr.dtype}"
+                raise ArgTypeError(f"{name}.set_state_dict: state_dict[{k!r}] must be a tensor "
+                                   f"or an array of numbers, got {what}; nothing was loaded")
+            target = own[k]
+            if tuple(arr.shape) != tuple(target._data.shape):
+                raise ArgValueError(
+                    f"Error(s) in loading state_dict for {name}: size mismatch for {k}: "
+                    f"copying a param with shape {list(arr.shape)} from checkpoint, the shape "
+                    f"in current model is {list(target._data.shape)}; nothing was loaded")
+            if target._data.dtype.kind in "iu" and arr.dtype.kind == "f":
+                raise ArgTypeError(f"{name}.set_state_dict: state_dict[{k!r}] is floating "
+                                   f"({arr.dtype}) but {k} is {target.dtype.name}; nothing "
+                                   "was loaded")
+            plan.append((target, arr))
+        for target, arr in plan:            # everything checked: write
+            np.copyto(target._data, arr, casting="unsafe")
+            bump(target, "set_state_dict")
         return missing, unexpected
 
     load_state_dict = set_state_dict
@@ -240,9 +300,11 @@ class Linear(Layer):
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None,
                  *, bias=True):
         super().__init__()
+        in_features = _c.count(in_features, "Linear", "in_features")
+        out_features = _c.count(out_features, "Linear", "out_features")
         self.in_features, self.out_features = in_features, out_features
         self.weight = _param([in_features, out_features])
-        bound = 1 / math.sqrt(in_features)
+        bound = 1 / math.sqrt(in_features) if in_features else 0.0
         init.uniform_(self.weight, -bound, bound)
         if bias_attr is False or bias is False:
             self.bias = None
@@ -263,21 +325,42 @@ class Conv2D(Layer):
                  dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
                  data_format="NCHW", *, bias=True):
         super().__init__()
-        k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+        op = type(self).__name__
+        in_channels = _c.count(in_channels, op, "in_channels")
+        out_channels = _c.count(out_channels, op, "out_channels")
+        k = _c.pair(kernel_size, op, "kernel_size", 1)
+        g = _c.count(groups, op, "groups", 1)
+        if in_channels % g:
+            raise ArgValueError(f"{op}: in_channels must be divisible by groups "
+                                f"(in_channels={in_channels}, groups={g})")
+        if out_channels % g:
+            raise ArgValueError(f"{op}: out_channels must be divisible by groups "
+                                f"(out_channels={out_channels}, groups={g})")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"{op}: padding_mode {padding_mode!r} is not supported "
+                                      "yet ('zeros' only)")
+        if data_format != "NCHW":
+            raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
+                                      "(NCHW only)")
+        # checked and parsed once (Note [nn checks at construction])
+        self._parsed = _K.conv_args((out_channels, in_channels, *k), stride, padding, dilation,
+                                    g, op)
         self._conf = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-        self.weight = _param([out_channels, in_channels // groups, *k])
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        fan_in = in_channels // groups * k[0] * k[1]
+        self.weight = _param([out_channels, in_channels // g, *k])
+        fan_in = in_channels // g * k[0] * k[1]
+        if fan_in:
+            init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if bias_attr is False or bias is False:
             self.bias = None
             self._parameters["bias"] = None
         else:
             self.bias = _param([out_channels])
-            init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+            if fan_in:
+                init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
         self._desc = f"{in_channels}, {out_channels}, kernel_size={list(k)}"
 
     def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, **self._conf)
+        return F.conv2d(x, self.weight, self.bias, _parsed=self._parsed)
 
     def extra_repr(self):
         return self._desc + f", stride={self._conf['stride']}, padding={self._conf['padding']}"
@@ -287,28 +370,58 @@ Conv2d = Conv2D
 
 
 class _Pool(Layer):
-    fn = None
-
-    def __init__(self, kernel_size, stride=None, padding=0, **kw):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                 data_format="NCHW", name=None):
         super().__init__()
         self.k, self.s, self.p = kernel_size, stride, padding
-
-    def forward(self, x):
-        return type(self).fn(x, self.k, self.s, self.p)
+        # checked and parsed once (Note [nn checks at construction])
+        self._parsed = _K.pool_args(kernel_size, stride, padding, type(self).__name__,
+                                    dilation, ceil_mode, data_format)
 
     def extra_repr(self):
         return f"kernel_size={self.k}, stride={self.s if self.s is not None else self.k}, padding={self.p}"
 
 
 class MaxPool2D(_Pool):
-    fn = staticmethod(F.max_pool2d)
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False, *, return_mask=False, data_format="NCHW", name=None):
+        super().__init__(kernel_size, stride, padding, dilation, ceil_mode, data_format)
+        if return_indices or return_mask:
+            raise NotImplementedError("MaxPool2D: return_indices/return_mask is not supported yet")
+
+    def forward(self, x):
+        return F.max_pool2d(x, self.k, _parsed=self._parsed)
 
 
 class AvgPool2D(_Pool):
-    fn = staticmethod(F.avg_pool2d)
+    """Paddle's AvgPool2D: exclusive=True (padding not counted in the divisor) by default."""
+    _exclusive_default = True
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 exclusive=None, divisor_override=None, data_format="NCHW", name=None, *,
+                 count_include_pad=None):
+        super().__init__(kernel_size, stride, padding, 1, ceil_mode, data_format)
+        if exclusive is None and count_include_pad is None:
+            exclusive = self._exclusive_default
+        self._parsed = self._parsed + (_K.avg_divisor_mode(count_include_pad, exclusive,
+                                                           divisor_override, type(self).__name__),)
+
+    def forward(self, x):
+        return F.avg_pool2d(x, self.k, _parsed=self._parsed)
 
 
-MaxPool2d, AvgPool2d = MaxPool2D, AvgPool2D
+class AvgPool2d(AvgPool2D):
+    """PyTorch's AvgPool2d(kernel_size, stride, padding, ceil_mode, count_include_pad=True,
+    divisor_override): padding counted in the divisor by default."""
+    _exclusive_default = False
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__(kernel_size, stride, padding, ceil_mode,
+                         divisor_override=divisor_override, count_include_pad=count_include_pad)
+
+
+MaxPool2d = MaxPool2D
 
 
 class AdaptiveAvgPool2D(Layer):
@@ -330,11 +443,19 @@ class _BatchNorm(Layer):
                  bias_attr=None, data_format=None, name=None, *, eps=None, affine=True,
                  track_running_stats=True):
         super().__init__()
+        op = type(self).__name__
+        num_features = _c.count(num_features, op, "num_features")
         if momentum is None:
             momentum = 0.1 if self.torch_momentum else 0.9
+        momentum = _args.number(momentum, op, "momentum", allow_bool=False)
+        if not 0.0 <= momentum <= 1.0:
+            raise ArgValueError(f"{op}: momentum must be in [0, 1], got {momentum}")
         # stored in Paddle's convention: running = m * running + (1 - m) * batch
         self.momentum = 1 - momentum if self.torch_momentum else momentum
-        self.epsilon = eps if eps is not None else epsilon
+        self.epsilon = _args.number(eps if eps is not None else epsilon, op, "epsilon",
+                                    allow_bool=False)
+        if not self.epsilon >= 0:
+            raise ArgValueError(f"{op}: epsilon must be >= 0, got {self.epsilon}")
         self.num_features = num_features
         if affine:
             self.weight = Parameter(np.ones(num_features, np.float32))
@@ -353,10 +474,21 @@ class _BatchNorm(Layer):
     def running_var(self):
         return self._variance
 
+    _ndims = None
+
     def forward(self, x):
+        if not isinstance(x, Tensor):
+            raise ArgTypeError(f"{type(self).__name__}: input must be a Tensor, got "
+                               f"{type(x).__name__}")
+        if self._ndims is not None and x.ndim not in self._ndims:
+            want = " or ".join(f"{d}D" for d in self._ndims)
+            raise ArgValueError(f"{type(self).__name__}: expected {want} input (got {x.ndim}D "
+                                f"input of shape {list(x.shape)})")
         if x.ndim < 2 or x.shape[1] != self.num_features:
-            raise ValueError(f"{type(self).__name__}: expected input with {self.num_features} "
-                             f"channels in dim 1, got shape {list(x.shape)}")
+            raise ArgValueError(f"{type(self).__name__}: expected input with "
+                                f"{self.num_features} channels in dim 1, got shape "
+                                f"{list(x.shape)} (running_mean should contain {x.shape[1] if x.ndim > 1 else '?'} "
+                                f"elements not {self.num_features})")
         return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
                             training=self.training, momentum=self.momentum, epsilon=self.epsilon)
 
@@ -365,27 +497,31 @@ class _BatchNorm(Layer):
 
 
 class BatchNorm1D(_BatchNorm):
-    pass
+    _ndims = (2, 3)
 
 
 class BatchNorm2D(_BatchNorm):
-    pass
+    _ndims = (4,)
 
 
 class BatchNorm1d(_BatchNorm):
     torch_momentum = True
+    _ndims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
     torch_momentum = True
+    _ndims = (4,)
 
 
 class LayerNorm(Layer):
     def __init__(self, normalized_shape, epsilon=1e-5, weight_attr=None, bias_attr=None,
                  name=None, *, eps=None, elementwise_affine=True):
         super().__init__()
-        self.normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
-        self.epsilon = eps if eps is not None else epsilon
+        self.normalized_shape = list(_args.shape(normalized_shape, "LayerNorm",
+                                                 name="normalized_shape"))
+        self.epsilon = _args.number(eps if eps is not None else epsilon, "LayerNorm", "epsilon",
+                                    allow_bool=False)
         self.weight = Parameter(np.ones(self.normalized_shape, np.float32))
         self.bias = Parameter(np.zeros(self.normalized_shape, np.float32))
 
@@ -396,7 +532,10 @@ class LayerNorm(Layer):
 class Dropout(Layer):
     def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None, *, inplace=False):
         super().__init__()
-        self.p, self.inplace = p, inplace
+        self.p, self.inplace = _c.probability(p, type(self).__name__), inplace
+        if axis is not None or mode != "upscale_in_train":
+            raise NotImplementedError(f"{type(self).__name__}: axis / mode "
+                                      f"{mode!r} are not supported yet")
 
     def forward(self, x):
         return F.dropout(x, self.p, training=self.training, inplace=self.inplace)
@@ -468,6 +607,15 @@ class Embedding(Layer):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
                  weight_attr=None, name=None):
         super().__init__()
+        num_embeddings = _c.count(num_embeddings, "Embedding", "num_embeddings")
+        embedding_dim = _c.count(embedding_dim, "Embedding", "embedding_dim")
+        if padding_idx is not None:
+            padding_idx = _args.integer(padding_idx, "Embedding", "padding_idx")
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ArgValueError(f"Embedding: Padding_idx must be within num_embeddings "
+                                    f"({num_embeddings}), got {padding_idx}")
+            if padding_idx < 0:
+                padding_idx += num_embeddings
         self.padding_idx = padding_idx
         self.weight = _param([num_embeddings, embedding_dim])
         init.normal_(self.weight)
@@ -528,7 +676,7 @@ ModuleList = LayerList
 class _Loss(Layer):
     def __init__(self, reduction="mean", **kw):
         super().__init__()
-        self.reduction = reduction
+        self.reduction = _c.reduction(reduction, type(self).__name__)
         self.kw = kw
 
 

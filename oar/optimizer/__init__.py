@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..ops import args as _args
 from ..ops.registry import bump
 from ..tensor import Tensor
 from . import lr  # noqa: F401
@@ -24,24 +26,85 @@ class Optimizer:
     _defaults: dict = {}
 
     def __init__(self, params, defaults):
+        name = type(self).__name__
         if params is None:
-            raise ValueError(f"{type(self).__name__}: pass the parameters to optimise "
-                             "(parameters=model.parameters() or params=model.parameters())")
+            raise ArgValueError(f"{name}: pass the parameters to optimise "
+                                "(parameters=model.parameters() or params=model.parameters())")
+        if isinstance(params, Tensor) or not _iterable(params):
+            raise ArgTypeError(
+                f"{name}: params argument given to the optimizer should be an iterable of "
+                f"Tensors or dicts, but got {_what(params)}. Fix: pass model.parameters() or "
+                "a list such as [weight, bias].")
         params = list(params)
         if not params:
-            raise ValueError(f"{type(self).__name__} got an empty parameter list")
-        if isinstance(params[0], dict):
-            groups = [dict(defaults, **g) for g in params]
-            for g in groups:
-                g["params"] = list(g["params"])
-        else:
-            groups = [dict(defaults, params=params)]
+            raise ArgValueError(f"{name}: optimizer got an empty parameter list")
+        raw = params if isinstance(params[0], dict) else [{"params": params}]
+        groups = []
+        seen = set()
+        for gi, g in enumerate(raw):       # check every group before keeping any
+            group = self._make_group(g, defaults, gi)
+            ids = {id(p) for p in group["params"]}
+            if ids & seen:
+                raise ArgValueError(f"{name}: some parameters appear in more than one "
+                                    "parameter group")
+            seen |= ids
+            groups.append(group)
+        self.defaults = dict(defaults)
         self.param_groups = groups
         self.state = {}
         self._scheduler = None
         for g in groups:
             if isinstance(g["lr"], lr.LRScheduler):
                 self._scheduler = g["lr"]
+
+    def _make_group(self, g, defaults, gi=0):
+        """A checked parameter group (a new dict): params are leaf tensors, hyper-parameters
+        are in range (Note [Optimizer checks at construction])."""
+        name = type(self).__name__
+        if not isinstance(g, dict):
+            raise ArgTypeError(f"{name}: param group {gi} must be a dict (or every entry a "
+                               f"Tensor), got {_what(g)}")
+        if "params" not in g:
+            raise _ParamsKeyError(f"{name}: param group {gi} has no 'params' entry")
+        ps = g["params"]
+        if isinstance(ps, Tensor):
+            ps = [ps]
+        elif isinstance(ps, (set, frozenset)):
+            raise ArgTypeError(f"{name}: optimizer parameters need to be organized in ordered "
+                               "collections, but the ordering of tensors in sets will change "
+                               "between runs. Please use a list instead.")
+        elif not _iterable(ps):
+            raise ArgTypeError(f"{name}: 'params' of param group {gi} should be an iterable of "
+                               f"Tensors, got {_what(ps)}")
+        ps = list(ps)
+        for i, p in enumerate(ps):
+            if not isinstance(p, Tensor):
+                raise ArgTypeError(f"{name}: optimizer can only optimize Tensors, but one of "
+                                   f"the params is {type(p).__name__} (param {i} of group {gi})")
+            if p.grad_fn is not None and not p._retains_grad:
+                raise ArgValueError(
+                    f"{name}: can't optimize a non-leaf Tensor (param {i} of group {gi}, "
+                    f"shape {list(p.shape)}, the result of an op). Fix: "
+                    "optimise the leaf it was computed from, or use "
+                    "t.detach().requires_grad_() to make a new leaf.")
+        group = dict(defaults)
+        group.update({k: v for k, v in g.items() if k != "params"})
+        group["params"] = ps
+        self._check_hyper(group)
+        return group
+
+    def _check_hyper(self, group):
+        group["lr"] = _check_lr(group["lr"], type(self).__name__)
+        if "weight_decay" in group:
+            group["weight_decay"] = _nonneg(group["weight_decay"], "weight_decay", self)
+
+    def add_param_group(self, param_group):
+        group = self._make_group(param_group, self.defaults, len(self.param_groups))
+        have = {id(p) for g in self.param_groups for p in g["params"]}
+        if have & {id(p) for p in group["params"]}:
+            raise ArgValueError(f"{type(self).__name__}: some parameters appear in more than "
+                                "one parameter group")
+        self.param_groups.append(group)
 
     # learning rate --------------------------------------------------------------
     def _lr(self, group):
@@ -52,6 +115,7 @@ class Optimizer:
         return self._lr(self.param_groups[0])
 
     def set_lr(self, value):
+        value = _check_lr(value, type(self).__name__)
         for g in self.param_groups:
             g["lr"] = float(value)
 
@@ -88,33 +152,117 @@ class Optimizer:
         return out
 
     def set_state_dict(self, state):
+        """Load what state_dict() wrote. Every entry is checked (group count, hyper-parameters,
+        state keys, buffer shapes) before anything is written, so a refused state leaves the
+        optimizer as it was."""
+        name = type(self).__name__
+        if not isinstance(state, dict):
+            raise ArgTypeError(f"{name}.set_state_dict: expected the dict that state_dict() "
+                               f"returns, got {_what(state)}")
+        groups = state.get("param_groups")
+        if groups is None:
+            groups = [{} for _ in self.param_groups]
+        if not isinstance(groups, (list, tuple)) or len(groups) != len(self.param_groups):
+            n = len(groups) if isinstance(groups, (list, tuple)) else _what(groups)
+            raise ArgValueError(f"{name}.set_state_dict: the state has {n} parameter groups, "
+                                f"the optimizer {len(self.param_groups)}")
+        new_groups = []
+        for gi, (g, sg) in enumerate(zip(self.param_groups, groups)):
+            if not isinstance(sg, dict):
+                raise ArgTypeError(f"{name}.set_state_dict: param_groups[{gi}] must be a dict, "
+                                   f"got {_what(sg)}")
+            if "params" in sg and len(sg["params"]) != len(g["params"]):
+                raise ArgValueError(f"{name}.set_state_dict: param group {gi} of the state has "
+                                    f"{len(sg['params'])} parameters, the optimizer "
+                                    f"{len(g['params'])}")
+            merged = dict(g)
+            merged.update({k: v for k, v in sg.items() if k not in ("params", "_flat")})
+            self._check_hyper(merged)
+            new_groups.append(merged)
+        plan = []              # (group index, param, entry) once every entry is checked
+        known = {"param_groups"}
         for gi, g in enumerate(self.param_groups):
-            for k, v in state.get("param_groups", [{}])[gi].items():
-                g[k] = v
             for pi, p in enumerate(g["params"]):
-                st = state.get(f"state.{gi}.{pi}")
-                if st:
-                    own = self.state.get(id(p))
-                    if own is None:
-                        self.state[id(p)] = {k: (Tensor._wrap(np.array(v)) if isinstance(v, np.ndarray) else v)
-                                             for k, v in st.items()}
-                        g["_flat"] = False    # loaded state lives in separate buffers
-                        continue
-                    for k, v in st.items():   # copy into the existing (possibly flat) buffers
-                        if isinstance(v, np.ndarray):
-                            own[k]._data[...] = v
-                        else:
-                            own[k] = v
+                key = f"state.{gi}.{pi}"
+                known.add(key)
+                st = state.get(key)
+                if not st:
+                    continue
+                if not isinstance(st, dict):
+                    raise ArgTypeError(f"{name}.set_state_dict: {key} must be a dict, got "
+                                       f"{_what(st)}")
+                own = self.state.get(id(p))
+                entry = {}
+                for k, v in st.items():
+                    if isinstance(v, Tensor):
+                        v = v._data
+                    if isinstance(v, np.ndarray):
+                        if v.dtype.kind not in "biuf":
+                            raise ArgTypeError(f"{name}.set_state_dict: {key}[{k!r}] has dtype "
+                                               f"{v.dtype}, expected a number array")
+                        if k != "step" and v.shape != p._data.shape:
+                            raise ArgValueError(
+                                f"{name}.set_state_dict: {key}[{k!r}] has shape {list(v.shape)}, "
+                                f"the parameter it belongs to has shape {list(p._data.shape)}")
+                    elif k == "step":
+                        if isinstance(v, bool) or not isinstance(v, (int, np.integer, float)):
+                            raise ArgTypeError(f"{name}.set_state_dict: {key}['step'] must be "
+                                               f"a number, got {_what(v)}")
+                    entry[k] = v
+                plan.append((gi, p, own, entry))
+        extra = [k for k in state if k not in known]
+        if extra:
+            raise ArgValueError(f"{name}.set_state_dict: unexpected entries {extra[:5]} (the "
+                                "state was saved from an optimizer with other parameters)")
+        # ---- everything checked: write
+        for g, merged in zip(self.param_groups, new_groups):
+            g.update(merged)
+        for gi, p, own, entry in plan:
+            if own is None:
+                self.state[id(p)] = {k: (Tensor._wrap(np.array(v, dtype=p._data.dtype))
+                                         if isinstance(v, np.ndarray) and k != "step" else v)
+                                     for k, v in entry.items()}
+                self.param_groups[gi]["_flat"] = False    # loaded state lives in separate buffers
+                continue
+            for k, v in entry.items():   # copy into the existing (possibly flat) buffers
+                if isinstance(v, np.ndarray) and k in own and isinstance(own[k], Tensor):
+                    np.copyto(own[k]._data, v, casting="unsafe")
+                elif isinstance(v, np.ndarray) and k != "step":
+                    own[k] = Tensor._wrap(np.array(v, dtype=p._data.dtype))
+                else:
+                    own[k] = v
 
     load_state_dict = set_state_dict
 
+    def _checked_grads(self, group):
+        """The parameters of `group` that step() updates, after checking every gradient
+        (Note [Check, then write]): a bad gradient on the last parameter must not leave the
+        first ones updated."""
+        out = []
+        for p in group["params"]:
+            g = p._grad
+            if g is None or not p._requires_grad:
+                continue
+            if not isinstance(g, Tensor):
+                raise ArgTypeError(f"{type(self).__name__}.step: the gradient of a parameter of "
+                                   f"shape {list(p._data.shape)} is {_what(g)}, not a tensor; "
+                                   "no parameter was updated")
+            gd = g._data
+            if gd.shape != p._data.shape or gd.dtype != p._data.dtype:
+                raise ArgValueError(
+                    f"{type(self).__name__}.step: the gradient of a parameter of shape "
+                    f"{list(p._data.shape)} ({p.dtype.name}) has shape {list(gd.shape)} "
+                    f"({g.dtype.name}); they must match. No parameter was updated. Fix: check "
+                    "hooks or code that set .grad")
+            out.append(p)
+        return out
+
     def step(self):
-        for group in self.param_groups:
+        todo = [(group, self._checked_grads(group)) for group in self.param_groups]
+        for group, params in todo:
             rate = self._lr(group)
-            for p in group["params"]:
-                if p.grad is None or not p._requires_grad:
-                    continue
-                self._update(p, p.grad._data, rate, group)
+            for p in params:
+                self._update(p, p._grad._data, rate, group)
                 bump(p, f"{type(self).__name__}.step")
 
     def minimize(self, loss, *a, **k):
@@ -135,11 +283,18 @@ class SGD(Optimizer):
         rate = _pick(learning_rate, lr, 0.001)
         if use_nesterov is not None:
             nesterov = use_nesterov
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(_pick(parameters, params, None), dict(
             lr=rate, momentum=momentum, dampening=dampening, nesterov=nesterov,
             weight_decay=_wd(weight_decay)))
+
+    def _check_hyper(self, group):
+        super()._check_hyper(group)
+        group["momentum"] = _nonneg(group["momentum"], "momentum", self)
+        group["dampening"] = _args.number(group["dampening"], "SGD", "dampening", allow_bool=False)
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise ArgValueError("SGD: Nesterov momentum requires a momentum and zero dampening "
+                                f"(got momentum={group['momentum']}, "
+                                f"dampening={group['dampening']})")
 
     def _update(self, p, g, rate, group):
         m, wd, damp = group["momentum"], group["weight_decay"], group["dampening"]
@@ -193,6 +348,9 @@ class Adam(Optimizer):
                  parameters=None, weight_decay=None, grad_clip=None, name=None, lazy_mode=False,
                  *, params=None, lr=None, betas=None, eps=None, amsgrad=False):
         if betas is not None:
+            if not _iterable(betas) or len(list(betas)) != 2:
+                raise ArgTypeError(f"{type(self).__name__}: betas must be a pair (beta1, beta2), "
+                                   f"got {_what(betas)}")
             beta1, beta2 = betas
         if eps is not None:
             epsilon = eps
@@ -202,6 +360,18 @@ class Adam(Optimizer):
         super().__init__(_pick(parameters, params, None), dict(
             lr=_pick(learning_rate, lr, 0.001), beta1=beta1, beta2=beta2, eps=epsilon,
             weight_decay=_wd(weight_decay if weight_decay is not None else default_wd)))
+
+    def _check_hyper(self, group):
+        name = type(self).__name__
+        group["lr"] = _check_lr(group["lr"], name)
+        group["eps"] = _nonneg(group["eps"], "epsilon", self)
+        for i, k in enumerate(("beta1", "beta2")):
+            b = _args.number(group[k], name, k, allow_bool=False)
+            if not 0.0 <= b < 1.0:
+                raise ArgValueError(f"{name}: Invalid beta parameter at index {i}: {b} "
+                                    "(betas must be in [0, 1))")
+            group[k] = float(b)
+        group["weight_decay"] = _nonneg(group["weight_decay"], "weight_decay", self)
 
     def _update(self, p, g, rate, group):
         b1, b2, eps, wd = group["beta1"], group["beta2"], group["eps"], group["weight_decay"]
@@ -226,20 +396,20 @@ class Adam(Optimizer):
     # with a dozen ufunc calls instead of a dozen per parameter; the per-parameter path
     # (used when some parameter has no gradient) updates the same memory.
     def step(self):
-        for group in self.param_groups:
+        todo = [(group, self._checked_grads(group)) for group in self.param_groups]
+        for group, ready in todo:
             params = group["params"]
             flat = group.get("_flat")
             if flat is None and all(id(p) not in self.state for p in params):
                 flat = group["_flat"] = self._make_flat(params)
-            if flat and all(p.grad is not None and p._requires_grad for p in params):
+            if flat and len(ready) == len(params):
                 self._flat_update(params, flat, self._lr(group), group)
                 for p in params:
                     bump(p, f"{type(self).__name__}.step")
                 continue
-            for p in params:
-                if p.grad is not None and p._requires_grad:
-                    self._update(p, p.grad._data, self._lr(group), group)
-                    bump(p, f"{type(self).__name__}.step")
+            for p in ready:
+                self._update(p, p._grad._data, self._lr(group), group)
+                bump(p, f"{type(self).__name__}.step")
 
     def _make_flat(self, params):
         dt = params[0]._data.dtype
@@ -316,6 +486,47 @@ def _pick(paddle_value, torch_value, default):
     if torch_value is not None:
         return torch_value
     return default
+
+
+class _ParamsKeyError(KeyError, ValueError):
+    """A param group without 'params' (PyTorch KeyError, Paddle ValueError)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+def _iterable(x):
+    try:
+        iter(x)
+    except TypeError:
+        return False
+    return not isinstance(x, (str, bytes))
+
+
+def _what(x):
+    if isinstance(x, Tensor):
+        return f"a {x.dtype.name} Tensor of shape {list(x.shape)}"
+    return f"{type(x).__name__} {x!r}"[:80]
+
+
+def _check_lr(value, name):
+    """A learning rate: a number >= 0 (not NaN) or an LRScheduler (PyTorch: ValueError
+    'Invalid learning rate'). Paddle's schedulers are checked by their base rate."""
+    if isinstance(value, lr.LRScheduler):
+        _check_lr(value.base_lr, name)
+        return value
+    v = _args.number(value, name, "learning_rate (lr)", allow_bool=False)
+    if not v >= 0.0:            # also refuses NaN
+        raise ArgValueError(f"{name}: Invalid learning rate: {v} (it must be a number >= 0)")
+    return v
+
+
+def _nonneg(value, what, opt):
+    name = type(opt).__name__
+    v = _args.number(value, name, what, allow_bool=False)
+    if not v >= 0.0:
+        raise ArgValueError(f"{name}: Invalid {what} value: {v} (it must be >= 0)")
+    return v
 
 
 def _wd(wd):
