@@ -159,3 +159,119 @@ def _describe(value):
     if isinstance(value, Tensor):
         return f"a {value.dtype.name} tensor of shape {_shape_str(value._data.shape)}"
     return f"{type(value).__name__} {value!r}"
+
+
+# ---------------------------------------------------------------- indices, devices, alpha
+# Appended for indexing/general ops (Note [Argument layer]); the classes sit here because
+# errors.py belongs to autograd.
+class IndexDtypeError(IndexError, TypeError):
+    """A tensor index of the wrong dtype, or an object that is no index at all (PyTorch
+    IndexError for float tensors, TypeError for other objects; Paddle TypeError)."""
+
+
+class IndexRangeError(AxisError, RuntimeError):
+    """An index value out of range (PyTorch IndexError for getitem/index_put/index_select/take,
+    RuntimeError for gather/scatter/index_add; Paddle ValueError/IndexError): one class
+    catches as all of them."""
+
+
+class DeviceUnavailableError(AssertionError, RuntimeError, ValueError):
+    """A device that this build cannot reach (PyTorch on a CPU build: AssertionError "Torch
+    not compiled with CUDA enabled"; Paddle ValueError)."""
+
+
+_INDEX_MSG = "tensors used as indices must be long, int, byte or bool tensors"
+
+
+def tensor_index(t, op, copy=True):
+    """The array of a tensor used inside a subscript (getitem, setitem, index_put_).
+
+    Integer tensors give int64 indices (a copy by default, so a later in-place change to the
+    index tensor cannot change what the backward scatters into); bool and uint8 tensors are
+    masks (uint8 as a mask, as PyTorch does); any other dtype is refused (never truncated)."""
+    a = t._data
+    k = a.dtype.kind
+    if k == "b":
+        return a.copy() if copy else a
+    if a.dtype == np.uint8:
+        return a.astype(np.bool_)
+    if k in _INT_KINDS:
+        return a.astype(np.int64, copy=copy)
+    raise IndexDtypeError(f"{op}(): {_INDEX_MSG}, got a {t.dtype.name} tensor of shape "
+                          f"{_shape_str(a.shape)}. Fix: cast it with .astype('int64') (or "
+                          "compare to get a bool mask).")
+
+
+def index_dtype(arr, op, name="index"):
+    """An index array given to gather/scatter/index_select/index_add: int32 or int64 only
+    (PyTorch); floats, bools, other integer widths and non-arrays are refused. Returns an int64 copy (the backward keeps it; a later in-place change
+    to the index tensor cannot alter it)."""
+    if isinstance(arr, Tensor):
+        arr = arr._data
+    if not isinstance(arr, np.ndarray):
+        raise ArgTypeError(f"{op}(): argument '{name}' must be an integer Tensor, got "
+                           f"{_describe(arr)}. Fix: pass an int64 tensor.")
+    if arr.dtype != np.int64 and arr.dtype != np.int32:
+        raise ArgTypeError(f"{op}(): Expected dtype int32/int64 for {name}, got "
+                           f"{arr.dtype}. Fix: cast it with .astype('int64').")
+    return arr.astype(np.int64, copy=True)
+
+
+def in_range(arr, size, op, name="index", allow_negative=False, dim=None):
+    """Like bounded_index, raising IndexRangeError (an IndexError and a RuntimeError, as
+    PyTorch uses either depending on the op), with PyTorch's wording."""
+    if arr.size == 0:
+        return arr
+    lo = -size if allow_negative else 0
+    mn, mx = int(arr.min()), int(arr.max())
+    if mn < lo or mx >= size:
+        bad = mn if mn < lo else mx
+        where = f" for dimension {dim}" if dim is not None else ""
+        hint = " (negative indices are not accepted here)" if bad < 0 and not allow_negative else ""
+        raise IndexRangeError(f"{op}(): {name} {bad} is out of bounds{where} with size {size}"
+                              f"{hint}; valid range [{lo}, {size - 1}].")
+    return arr
+
+
+def alpha(value, dtype, op, name="alpha"):
+    """A scale factor for an op writing into a tensor of NumPy dtype `dtype`: a number, and
+    for integer or bool tensors an integer (PyTorch: "For integral input tensors, argument
+    alpha must not be a floating point number"), never silently truncated."""
+    v = number(value, op, name)
+    if np.dtype(dtype).kind in "biu" and isinstance(v, float):
+        raise ArgTypeError(f"{op}(): For integral input tensors, argument {name} must not be "
+                           f"a floating point number (self is {np.dtype(dtype)}, {name}={v!r}). "
+                           "Fix: pass an integer, or cast self to a floating dtype first.")
+    return v
+
+
+_DEVICE_TYPES = ("cpu", "cuda", "gpu", "xpu", "mps", "meta", "hip", "npu", "ipu", "xla")
+
+
+def device(value, op):
+    """Parse a device: 'cpu', 'cpu:N', a Place, or None -> 'cpu'. A device this build has no
+    access to ('cuda', 'gpu:0', an int ordinal) raises DeviceUnavailableError; a malformed
+    string ('cuda:x', 'bogus') raises ArgValueError. Never a silent CPU fallback."""
+    if value is None:
+        return "cpu"
+    kind = getattr(value, "kind", None) or getattr(value, "type", None)
+    if kind is not None and not isinstance(value, str):
+        value = str(kind) if getattr(value, "index", None) is None else f"{kind}:{value.index}"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        raise DeviceUnavailableError(
+            f"{op}(): device ordinal {int(value)} names an accelerator, and this build of oar "
+            "runs on the CPU only. Fix: use 'cpu'.")
+    if not isinstance(value, str):
+        raise ArgTypeError(f"{op}(): expected a device string such as 'cpu', got "
+                           f"{_describe(value)}")
+    s = value.strip().lower()
+    typ, sep, idx = s.partition(":")
+    if typ not in _DEVICE_TYPES or (sep and not (idx.isdigit())):
+        raise ArgValueError(f"{op}(): Invalid device string: {value!r}. Expected 'cpu' (the "
+                            "only device of this build), optionally 'cpu:N'.")
+    if typ != "cpu":
+        raise DeviceUnavailableError(
+            f"{op}(): device {value!r} is not available: oar is not compiled with CUDA (or any "
+            "accelerator) enabled and runs on the CPU only. Fix: use 'cpu' or drop the "
+            ".to(device) call.")
+    return "cpu"
