@@ -1,56 +1,93 @@
 """Indexing: getitem (basic -> view, advanced -> copy), setitem and the indexed in-place ops,
-fills, copy_, and Paddle's metadata-changing in-place ops."""
+fills, copy_, and Paddle's metadata-changing in-place ops.
+
+Note [Index arguments]
+Every index goes through ops/args.py (Note [Argument layer]): subscripts through
+`args.tensor_index` (integer tensors, bool masks; uint8 is a mask as in PyTorch; floats are
+refused, never truncated), dims through `args.axis`, index tensors of gather/scatter/index_add
+through `args.index_dtype` + `args.in_range` (PyTorch refuses negative indices there; NumPy
+would wrap them), scale factors through `args.alpha`. All checks run before the write (Note
+[Check, then write]).
+
+Note [Saved indices]
+The index arrays an indexed op's backward needs are passed as a non-tensor *input* of the
+OpDef (not an attr) and declared in its `save` spec, so the node keeps them in `saved`
+exactly when a gradient that uses them is needed, and `release()` after a backward without
+retain_graph drops them and marks the node released: a second backward raises as in PyTorch
+(which saves the indices as tensors). Integer index arrays are copies, so a later in-place
+change to the index tensor cannot change what the backward scatters.
+"""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ..autograd import grad_mode
+from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..tensor import Tensor
+from . import args as A
 from . import registry as R
 from .registry import OpDef, check_inplace_autograd, declare, fmt_shape
 from .views import _generic_view
 
 
 # ---------------------------------------------------------------- index keys
-def _key(idx):
+def _array_index(it, op):
+    """A list or ndarray used as an index."""
+    try:
+        a = np.asarray(it)
+    except (TypeError, ValueError) as e:
+        raise A.IndexDtypeError(f"{op}(): could not use {type(it).__name__} as an index: {e}") from None
+    if a.size == 0 and a.dtype.kind == "f":      # x[[]]: an empty integer index
+        return a.astype(np.int64)
+    if a.dtype.kind == "b":
+        return a.copy()
+    if a.dtype == np.uint8:
+        return a.astype(np.bool_)
+    if a.dtype.kind in "iu":
+        return a.astype(np.int64)
+    raise A.IndexDtypeError(f"{op}(): index arrays must be integers or booleans, got {a.dtype} "
+                            f"({A._describe(it) if isinstance(it, Tensor) else type(it).__name__}). "
+                            "Fix: cast the index to int64.")
+
+
+def _key(idx, op="__getitem__"):
     """-> (numpy key, is_advanced)."""
     items = idx if isinstance(idx, tuple) else (idx,)
     out = []
     advanced = False
     for it in items:
-        if isinstance(it, Tensor):
+        c = it.__class__
+        if c is int or c is slice or it is None or it is Ellipsis:
+            out.append(it)
+        elif isinstance(it, Tensor):
             a = it._data
-            if a.ndim == 0 and a.dtype.kind in "iu":
+            if a.ndim == 0 and a.dtype.kind in "iu" and a.dtype != np.uint8:
                 out.append(int(a))
                 continue
-            out.append(a if a.dtype.kind == "b" else a.astype(np.int64, copy=False))
+            out.append(A.tensor_index(it, op))
             advanced = True
-        elif isinstance(it, (list, np.ndarray)):
-            a = np.asarray(it)
-            if a.dtype.kind not in "iub":
-                raise IndexError(f"index arrays must be integers or booleans, got {a.dtype}")
-            out.append(a)
+        elif c is bool or c is np.bool_:
+            out.append(bool(it))
             advanced = True
-        elif isinstance(it, bool) or it is None or it is Ellipsis or isinstance(it, slice):
-            if isinstance(it, bool):
-                advanced = True
-            out.append(it)
         elif isinstance(it, (int, np.integer)):
             out.append(int(it))
+        elif isinstance(it, (list, np.ndarray)):
+            out.append(_array_index(it, op))
+            advanced = True
         else:
-            raise IndexError(f"unsupported index {it!r} of type {type(it).__name__}")
+            raise A.IndexDtypeError(
+                f"{op}(): only integers, slices (`:`), ellipsis (`...`), None and integer or "
+                f"bool tensors are valid indices (got {type(it).__name__} {it!r:.40})")
     key = tuple(out)
     if not advanced and Ellipsis not in key:
         key = key + (Ellipsis,)   # numpy then returns a 0-d view instead of a scalar copy
     return key, advanced
 
 
-def _check_bounds(x, key):
-    try:
-        x._data[key]
-    except IndexError as e:
-        raise IndexError(f"index {key} is out of bounds for tensor of shape "
-                         f"{fmt_shape(x._data.shape)}: {e}") from None
+def _range_error(op, x, e):
+    return A.IndexRangeError(f"{op}(): {e} (tensor of shape {fmt_shape(x._data.shape)})")
 
 
 def _k_index(x, key):
@@ -58,12 +95,13 @@ def _k_index(x, key):
 
 
 def _b_index(c, g):
-    key = c.attrs[0]
+    key = c.input(1)    # Note [Saved indices]
     z = R.FUNCTIONS["zeros"](list(c.input_meta[0][0]), dtype=g.dtype)
-    return (R.dispatch_inplace(INDEX_PUT_, (z, g), (key, True), "index_put_"),)
+    return (R.dispatch_inplace(INDEX_PUT_, (z, g, key), (True,), "index_put_"), None)
 
 
-INDEX = OpDef("index", _k_index, _b_index, attrs=(("key", None),), node_name="IndexBackward")
+INDEX = OpDef("index", _k_index, _b_index, inputs=("x", "key"), save={0: (1,)},
+              node_name="IndexBackward")
 
 
 def getitem(x, idx):
@@ -72,18 +110,20 @@ def getitem(x, idx):
         try:
             arr = x._data[idx] if c is slice else x._data[idx, ...]
         except IndexError as e:
-            raise IndexError(f"index {idx!r} is out of bounds for tensor of shape "
-                             f"{fmt_shape(x._data.shape)}: {e}") from None
+            raise _range_error("__getitem__", x, e) from None
         return _generic_view(x, "slice", lambda a: arr)
     key, advanced = _key(idx)
     if advanced:
-        _check_bounds(x, key)
-        return R.dispatch(INDEX, (x,), (key,))
+        try:
+            return R.dispatch(INDEX, (x, key), ())
+        except A.IndexRangeError:
+            raise
+        except IndexError as e:     # NumPy's bounds / mask-shape / too-many-indices errors
+            raise _range_error("__getitem__", x, e) from None
     try:
         arr = x._data[key]
     except IndexError as e:
-        raise IndexError(f"index {idx!r} is out of bounds for tensor of shape "
-                         f"{fmt_shape(x._data.shape)}: {e}") from None
+        raise _range_error("__getitem__", x, e) from None
     if None in key:
         arr = _torch_unit_strides(arr)
     return _generic_view(x, "slice", lambda a: arr)
@@ -105,25 +145,26 @@ def _torch_unit_strides(a):
 
 # ---------------------------------------------------------------- index_put_ / setitem
 def _region_shape(x, key):
-    return np.empty(x._data.shape, np.bool_)[key].shape if x._data.size else \
-        np.broadcast_to(np.empty((), np.int8), x._data.shape)[key].shape
+    """Shape of x[key] without touching x's data; raises NumPy's IndexError when out of range."""
+    return np.broadcast_to(np.empty((), np.int8), x._data.shape)[key].shape
 
 
 def _check_put(self, args, attrs, op_name):
-    key = attrs[0]
-    value = args[1]
-    _check_bounds(self, key)
-    region = _region_shape(self, key)
+    value, key = args[1], args[2]
+    try:
+        region = _region_shape(self, key)
+    except IndexError as e:
+        raise _range_error(op_name, self, e) from None
     if isinstance(value, Tensor):
         try:
             b = np.broadcast_shapes(region, value._data.shape)
         except ValueError:
             b = None
         if b != region:
-            raise ValueError(
-                f"{op_name}: value of shape {fmt_shape(value._data.shape)} cannot be broadcast "
-                f"to the indexed region of shape {fmt_shape(region)} (tensor shape "
-                f"{fmt_shape(self._data.shape)})")
+            raise ArgValueError(
+                f"{op_name}(): shape mismatch: value tensor of shape "
+                f"{fmt_shape(value._data.shape)} cannot be broadcast to the indexed region of "
+                f"shape {fmt_shape(region)} (tensor shape {fmt_shape(self._data.shape)})")
         if value._storage is self._storage:
             target = self._data[key] if not _is_adv(key) else self._data
             tv = Tensor._wrap(target, self._storage)
@@ -150,35 +191,100 @@ def _k_put(out, value, key, accumulate):
 
 
 def _b_put(c, g):
-    key, accumulate = c.attrs
+    accumulate = c.attrs[0]
+    key = c.input(2)    # Note [Saved indices]
     gx = g
     if not accumulate:
         gx = g.clone()
-        R.dispatch_inplace(INDEX_PUT_, (gx, 0.0), (key, False), "index_put_")
+        R.dispatch_inplace(INDEX_PUT_, (gx, 0.0, key), (False,), "index_put_")
     gv = None
     if c.needs[1]:
-        gv = R.dispatch(INDEX, (g,), (key,))
-    return gx, gv
+        gv = R.dispatch(INDEX, (g, key), ())
+    return gx, gv, None
 
 
-INDEX_PUT_ = OpDef("index_put_", _k_put, _b_put, kind="inplace", inputs=("x", "value"),
-                   attrs=(("key", None), ("accumulate", False)), check=_check_put,
+INDEX_PUT_ = OpDef("index_put_", _k_put, _b_put, kind="inplace", inputs=("x", "value", "key"),
+                   attrs=(("accumulate", False),), check=_check_put, save={0: (2,), 1: (2,)},
                    node_name="IndexPutBackward", own_overlap_check=True)
 R.OPS["index_put_"] = INDEX_PUT_
 
 
+def _scalar_into(x, v, op, name="value"):
+    """A Python number written into x: floats are truncated into integer tensors as PyTorch
+    does, but a NaN/inf or an integer outside the dtype's range is refused (NumPy would raise
+    its own ValueError/OverflowError, or wrap)."""
+    k = x._data.dtype.kind
+    if k in "iu":
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ArgValueError(f"{op}(): {name} {v} cannot be converted to {x.dtype.name} "
+                                "without overflow. Fix: use a finite value or a floating tensor.")
+        info = np.iinfo(x._data.dtype)
+        iv = int(v) if not isinstance(v, bool) else int(v)
+        if not info.min <= iv <= info.max:
+            raise ArgValueError(f"{op}(): {name} {v} cannot be converted to {x.dtype.name} "
+                                f"without overflow (range [{info.min}, {info.max}]).")
+    return v
+
+
+def _mask_fill_ok(key, value):
+    """PyTorch writes a one-element tensor through a single bool mask with masked_fill
+    (any dtype, cast); every other advanced write needs the value's dtype to match."""
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    return len(arrays) == 1 and arrays[0].dtype == np.bool_ and value._data.size == 1
+
+
+def _put_value(x, value, key, advanced, op, accumulate=False):
+    """Note [Argument layer] for the value of setitem / index_put_."""
+    c = value.__class__
+    if c is float or c is int or c is bool:
+        return _scalar_into(x, value, op)
+    if isinstance(value, Tensor):
+        if advanced and value._data.dtype != x._data.dtype and not (
+                not accumulate and _mask_fill_ok(key, value)):
+            raise ArgTypeError(
+                f"{op}(): Index put requires the source and destination dtypes match, got "
+                f"{x.dtype.name} for the destination and {value.dtype.name} for the source. "
+                f"Fix: cast the value with .astype('{x.dtype.name}').")
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        try:
+            arr = np.asarray(value)
+        except (TypeError, ValueError) as e:
+            raise ArgTypeError(f"{op}(): can't assign a {type(value).__name__}: {e}") from None
+        if arr.dtype.kind not in "biuf":
+            raise ArgTypeError(f"{op}(): can't assign a {type(value).__name__} of {arr.dtype} "
+                               f"to a {x.dtype.name} tensor. Fix: pass numbers or a tensor.")
+        if not np.can_cast(arr.dtype, x._data.dtype, "same_kind"):
+            raise ArgTypeError(f"{op}(): can't assign {arr.dtype} values to a {x.dtype.name} "
+                               "tensor without truncating them. Fix: pass a tensor of dtype "
+                               f"{x.dtype.name}.")
+        return Tensor._wrap(arr.astype(x._data.dtype))
+    v = R.operand(value, op_name=op, name="value")     # refuses None, strings, objects
+    return _scalar_into(x, v, op) if not isinstance(v, Tensor) else v
+
+
 def setitem(x, idx, value):
-    key, _ = _key(idx)
-    value = R.operand(value)
-    if isinstance(value, Tensor) and value._storage is x._storage and _is_adv(key):
+    key, advanced = _key(idx, "__setitem__")
+    value = _put_value(x, value, key, advanced, "__setitem__")
+    if isinstance(value, Tensor) and value._storage is x._storage and advanced:
         value = value.clone()
-    R.dispatch_inplace(INDEX_PUT_, (x, value), (key, False), "__setitem__")
+    R.dispatch_inplace(INDEX_PUT_, (x, value, key), (False,), "__setitem__")
 
 
 def index_put_(x, indices, value, accumulate=False, name=None):
-    key, _ = _key(tuple(indices))
-    return R.dispatch_inplace(INDEX_PUT_, (x, R.operand(value)), (key, bool(accumulate)),
-                              "index_put_")
+    if not isinstance(indices, (tuple, list)):
+        raise ArgTypeError(f"index_put_(): argument 'indices' must be a tuple of Tensors, got "
+                           f"{A._describe(indices)}. Fix: pass (index,) for one index.")
+    for i, it in enumerate(indices):
+        if not isinstance(it, (Tensor, list, np.ndarray)):
+            raise ArgTypeError(f"index_put_(): expected Tensor as element {i} in argument "
+                               f"'indices', but got {type(it).__name__}")
+    if accumulate.__class__ not in (bool, np.bool_) and accumulate not in (0, 1):
+        raise ArgTypeError(f"index_put_(): argument 'accumulate' must be a bool, got "
+                           f"{A._describe(accumulate)}")
+    key, advanced = _key(tuple(indices), "index_put_")
+    v = _put_value(x, value, key, True, "index_put_", bool(accumulate))
+    return R.dispatch_inplace(INDEX_PUT_, (x, v, key), (bool(accumulate),), "index_put_")
 
 
 def index_put(x, indices, value, accumulate=False, name=None):
@@ -197,31 +303,35 @@ def _ia_key(ndim, axis, index):
 
 
 def _check_index_add(self, args, attrs, op_name):
-    axis, index, alpha = attrs
-    src = args[1]
+    src, index = args[1], args[2]
+    axis = attrs[0]
     exp = self._data.shape[:axis] + (len(index),) + self._data.shape[axis + 1:]
     if src._data.shape != exp:
-        raise ValueError(f"{op_name}: source shape {fmt_shape(src._data.shape)} must be "
-                         f"{fmt_shape(exp)} (self {fmt_shape(self._data.shape)}, axis {axis}, "
-                         f"{len(index)} indices)")
-    if index.size and (index.max() >= self._data.shape[axis] or index.min() < -self._data.shape[axis]):
-        raise IndexError(f"{op_name}: index out of range for axis {axis} of size "
-                         f"{self._data.shape[axis]}")
-    rdt = np.result_type(self._data.dtype, src._data.dtype)
-    if not np.can_cast(rdt, self._data.dtype, "same_kind"):
-        raise TypeError(f"{op_name}: result type {rdt} can't be cast to {self._data.dtype}")
+        raise ArgValueError(
+            f"{op_name}(): source shape {fmt_shape(src._data.shape)} must be {fmt_shape(exp)} "
+            f"(self {fmt_shape(self._data.shape)} with dim {axis} replaced by the number of "
+            f"indices, {len(index)})")
+    A.in_range(index, self._data.shape[axis] if self._data.ndim else 1, op_name, dim=axis)
 
 
-def _k_index_add(out, src, axis, index, alpha):
+def _k_index_add(out, src, index, axis, alpha):
     np.add.at(out, _ia_key(out.ndim, axis, index), src if alpha == 1 else src * alpha)
     return out
 
 
-INDEX_ADD_ = OpDef("index_add_", _k_index_add,
-                   lambda c, g: (g, g.index_select(Tensor._wrap(c.attrs[1]), axis=c.attrs[0]) * c.attrs[2]),
-                   kind="inplace", inputs=("x", "source"),
-                   attrs=(("axis", 0), ("index", None), ("alpha", 1)), check=_check_index_add,
-                   node_name="IndexAddBackward")
+def _b_index_add(c, g):
+    axis, alpha = c.attrs
+    gs = None
+    if c.needs[1]:
+        gs = g.index_select(Tensor._wrap(c.input(2)), axis=axis)   # Note [Saved indices]
+        if alpha != 1:
+            gs = gs * alpha
+    return g, gs, None
+
+
+INDEX_ADD_ = OpDef("index_add_", _k_index_add, _b_index_add, kind="inplace",
+                   inputs=("x", "source", "index"), attrs=(("axis", 0), ("alpha", 1)),
+                   save={1: (2,)}, check=_check_index_add, node_name="IndexAddBackward")
 
 
 def index_add_(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim=None, value=None):
@@ -229,11 +339,25 @@ def index_add_(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim
         axis = dim
     if value is not None:   # Paddle: index_add_(x, index, axis, value)
         source = value
-    if isinstance(axis, Tensor):   # Paddle positional order (x, index, axis, value)
+    if isinstance(axis, Tensor) and not isinstance(index, Tensor):   # Paddle positional order
         axis, index = index, axis
-    ax = int(axis) % max(x._data.ndim, 1)
-    idx = R.as_tensor(index)._data.astype(np.int64).reshape(-1)
-    return R.dispatch_inplace(INDEX_ADD_, (x, R.as_tensor(source)), (ax, idx, alpha), "index_add_")
+    if axis is None:
+        raise ArgTypeError("index_add_(): argument 'dim' (axis) is required")
+    op = "index_add_"
+    ax = A.axis(axis, x._data.ndim, op, "dim")
+    idx = A.index_dtype(index, op)
+    if idx.ndim > 1:
+        raise AxisError(f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} with "
+                        f"size {fmt_shape(idx.shape)}. Fix: flatten it with .reshape([-1]).")
+    if source is None:
+        raise ArgTypeError(f"{op}(): argument 'source' must be a Tensor, got None")
+    src = source if isinstance(source, Tensor) else R.operand(source, op_name=op, name="source")
+    if not isinstance(src, Tensor):
+        raise ArgTypeError(f"{op}(): argument 'source' must be a Tensor, got "
+                           f"{A._describe(source)}")
+    A.same_dtype(x, src, op, "source")
+    a = A.alpha(alpha, x._data.dtype, op)
+    return R.dispatch_inplace(INDEX_ADD_, (x, src, idx.reshape(-1)), (ax, a), op)
 
 
 def index_add(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim=None, value=None):
@@ -252,74 +376,188 @@ def _full_index(index, axis):
 
 
 def _check_scatter(self, args, attrs, op_name):
-    axis, index, _ = attrs
-    if index.ndim != self._data.ndim:
-        raise ValueError(f"{op_name}: index must have as many dims as self "
-                         f"({self._data.ndim}), got {index.ndim}")
-    n = self._data.shape[axis]
-    if index.size and (index.max() >= n or index.min() < -n):
-        raise IndexError(f"{op_name}: index out of range for axis {axis} of size {n}")
-    src = args[1]
-    if isinstance(src, Tensor) and any(a > b for a, b in zip(index.shape, src._data.shape)):
-        raise ValueError(f"{op_name}: index shape {fmt_shape(index.shape)} exceeds src shape "
-                         f"{fmt_shape(src._data.shape)}")
+    src, index = args[1], args[2]
+    axis = attrs[0]
+    nd = self._data.ndim
+    if index.ndim != nd:
+        raise ArgValueError(f"{op_name}(): Index tensor must have the same number of dimensions "
+                            f"as self tensor (index {fmt_shape(index.shape)}, self "
+                            f"{fmt_shape(self._data.shape)})")
+    if nd == 0:
+        raise ArgValueError(f"{op_name}(): self is 0-d. Fix: reshape it to [1] first.")
+    ish, ssh = index.shape, self._data.shape
+    bad = any(ish[d] > ssh[d] for d in range(nd) if d != axis)
+    if isinstance(src, Tensor):
+        if src._data.ndim != nd:
+            raise ArgValueError(f"{op_name}(): src must have as many dimensions as index "
+                                f"({nd}), got shape {fmt_shape(src._data.shape)}")
+        if bad or any(a > b for a, b in zip(ish, src._data.shape)):
+            raise ArgValueError(f"{op_name}(): Expected index {fmt_shape(ish)} to be no larger "
+                                f"than self {fmt_shape(ssh)} apart from dimension {axis} and to "
+                                f"be no larger size than src {fmt_shape(src._data.shape)}")
+    elif bad:
+        raise ArgValueError(f"{op_name}(): Expected index {fmt_shape(ish)} to be no larger than "
+                            f"self {fmt_shape(ssh)} apart from dimension {axis}")
+    A.in_range(index, ssh[axis], op_name, dim=axis)
 
 
-def _src_part(src, index):
+def _src_part(src, index, dtype):
     if isinstance(src, np.ndarray):
-        return src[tuple(slice(0, n) for n in index.shape)]
-    return src
+        if src.shape != index.shape:
+            src = src[tuple(slice(0, n) for n in index.shape)]
+        return src
+    return np.asarray(src).astype(dtype)    # a Python number: cast first, as PyTorch
 
 
-def _k_scatter(out, src, axis, index, reduce):
+_UFUNC = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
+def _identity(mode, dtype):
+    if mode == "sum":
+        return 0
+    if mode == "prod":
+        return 1
+    if dtype.kind == "f":
+        return -np.inf if mode == "amax" else np.inf
+    if dtype.kind == "b":
+        return mode == "amin"
+    info = np.iinfo(dtype)
+    return info.min if mode == "amax" else info.max
+
+
+def _k_scatter_any(out, src, index, axis, mode="assign", include_self=True):
     key = _full_index(index, axis)
-    if reduce == "add":
-        np.add.at(out, key, _src_part(src, index))
+    part = _src_part(src, index, out.dtype)
+    if mode == "assign":
+        out[key] = part
+    elif mode == "mean":
+        touched = np.zeros(out.shape, np.bool_)
+        touched[key] = True
+        total = out.astype(np.float64 if out.dtype.kind != "f" else out.dtype)
+        cnt = np.ones(out.shape, np.int64) if include_self else np.zeros(out.shape, np.int64)
+        if not include_self:
+            total[touched] = 0
+        np.add.at(total, key, part)
+        np.add.at(cnt, key, 1)
+        if out.dtype.kind == "f":
+            out[touched] = total[touched] / cnt[touched]
+        else:
+            out[touched] = np.floor_divide(total[touched], cnt[touched])
     else:
-        out[key] = _src_part(src, index)
+        if not include_self:
+            out[key] = _identity(mode, out.dtype)
+        _UFUNC[mode].at(out, key, part)
     return out
 
 
 def _b_scatter(c, g):
-    axis, index, reduce = c.attrs
-    gx = g
-    idx_t = Tensor._wrap(index)
-    if reduce != "add":
-        gx = g.clone()
-        R.dispatch_inplace(SCATTER_, (gx, 0.0), (axis, index, None), "scatter_")
-    gs = None
-    if c.needs[1]:
-        gs = R.FUNCTIONS["take_along_axis"](g, idx_t, axis=axis)
-        shape = c.input_meta[1][0]
-        if tuple(gs.shape) != tuple(shape):
-            z = R.FUNCTIONS["zeros"](list(shape), dtype=gs.dtype)
-            z[tuple(slice(0, n) for n in index.shape)] = gs
-            gs = z
-    return gx, gs
+    """assign: the overwritten positions get no gradient; src gets g gathered at index."""
+    axis = c.attrs[0]
+    index = c.input(2)   # Note [Saved indices]
+    gx = g.clone()
+    R.dispatch_inplace(SCATTER_, (gx, 0.0, index), (axis,), "scatter_")
+    return gx, _b_src(c, g, index, axis), None
 
 
-SCATTER_ = OpDef("scatter_", _k_scatter, _b_scatter, kind="inplace", inputs=("x", "src"),
-                 attrs=(("axis", 0), ("index", None), ("reduce", None)), check=_check_scatter,
-                 node_name="ScatterBackward")
+def _b_src(c, g, index, axis):
+    if not c.needs[1]:
+        return None
+    gs = R.FUNCTIONS["take_along_axis"](g[tuple(slice(0, n) if d != axis else slice(None)
+                                                for d, n in enumerate(index.shape))],
+                                        Tensor._wrap(index), axis=axis)
+    shape = c.input_meta[1][0]
+    if tuple(gs.shape) != tuple(shape):
+        z = R.FUNCTIONS["zeros"](list(shape), dtype=gs.dtype)
+        z[tuple(slice(0, n) for n in index.shape)] = gs
+        gs = z
+    return gs
+
+
+def _b_scatter_add(c, g):
+    axis = c.attrs[0]
+    return g, (_b_src(c, g, c.input(2), axis) if c.needs[1] else None), None
+
+
+SCATTER_ = OpDef("scatter_", lambda out, src, index, axis: _k_scatter_any(out, src, index, axis),
+                 _b_scatter, kind="inplace", inputs=("x", "src", "index"), attrs=(("axis", 0),),
+                 save={0: (2,), 1: (2,)}, check=_check_scatter, node_name="ScatterBackward")
+SCATTER_ADD_ = OpDef("scatter_add_",
+                     lambda out, src, index, axis: _k_scatter_any(out, src, index, axis, "sum"),
+                     _b_scatter_add, kind="inplace", inputs=("x", "src", "index"),
+                     attrs=(("axis", 0),), save={1: (2,)}, check=_check_scatter,
+                     node_name="ScatterAddBackward")
+# no derivative (PyTorch: "derivative for aten::scatter_ is not implemented" for reduce=):
+# dispatch_inplace refuses it when a gradient is needed, never a silently wrong gradient
+SCATTER_REDUCE_ = OpDef("scatter_reduce_", _k_scatter_any, None, kind="inplace",
+                        inputs=("x", "src", "index"),
+                        attrs=(("axis", 0), ("reduce", "sum"), ("include_self", True)),
+                        check=_check_scatter, node_name="ScatterReduceBackward")
+
+
+def _scatter_call(x, dim, index, src, mode, include_self, op, src_tensor_only=False):
+    """The one path of scatter_, scatter_add_, scatter_reduce_ and put_along_axis_."""
+    ax = A.axis(dim, x._data.ndim, op, "dim")
+    idx = A.index_dtype(index, op)
+    if src is None:
+        raise ArgTypeError(f"{op}(): expected a src tensor or a value, got None. Fix: pass "
+                           "src=<tensor> or value=<number>.")
+    if not isinstance(src, Tensor):
+        src = R.operand(src, op_name=op, name="src")
+        if src_tensor_only and not isinstance(src, Tensor):
+            raise ArgTypeError(f"{op}(): argument 'src' must be a Tensor, got "
+                               f"{type(src).__name__}")
+    if isinstance(src, Tensor):
+        A.same_dtype(x, src, op)
+    else:
+        _scalar_into(x, src, op, "value")
+    if mode == "assign":
+        return R.dispatch_inplace(SCATTER_, (x, src, idx), (ax,), op)
+    if mode == "sum" and include_self:
+        return R.dispatch_inplace(SCATTER_ADD_, (x, src, idx), (ax,), op)
+    return R.dispatch_inplace(SCATTER_REDUCE_, (x, src, idx), (ax, mode, bool(include_self)), op)
+
+
+_TORCH_SCATTER_REDUCE = {"add": "sum", "multiply": "prod"}
 
 
 def scatter_(x, dim, index=None, src=None, reduce=None, name=None, *, value=None,
              overwrite=True, updates=None):
-    """PyTorch scatter_(dim, index, src); Paddle scatter_(index, updates, overwrite) (rows of
-    axis 0). Told apart by the type of the second argument."""
+    """PyTorch scatter_(dim, index, src, reduce=None|'add'|'multiply'); Paddle
+    scatter_(index, updates, overwrite) (rows of axis 0). Told apart by the type of the
+    second argument."""
     if isinstance(dim, Tensor):   # Paddle form
-        idx = dim._data.astype(np.int64).reshape(-1)
+        op = "scatter_"
+        idx = A.index_dtype(dim, op)
+        if idx.ndim > 1:
+            raise ArgValueError(f"{op}(): index must be 1-D or 0-D, got shape {fmt_shape(idx.shape)}")
+        idx = idx.reshape(-1)
+        if x._data.ndim == 0:
+            raise ArgValueError(f"{op}(): x must have at least one dimension")
+        A.in_range(idx, x._data.shape[0], op, dim=0)
         upd = index if updates is None else updates
+        if upd is None:
+            raise ArgTypeError(f"{op}(): argument 'updates' must be a Tensor, got None")
+        upd = R.operand(upd, op_name=op, name="updates")
+        if not isinstance(upd, Tensor):
+            raise ArgTypeError(f"{op}(): argument 'updates' must be a Tensor, got "
+                               f"{type(upd).__name__}")
+        A.same_dtype(x, upd, op, "updates")
         if overwrite:
-            return index_put_(x, (Tensor._wrap(idx),), R.as_tensor(upd))
-        zero_rows = Tensor._wrap(np.zeros((len(np.unique(idx)),) + x._data.shape[1:], x._data.dtype))
-        index_put_(x, (Tensor._wrap(np.unique(idx)),), zero_rows)
-        return index_add_(x, 0, Tensor._wrap(idx), R.as_tensor(upd))
-    if value is not None:
+            return index_put_(x, (Tensor._wrap(idx),), upd)
+        exp = (len(idx),) + x._data.shape[1:]
+        if upd._data.shape != exp:
+            raise ArgValueError(f"{op}(): updates shape {fmt_shape(upd._data.shape)} must be "
+                                f"{fmt_shape(exp)}")
+        rows = np.unique(idx)
+        zero_rows = Tensor._wrap(np.zeros((len(rows),) + x._data.shape[1:], x._data.dtype))
+        index_put_(x, (Tensor._wrap(rows),), zero_rows)
+        return index_add_(x, 0, Tensor._wrap(idx), upd)
+    if src is None:
         src = value
-    ax = int(dim) % max(x._data.ndim, 1)
-    return R.dispatch_inplace(SCATTER_, (x, R.operand(src)),
-                              (ax, R.as_tensor(index)._data.astype(np.int64), reduce), "scatter_")
+    if reduce is not None:
+        reduce = A.one_of(reduce, tuple(_TORCH_SCATTER_REDUCE), "scatter_", "reduce")
+    mode = "assign" if reduce is None else _TORCH_SCATTER_REDUCE[reduce]
+    return _scatter_call(x, dim, index, src, mode, True, "scatter_")
 
 
 def scatter(x, dim, index=None, src=None, reduce=None, name=None, **kw):
@@ -327,24 +565,74 @@ def scatter(x, dim, index=None, src=None, reduce=None, name=None, **kw):
 
 
 def scatter_add_(x, dim, index, src, name=None):
-    return scatter_(x, dim, index, src, reduce="add")
+    return _scatter_call(x, dim, index, src, "sum", True, "scatter_add_", src_tensor_only=True)
 
 
 def scatter_add(x, dim, index, src, name=None):
-    return scatter_(x.clone(), dim, index, src, reduce="add")
+    return scatter_add_(x.clone(), dim, index, src)
+
+
+_SCATTER_REDUCE_MODES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True, name=None):
+    reduce = A.one_of(reduce, _SCATTER_REDUCE_MODES, "scatter_reduce_", "reduce")
+    return _scatter_call(x, dim, index, src, reduce, include_self, "scatter_reduce_",
+                         src_tensor_only=True)
+
+
+def scatter_reduce(x, dim, index, src, reduce, *, include_self=True, name=None):
+    return scatter_reduce_(x.clone(), dim, index, src, reduce, include_self=include_self)
 
 
 for _n, _f in dict(scatter_=scatter_, scatter=scatter, scatter_add_=scatter_add_,
-                   scatter_add=scatter_add).items():
+                   scatter_add=scatter_add, scatter_reduce_=scatter_reduce_,
+                   scatter_reduce=scatter_reduce).items():
     R.register_function(_n, _f)
 
 
-def put_along_axis_(arr, indices, values, axis, reduce="assign", name=None):
-    return scatter_(arr, axis, indices, values, reduce=None if reduce == "assign" else reduce)
+_PUT_MODES = {"assign": "assign", "add": "sum", "mul": "prod", "multiply": "prod",
+              "mean": "mean", "amin": "amin", "amax": "amax"}
 
 
-def put_along_axis(arr, indices, values, axis, reduce="assign", name=None):
-    return put_along_axis_(arr.clone(), indices, values, axis, reduce)
+def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True,
+                    broadcast=True, name=None):
+    """Paddle put_along_axis_: with broadcast (the default) indices broadcast against arr
+    outside `axis`, and values against the indices."""
+    op = "put_along_axis_"
+    reduce = A.one_of(reduce, tuple(_PUT_MODES), op, "reduce")
+    ax = A.axis(axis, arr._data.ndim, op)
+    idx = A.index_dtype(indices, op, "indices")
+    if idx.ndim != arr._data.ndim:
+        raise ArgValueError(f"{op}(): indices must have as many dimensions as arr "
+                            f"({arr._data.ndim}), got shape {fmt_shape(idx.shape)}")
+    if values is None:
+        raise ArgTypeError(f"{op}(): argument 'values' must be a Tensor or a number, got None")
+    if broadcast:
+        target = list(arr._data.shape)
+        target[ax] = idx.shape[ax]
+        try:
+            idx = np.broadcast_to(idx, target).copy()
+        except ValueError:
+            raise ArgValueError(f"{op}(): indices of shape {fmt_shape(idx.shape)} cannot be "
+                                f"broadcast against arr of shape {fmt_shape(arr._data.shape)} "
+                                f"outside axis {ax}") from None
+        if isinstance(values, Tensor) and values._data.shape != idx.shape:
+            try:
+                b = np.broadcast_shapes(values._data.shape, idx.shape)
+            except ValueError:
+                b = None
+            if b != idx.shape:
+                raise ArgValueError(f"{op}(): values of shape {fmt_shape(values._data.shape)} "
+                                    f"cannot be broadcast to the indices' shape "
+                                    f"{fmt_shape(idx.shape)}")
+            values = values.expand(list(idx.shape))
+    return _scatter_call(arr, ax, idx, values, _PUT_MODES[reduce], include_self, op)
+
+
+def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
+                   broadcast=True, name=None):
+    return put_along_axis_(arr.clone(), indices, values, axis, reduce, include_self, broadcast)
 
 
 R.register_function("put_along_axis_", put_along_axis_)
@@ -373,7 +661,10 @@ COPY_ = OpDef("copy_", _k_copy, lambda c, g: (g * 0, g), kind="inplace", inputs=
 
 
 def copy_(x, src, non_blocking=False, name=None):
-    return R.dispatch_inplace(COPY_, (x, R.as_tensor(src)), (), "copy_")
+    if not isinstance(src, Tensor):
+        src = R.operand(src, op_name="copy_", name="src")    # None / strings refused
+        src = R.as_tensor(src)
+    return R.dispatch_inplace(COPY_, (x, src), (), "copy_")
 
 
 R.register_function("copy_", copy_)
