@@ -4,8 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ..tensor import Tensor
+from . import args as A
 from . import registry as R
 from .registry import OpDef, declare
 
@@ -44,15 +46,40 @@ def astype(x, dtype, name=None):
     return _differentiable_cast(x, dtype)
 
 
-def to(x, *args, dtype=None, device=None, copy=False, **kwargs):
+def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None,
+       **kwargs):
+    """to(dtype), to(device), to(device, dtype), to(other_tensor). Note [Argument layer]:
+    a device this build cannot reach ('cuda', 'gpu:0', an ordinal) raises, never a silent CPU
+    copy; malformed device strings and unknown keywords are refused."""
+    if kwargs:
+        raise ArgTypeError(f"to(): unexpected keyword argument(s) {sorted(kwargs)}")
     for a in args:
-        try:
-            dtype = _dt.as_dtype(a)
-        except TypeError:
-            pass
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, bool) or a is None:
+            continue          # PyTorch's positional non_blocking / copy flags
+        elif isinstance(a, str):
+            try:
+                dtype = _dt.as_dtype(a)
+            except TypeError:
+                A.device(a, "to")
+        else:
+            try:
+                dtype = _dt.as_dtype(a)
+            except (TypeError, ValueError):
+                A.device(a, "to")
+    if device is not None:
+        A.device(device, "to")
+    if dtype is not None:
+        dtype = _dt.as_dtype(dtype)
     if dtype is None or x._data.dtype == _dtype_np(dtype):
         return x.clone() if copy else x
     return _differentiable_cast(x, dtype)
+
+
+def _cuda(x, device=None, non_blocking=False, **kwargs):
+    A.device("cuda" if device is None else (device if isinstance(device, str) else device), "cuda")
+    return x
 
 
 for _n, _f in (("astype", astype), ("cast", lambda x, dtype, name=None: astype(x, dtype)),
@@ -63,6 +90,7 @@ for _n, _f in (("astype", astype), ("cast", lambda x, dtype, name=None: astype(x
                ("bool", lambda x: astype(x, "bool"))):
     R.register_function(_n, _f, function=_n in ("astype", "cast"))
 R.register_function("cpu", lambda x: x, function=False)
+R.register_function("cuda", _cuda, function=False)
 
 
 # ---------------------------------------------------------------- matmul
@@ -71,14 +99,33 @@ def _k_matmul(a, b, transpose_x=False, transpose_y=False):
         a = np.swapaxes(a, -1, -2)
     if transpose_y and b.ndim >= 2:
         b = np.swapaxes(b, -1, -2)
+    _matmul_dtypes(a, b, "matmul")
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: both arguments must be at least 1-D, got shapes "
-                         f"{list(a.shape)} and {list(b.shape)}")
+        raise ArgValueError(f"matmul(): both arguments to matmul need to be at least 1-D, got "
+                            f"shapes {list(a.shape)} and {list(b.shape)}")
     try:
         return np.matmul(a, b)
     except ValueError:
-        raise ValueError(f"matmul: shapes {list(a.shape)} and {list(b.shape)} cannot be "
-                         "multiplied (inner dimensions differ)") from None
+        raise ArgValueError(f"matmul(): shapes {list(a.shape)} and {list(b.shape)} cannot be "
+                            "multiplied (inner dimensions differ)") from None
+
+
+class _DtypeNotImplemented(ArgTypeError, NotImplementedError):
+    """PyTorch raises NotImplementedError for a dtype a kernel lacks (bool matmul)."""
+
+
+def _matmul_dtypes(a, b, op):
+    """PyTorch: "expected m1 and m2 to have the same dtype" (no silent widening: float32 @
+    float64 and float @ int are refused); bool has no matmul."""
+    if a.dtype != b.dtype:
+        da, db = _dt.from_numpy_dtype(a.dtype).name, _dt.from_numpy_dtype(b.dtype).name
+        target = _dt.promote_types(a.dtype, b.dtype)
+        raise ArgTypeError(f"{op}(): expected both operands to have the same dtype, but got "
+                           f"{da} (shape {list(a.shape)}) and {db} (shape {list(b.shape)}). "
+                           f"Fix: cast one of them, e.g. y.astype('{_dt.from_numpy_dtype(target).name}').")
+    if a.dtype == np.bool_:
+        raise _DtypeNotImplemented(f"{op}(): matmul is not implemented for bool tensors. Fix: cast them "
+                           "to an integer or floating dtype.")
 
 
 def _b_matmul(c, g):
@@ -124,7 +171,21 @@ def _b_matmul(c, g):
 
 MATMUL = OpDef("matmul", _k_matmul, _b_matmul, save={0: (1,), 1: (0,)}, inputs=("x", "y"),
                attrs=(("transpose_x", False), ("transpose_y", False)))
-declare(MATMUL, aliases=("mm", "bmm"))
+_matmul = declare(MATMUL, aliases=("mm",))
+
+
+def bmm(x, y, name=None):
+    """Batched matmul of two 3-D tensors (PyTorch and Paddle both require 3-D)."""
+    for n, t in (("x", x), ("y", y)):
+        if not isinstance(t, Tensor):
+            raise ArgTypeError(f"bmm(): argument '{n}' must be a Tensor, got {type(t).__name__}")
+        if t._data.ndim != 3:
+            raise ArgValueError(f"bmm(): batch{1 if n == 'x' else 2} must be a 3D tensor, got "
+                                f"shape {list(t._data.shape)}")
+    return _matmul(x, y)
+
+
+R.register_function("bmm", bmm)
 
 
 def _matmul_shape(a, b):
@@ -148,10 +209,7 @@ def _check_matmul_(self, args, attrs, op_name):
             f"{list(other._data.shape)} has shape {list(res_shape) if res_shape is not None else '(invalid)'}, "
             f"which differs from self's shape {list(self._data.shape)}; an in-place matmul "
             "must not change its tensor's shape. Fix: use `x = x @ y`.")
-    rdt = np.result_type(self._data.dtype, other._data.dtype)
-    if not np.can_cast(rdt, self._data.dtype, "same_kind"):
-        raise TypeError(f"{op_name}: result type {rdt} can't be cast to the desired output "
-                        f"type {self._data.dtype}")
+    _matmul_dtypes(self._data, other._data, op_name)
     return None
 
 
@@ -193,34 +251,65 @@ CONCAT = OpDef("concat", _k_concat, _b_concat, attrs=(("axis", 0),))
 STACK = OpDef("stack", lambda *a: np.stack(a[:-1], axis=a[-1]), _b_stack, attrs=(("axis", 0),))
 
 
+def _tensor_list(x, op):
+    """The tensors of a join: a non-empty list/tuple of tensors (a Tensor is refused: iterating
+    it would join its rows), promoted to one dtype by PyTorch's rule (float32 with int64 stays
+    float32, never NumPy's float64)."""
+    if isinstance(x, Tensor) or not isinstance(x, (list, tuple)):
+        raise ArgTypeError(f"{op}(): argument 'x' (tensors) must be a list or tuple of Tensors, "
+                           f"got {A._describe(x)}")
+    if not x:
+        raise ArgValueError(f"{op}(): expected a non-empty list of Tensors")
+    tensors = []
+    for i, t in enumerate(x):
+        if not isinstance(t, Tensor):
+            t = R.as_tensor(R.operand(t, op_name=op, name=f"x[{i}]"))
+        tensors.append(t)
+    dts = {t._data.dtype for t in tensors}
+    if len(dts) > 1:
+        rdt = _dt.from_numpy_dtype(_dt.promote(tuple(t._data.dtype for t in tensors)))
+        tensors = [t if t._data.dtype == rdt.np else t.astype(rdt) for t in tensors]
+    return tensors
+
+
 def concat(x, axis=0, name=None, *, dim=None):
     if dim is not None:
         axis = dim
-    tensors = [R.as_tensor(t) for t in x]
-    if not tensors:
-        raise ValueError("concat: expected a non-empty list of tensors")
-    nd = tensors[0]._data.ndim
-    axis = int(axis) % max(nd, 1)
-    dts = {t._data.dtype for t in tensors}
-    if len(dts) > 1:
-        rdt = np.result_type(*dts)
-        tensors = [t.astype(_dt.from_numpy_dtype(rdt)) for t in tensors]
-    for t in tensors[1:]:
-        if t._data.ndim != nd or any(a != b for i, (a, b) in enumerate(zip(t._data.shape, tensors[0]._data.shape)) if i != axis):
-            raise ValueError(f"concat: shapes {[list(t._data.shape) for t in tensors]} differ "
-                             f"outside axis {axis}")
+    op = "concat"
+    tensors = _tensor_list(x, op)
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise ArgValueError(f"{op}(): zero-dimensional tensor (at position {i}) cannot be "
+                                "concatenated. Fix: stack() them, or reshape to [1].")
+    ref = next((t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)), tensors[0])
+    nd = ref._data.ndim
+    if nd != 1:     # PyTorch skips legacy empty 1-D tensors of shape [0]
+        tensors = [t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)]
+    axis = A.axis(axis, nd, op)
+    for i, t in enumerate(tensors):
+        if t._data.ndim != nd:
+            raise ArgValueError(f"{op}(): Tensors must have same number of dimensions: got {nd} "
+                                f"and {t._data.ndim}")
+        for d, (a, b) in enumerate(zip(t._data.shape, ref._data.shape)):
+            if d != axis and a != b:
+                raise ArgValueError(
+                    f"{op}(): Sizes of tensors must match except in dimension {axis}. Expected "
+                    f"size {b} but got size {a} for tensor number {i} in the list (shapes "
+                    f"{[list(t._data.shape) for t in tensors]}).")
     return R.dispatch(CONCAT, tuple(tensors), (axis,))
 
 
 def stack(x, axis=0, name=None, *, dim=None):
     if dim is not None:
         axis = dim
-    tensors = [R.as_tensor(t) for t in x]
-    shapes = {t._data.shape for t in tensors}
-    if len(shapes) != 1:
-        raise ValueError(f"stack expects each tensor to be equal size, got {[list(s) for s in shapes]}")
-    nd = tensors[0]._data.ndim + 1
-    axis = int(axis) % nd
+    op = "stack"
+    tensors = _tensor_list(x, op)
+    first = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != first:
+            raise ArgValueError(f"{op}(): stack expects each tensor to be equal size, but got "
+                                f"{list(first)} at entry 0 and {list(t._data.shape)} at entry {i}")
+    axis = A.axis(axis, len(first) + 1, op)     # [-(nd+1), nd]
     return R.dispatch(STACK, tuple(tensors), (axis,))
 
 
@@ -231,7 +320,16 @@ R.register_function("stack", stack, method=False)
 
 # ---------------------------------------------------------------- gathers
 def _k_index_select(x, index, axis):
-    return np.take(x, index.astype(np.int64), axis=axis)
+    idx = A.index_dtype(index, "index_select")
+    if idx.ndim > 1:
+        raise AxisError(f"index_select(): Index is supposed to be a vector, got shape "
+                        f"{list(idx.shape)}. Fix: flatten it with .reshape([-1]).")
+    idx = idx.reshape(-1)
+    if x.ndim == 0:
+        A.in_range(idx, 1, "index_select", dim=0)
+        return np.array(x).reshape(1)[idx].reshape(()) if idx.size == 1 else np.array(x).reshape(1)[idx]
+    A.in_range(idx, x.shape[axis], "index_select", dim=axis)
+    return np.take(x, idx, axis=axis)
 
 
 def _b_index_select(c, g):
@@ -247,14 +345,39 @@ _index_select = declare(INDEX_SELECT, dim_alias=True)
 
 
 def _k_take_along(x, indices, axis):
-    return np.take_along_axis(x, indices.astype(np.int64), axis=axis)
+    """Paddle take_along_axis / torch take_along_dim: indices broadcast against x outside
+    `axis`; negative indices count from the end (both frameworks); floats refused."""
+    idx = A.index_dtype(indices, "take_along_axis", "indices")
+    if idx.ndim != x.ndim:
+        raise ArgValueError(f"take_along_axis(): indices must have as many dimensions as the "
+                            f"input ({x.ndim}), got shape {list(idx.shape)}")
+    if x.ndim == 0:
+        A.in_range(idx, 1, "take_along_axis", "indices", allow_negative=True, dim=0)
+        return np.array(x)
+    A.in_range(idx, x.shape[axis], "take_along_axis", "indices", allow_negative=True, dim=axis)
+    try:
+        return np.take_along_axis(x, idx, axis=axis)
+    except ValueError as e:
+        raise ArgValueError(f"take_along_axis(): indices of shape {list(idx.shape)} cannot be "
+                            f"broadcast against the input of shape {list(x.shape)} outside axis "
+                            f"{axis}: {e}") from None
 
 
 def _b_take_along(c, g):
-    idx = c.input(1)
+    idx = c.input(1)._data
     axis = c.attrs[0]
-    z = R.FUNCTIONS["zeros"](list(c.input_meta[0][0]), dtype=g.dtype)
-    return (R.FUNCTIONS["scatter_add"](z, axis, idx, g), None)
+    shape = c.input_meta[0][0]
+    if len(shape) == 0:
+        return (g, None)
+    n = shape[axis]
+    idx = np.where(idx < 0, idx + n, idx)
+    # the forward may broadcast x and the indices: scatter into the broadcast shape, and the
+    # node sums the gradient back to x's shape
+    bshape = list(g.shape)
+    bshape[axis] = n
+    idx = np.broadcast_to(idx, g.shape).copy()
+    z = R.FUNCTIONS["zeros"](bshape, dtype=g.dtype)
+    return (R.FUNCTIONS["scatter_add"](z, axis, Tensor._wrap(idx), g), None)
 
 
 TAKE_ALONG = OpDef("take_along_axis", _k_take_along, _b_take_along, save={0: (1,)},
@@ -267,12 +390,35 @@ def gather(x, dim=None, index=None, name=None, *, axis=None, sparse_grad=False):
     (= index_select). Told apart by the argument kinds."""
     if isinstance(dim, Tensor) or isinstance(dim, (list, np.ndarray)):
         idx = R.as_tensor(dim)
-        ax = axis if axis is not None else (index if isinstance(index, int) else 0)
+        ax = axis if axis is not None else (index if index is not None else 0)
+        ax = A.axis(ax, x._data.ndim, "gather")
         if idx._data.ndim == 0:
             return x.index_select(ax, idx.reshape([1])).squeeze(ax)
         return R.FUNCTIONS["index_select"](x, idx, axis=ax)
+    op = "gather"
     d = dim if dim is not None else axis
-    return R.FUNCTIONS["take_along_axis"](x, R.as_tensor(index), axis=d)
+    if d is None:
+        raise ArgTypeError("gather(): argument 'dim' is required")
+    d = A.axis(d, x._data.ndim, op, "dim")
+    if index is None:
+        raise ArgTypeError("gather(): argument 'index' must be a Tensor, got None")
+    idx = A.index_dtype(index, op)
+    nd = x._data.ndim
+    if idx.ndim != nd:
+        raise ArgValueError(f"{op}(): Index tensor must have the same number of dimensions as "
+                            f"input tensor (index {list(idx.shape)}, input {list(x._data.shape)})")
+    if nd == 0:
+        A.in_range(idx, 1, op, dim=0)
+        return x.clone()
+    if any(idx.shape[k] > x._data.shape[k] for k in range(nd) if k != d):
+        raise ArgValueError(f"{op}(): Size does not match: expected index {list(idx.shape)} to be "
+                            f"no larger than self {list(x._data.shape)} apart from dimension {d}")
+    A.in_range(idx, x._data.shape[d], op, dim=d)
+    # PyTorch gather = take_along_axis over the leading block of x of the index's extent
+    # (take_along_axis alone would broadcast a smaller index: a different result)
+    if any(idx.shape[k] != x._data.shape[k] for k in range(nd) if k != d):
+        x = x[tuple(slice(0, idx.shape[k]) if k != d else slice(None) for k in range(nd))]
+    return R.FUNCTIONS["take_along_axis"](x, Tensor._wrap(idx), axis=d)
 
 
 R.register_function("gather", gather)
@@ -287,8 +433,12 @@ FLIP = OpDef("flip", _k_flip, lambda c, g: (g.flip(list(c.attrs[0])),), attrs=((
 
 def flip(x, axis=None, name=None, *, dims=None, dim=None):
     axis = dims if dims is not None else (dim if dim is not None else axis)
-    axs = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
-    return R.dispatch(FLIP, (x,), (tuple(int(a) % x._data.ndim for a in axs),))
+    if axis is None:
+        raise ArgTypeError("flip(): argument 'axis' (dims) is required: the axes to reverse")
+    axs = A.axes(axis, x._data.ndim, "flip")
+    if x._data.ndim == 0:
+        axs = ()
+    return R.dispatch(FLIP, (x,), (axs,))
 
 
 R.register_function("flip", flip)
@@ -298,12 +448,23 @@ def where(condition, x=None, y=None, name=None):
     """where(cond, x, y) picks x where cond else y; where(cond) gives the indices."""
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
-    cond = R.as_tensor(condition)
+    if x is None or y is None:
+        raise ArgTypeError("where(): expected both x and y (or neither, for the indices of the "
+                           f"true elements), got {'x' if y is None else 'y'} only")
+    cond = R.as_tensor(R.operand(condition, op_name="where", name="condition"))
+    x = R.operand(x, op_name="where", name="x")
+    y = R.operand(y, op_name="where", name="y")
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
         x = R.as_tensor(x)
     if not isinstance(x, Tensor):
         x = R.as_tensor(x, like=y)
-    return R.dispatch(R.OPS["where_self"], (x, cond, R.operand(y)), ())
+    shapes = [t._data.shape for t in (cond, x, y) if isinstance(t, Tensor)]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ArgValueError(f"where(): condition, x and y of shapes {[list(s) for s in shapes]} "
+                            "cannot be broadcast together") from None
+    return R.dispatch(R.OPS["where_self"], (x, cond, y), ())
 
 
 def where_(condition, x, y, name=None):
@@ -327,6 +488,12 @@ R.register_function("where_", _where_method_, function=False)
 
 
 def nonzero(x, as_tuple=False, name=None):
+    x = R.as_tensor(R.operand(x, op_name="nonzero", name="x"))
+    if x._data.ndim == 0:      # PyTorch: a 0-d tensor is treated as one element
+        n = int(bool(x._data))
+        if as_tuple:
+            return (Tensor._wrap(np.zeros(n, np.int64)),)
+        return Tensor._wrap(np.zeros((n, 0), np.int64))
     nz = np.nonzero(x._data)
     if as_tuple:
         return tuple(Tensor._wrap(np.asarray(i, dtype=np.int64)) for i in nz)
@@ -337,14 +504,26 @@ R.register_function("nonzero", nonzero)
 
 
 def masked_select(x, mask, name=None):
-    return x[R.as_tensor(mask)]
+    """x's elements where mask is True, as a 1-D tensor; x and mask broadcast together."""
+    mask = R.as_tensor(R.operand(mask, op_name="masked_select", name="mask"))
+    if mask._data.dtype != np.bool_:
+        raise ArgTypeError(f"masked_select(): expected BoolTensor for mask, got "
+                           f"{mask.dtype.name}. Fix: compare to get a mask (e.g. `x > 0`).")
+    try:
+        shape = np.broadcast_shapes(x._data.shape, mask._data.shape)
+    except ValueError:
+        raise ArgValueError(f"masked_select(): the shapes of x {list(x._data.shape)} and mask "
+                            f"{list(mask._data.shape)} cannot be broadcast together") from None
+    if x._data.shape != shape:
+        x = x.expand(list(shape))
+    return x[Tensor._wrap(np.array(np.broadcast_to(mask._data, shape)))]
 
 
 R.register_function("masked_select", masked_select)
 
 
 def tile(x, repeat_times, name=None):
-    reps = tuple(repeat_times)
+    reps = A.shape(repeat_times, "tile", name="repeat_times")
     nd = max(len(reps), x._data.ndim)
     xs = (1,) * (nd - x._data.ndim) + x._data.shape
     reps = (1,) * (nd - len(reps)) + reps
@@ -359,5 +538,13 @@ def tile(x, repeat_times, name=None):
 
 
 R.register_function("tile", tile)
-R.register_function("repeat", lambda x, *sizes: tile(x, sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else list(sizes)),
-                    function=False)
+def _repeat(x, *sizes):
+    """PyTorch Tensor.repeat: at least one size per dimension of x."""
+    reps = A.shape_args(sizes, "repeat")
+    if len(reps) < x._data.ndim:
+        raise ArgValueError(f"repeat(): Number of dimensions of repeat dims ({len(reps)}) can not "
+                            f"be smaller than number of dimensions of tensor ({x._data.ndim})")
+    return tile(x, reps)
+
+
+R.register_function("repeat", _repeat, function=False)
