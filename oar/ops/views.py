@@ -6,6 +6,24 @@ root buffer. The generic view backward scatters the gradient into a scratch buff
 like the input (x's geometry), through the view's geometry, so every view kind (select,
 narrow, diagonal, unfold, as_strided, ...) shares one exact backward, including views whose
 elements overlap (np.add.at accumulates them).
+
+When the *input* x overlaps itself (it was made by expand, unfold or as_strided, so several
+of its elements are one memory location), memory cannot tell its elements apart:
+- as_strided is defined on memory: its backward divides the gradient gathered at each
+  location by the number of x's elements that live there (PyTorch's as_strided_backward,
+  step 3), so `x.expand(5, 5).as_strided([5, 5], [0, 1], 0).sum()` gives x.grad == 5, not 25;
+- every other view (select, narrow, diagonal, unfold, slices ...) is defined on x's
+  elements: its geometry is recomputed on a dense stand-in of x's shape (`_grad_geoms`),
+  which overlaps nowhere, so the memory picture is exact again.
+
+Note [View extent]
+Every view's reachable extent (lowest to highest element address) lies inside its
+storage's root buffer, or the op raises before any view exists. Views NumPy makes itself
+(basic slicing, transpose, squeeze, reshape(copy=False)) cannot leave their source. Every
+view with hand-made strides goes through `strided()`, the one place that builds them, which
+refuses an extent outside its source array (for as_strided, the source is the whole storage,
+`_storage_flat`). tests/test_view_safety.py checks the rule for every view op with random,
+also bad, arguments.
 """
 from __future__ import annotations
 
@@ -15,10 +33,17 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from ..autograd import grad_mode
+from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.node import Node
+from ..dtypes import DType, as_dtype
 from ..tensor import Tensor
+from . import args as A
 from . import registry as R
 from .registry import OpDef, dispatch_view, fmt_shape
+
+
+class ViewExtentError(ArgValueError):
+    """A view would reach memory outside its storage (PyTorch: RuntimeError)."""
 
 
 # --------------------------------------------------------------------------- geometry
@@ -48,17 +73,94 @@ def _window(buf, geom, lo):
     return _np_as_strided(buf[off - lo:], shape=shape, strides=tuple(s * item for s in strides))
 
 
-def strided(a, shape, strides):
-    """A view of a's memory with these byte strides, starting at a's first element.
+def extent(a):
+    """[lo, hi): the byte addresses array `a` reaches; None when it has no element."""
+    if a.size == 0:
+        return None
+    lo = hi = a.__array_interface__["data"][0]
+    for n, s in zip(a.shape, a.strides):
+        if s >= 0:
+            hi += s * (n - 1)
+        else:
+            lo += s * (n - 1)
+    return lo, hi + a.itemsize
 
-    np.ndarray(buffer=a) costs a quarter of numpy's as_strided; it needs a contiguous `a`
-    whose memory covers the view, else as_strided is used."""
+
+def storage_extent(storage):
+    """[lo, hi): the byte addresses the storage's root buffer spans (any memory order)."""
+    b = storage.buffer
+    if b.flags.c_contiguous or b.flags.f_contiguous:
+        p = b.__array_interface__["data"][0]
+        return p, p + b.nbytes
+    e = extent(b)
+    if e is None:
+        p = b.__array_interface__["data"][0]
+        return p, p
+    return e
+
+
+def _fmt_bytes_as_elements(lo, hi, base, item):
+    return f"[{(lo - base) // item}, {(hi - base) // item - 1}]"
+
+
+def strided(a, shape, strides, op="view"):
+    """A view of a's memory with these byte strides, starting at a's first element; every
+    element it reaches must be inside a's extent (Note [View extent]), else ViewExtentError.
+
+    np.ndarray(buffer=a) costs a quarter of numpy's as_strided and checks the bounds in C;
+    it needs a C-contiguous `a`. Otherwise (or when it refuses) the bounds are checked here."""
     if a.flags.c_contiguous:
         try:
             return np.ndarray(shape, a.dtype, buffer=a, offset=0, strides=strides)
         except (TypeError, ValueError):
             pass
+    shape = tuple(shape)
+    strides = tuple(strides)
+    if len(shape) != len(strides) or min(shape, default=0) < 0:
+        raise ArgValueError(f"{op}(): size {list(shape)} and stride {list(strides)} do not "
+                            "describe a tensor (lengths differ or a size is negative)")
+    if 0 not in shape:
+        src = extent(a)
+        p = a.__array_interface__["data"][0]
+        lo = hi = p
+        for n, s in zip(shape, strides):
+            if s >= 0:
+                hi += s * (n - 1)
+            else:
+                lo += s * (n - 1)
+        hi += a.itemsize
+        if src is None or lo < src[0] or hi > src[1]:
+            item = a.itemsize
+            have = "no element" if src is None else \
+                f"elements {_fmt_bytes_as_elements(src[0], src[1], p, item)}"
+            raise ViewExtentError(
+                f"{op}(): a view of size {list(shape)} and stride "
+                f"{[s // item for s in strides]} would reach elements "
+                f"{_fmt_bytes_as_elements(lo, hi, p, item)} relative to its first element, "
+                f"outside the memory it may address ({have}). Fix: choose sizes, strides "
+                "and offset that stay inside the tensor.")
     return _np_as_strided(a, shape=shape, strides=strides)
+
+
+def _storage_flat(storage):
+    """(flat, lo): a 1-D view of all the memory the storage's root buffer spans, in memory
+    order, and the element offset of flat[0] relative to storage.data_ptr() (0 unless the
+    buffer has negative strides). Never a copy: writes through it reach the storage (a
+    column-major or otherwise non-C-contiguous root must not be flattened by reshape(-1),
+    which would copy)."""
+    b = storage.buffer
+    if b.flags.c_contiguous:
+        return b.reshape(-1), 0
+    item = b.itemsize
+    if b.size == 0:
+        return b.reshape(-1), 0
+    if any(s < 0 for s in b.strides):
+        b2 = b[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in b.strides)]
+    else:
+        b2 = b
+    n = 1 + sum((m - 1) * s for m, s in zip(b2.shape, b2.strides)) // item
+    lo = (b2.__array_interface__["data"][0] - b.__array_interface__["data"][0]) // item
+    return _np_as_strided(b2, shape=(n,), strides=(item,)), lo
 
 
 def _overlaps(shape, strides):
@@ -66,8 +168,17 @@ def _overlaps(shape, strides):
     return R.has_internal_overlap(a)
 
 
+def _multiplicity(geom, lo, size):
+    """How many elements of the geometry live at each location of a [lo, lo + size) buffer."""
+    idx = _window(np.arange(lo, lo + size), geom, lo) - lo
+    return np.bincount(idx.ravel(), minlength=size)
+
+
 def scatter_view_grad(g, x_geom, v_geom, dtype):
-    """Gradient w.r.t. x (x's shape, C-contiguous) of the view v = x[v_geom]."""
+    """Gradient w.r.t. x (x's shape, C-contiguous) of the view v = x[v_geom].
+
+    Where x's elements overlap, each location's gradient is shared out among the elements
+    of x that live there (Note [View geometry]; PyTorch's as_strided_backward)."""
     lo = min(_span(x_geom)[0], _span(v_geom)[0])
     hi = max(_span(x_geom)[1], _span(v_geom)[1])
     buf = np.zeros(hi - lo + 1, dtype)
@@ -76,15 +187,25 @@ def scatter_view_grad(g, x_geom, v_geom, dtype):
         np.add.at(buf, idx.ravel(), np.broadcast_to(g, v_geom[0]).ravel())
     else:
         _window(buf, v_geom, lo)[...] += g
+    if _overlaps(x_geom[0], x_geom[1]):
+        count = _multiplicity(x_geom, lo, buf.size)
+        np.divide(buf, count, out=buf, where=count > 0)
     return np.array(_window(buf, x_geom, lo), order="C")
 
 
 def gather_view(g2, x_geom, v_geom, dtype):
-    """The view geometry applied to a tensor laid out like x (adjoint of scatter_view_grad)."""
+    """The view geometry applied to a tensor laid out like x (adjoint of scatter_view_grad:
+    where x's elements overlap, a location holds the mean of x's elements there)."""
     lo = min(_span(x_geom)[0], _span(v_geom)[0])
     hi = max(_span(x_geom)[1], _span(v_geom)[1])
     buf = np.zeros(hi - lo + 1, dtype)
-    _window(buf, x_geom, lo)[...] = g2
+    if _overlaps(x_geom[0], x_geom[1]):
+        idx = _window(np.arange(lo, hi + 1), x_geom, lo) - lo
+        np.add.at(buf, idx.ravel(), np.broadcast_to(g2, x_geom[0]).ravel())
+        count = _multiplicity(x_geom, lo, buf.size)
+        np.divide(buf, count, out=buf, where=count > 0)
+    else:
+        _window(buf, x_geom, lo)[...] = g2
     return np.array(_window(buf, v_geom, lo))
 
 
@@ -170,30 +291,23 @@ class CopySlices(Node):
     def released(self, v):
         pass
 
-
 # --------------------------------------------------------------------------- view ops
-def _normalize_axis(axis, ndim, op):
-    if not -max(ndim, 1) <= axis < max(ndim, 1):
-        raise IndexError(f"{op}: axis {axis} is out of range for a tensor with {ndim} "
-                         f"dimensions (expected in [{-max(ndim, 1)}, {max(ndim, 1) - 1}])")
-    return axis % max(ndim, 1)
-
-
-def _shape_arg(shape, rest):
+# Arguments go through the argument layer (Note [Argument layer], ops/args.py): axes with
+# range checks, integers only. The common case (a list/tuple of Python ints) is checked
+# inline, without a call, because reshape/view are on the hot path.
+def _shape_arg(shape, rest, op):
     if not rest and shape.__class__ in (list, tuple):
-        t = tuple(shape)
-        for s in t:
+        for s in shape:
             if s.__class__ is not int:
                 break
         else:
-            return t
+            return tuple(shape)
     if rest:
-        return tuple(int(s) for s in (shape,) + tuple(rest))
-    if isinstance(shape, Tensor):
-        return tuple(int(s) for s in shape.tolist())
-    if isinstance(shape, (list, tuple)):
-        return tuple(int(s) if not isinstance(s, Tensor) else int(s.item()) for s in shape)
-    return (int(shape),)
+        return A.shape((shape,) + tuple(rest), op, allow_infer=True)
+    if shape is None:
+        raise ArgTypeError(f"{op}(): missing the shape argument. Fix: pass a list of ints, "
+                           f"e.g. x.{op}([2, 3])")
+    return A.shape(shape, op, allow_infer=True)
 
 
 def infer_shape(shape, x_shape, numel, op):
@@ -205,20 +319,24 @@ def infer_shape(shape, x_shape, numel, op):
         # `numel` > 0 elements, so there is no ambiguity with PyTorch's meaning).
         shape = [x_shape[i] if s == 0 else s for i, s in enumerate(shape)]
     if shape.count(-1) > 1:
-        raise ValueError(f"{op}: only one dimension can be inferred (-1), got shape {shape}")
+        raise ArgValueError(f"{op}(): only one dimension can be inferred (-1), got shape "
+                            f"{shape}")
     known = 1
     for s in shape:
         if s != -1:
             if s < 0:
-                raise ValueError(f"{op}: invalid shape dimension {s} in {shape}")
+                raise ArgValueError(f"{op}(): invalid shape dimension {s} in {shape}; sizes "
+                                    "must be >= 0 (or -1 to infer one)")
             known *= s
     if -1 in shape:
         if known == 0 or numel % known:
-            raise ValueError(f"{op}: shape '{shape}' is invalid for input of size {numel}")
+            raise ArgValueError(f"{op}(): shape '{shape}' is invalid for input of size "
+                                f"{numel} (input shape {fmt_shape(x_shape)})")
         shape[shape.index(-1)] = numel // known
     elif known != numel:
-        raise ValueError(f"{op}: shape '{shape}' is invalid for input of size {numel} "
-                         f"(input shape {fmt_shape(x_shape)})")
+        raise ArgValueError(f"{op}(): shape '{shape}' is invalid for input of size {numel} "
+                            f"(input shape {fmt_shape(x_shape)}); the sizes must multiply "
+                            f"to {numel}")
     return tuple(shape)
 
 
@@ -281,7 +399,7 @@ def _k_view(a, shape):
         return a.reshape(shape, copy=False)
     item = a.itemsize
     st = view_strides(a.shape, tuple(s // item for s in a.strides), shape)
-    return strided(a, shape, tuple(s * item for s in st))
+    return strided(a, shape, tuple(s * item for s in st), "view")
 
 
 VIEW_OP = OpDef("view", _k_view, _b_reshape, kind="view", attrs=(("shape", None),),
@@ -298,15 +416,27 @@ RESHAPE_COPY_OP = OpDef("reshape_copy", _k_reshape_copy, _b_reshape, attrs=(("sh
                         node_name="ReshapeBackward")
 
 
+def _is_dtype(value):
+    if isinstance(value, (DType, np.dtype, type)):
+        return True
+    if isinstance(value, str):
+        try:
+            as_dtype(value)
+            return True
+        except TypeError:
+            return False
+    return False
+
+
 def view(x, shape_or_dtype=None, *rest, name=None, size=None):
     if size is not None:
         shape_or_dtype = size
-    if isinstance(shape_or_dtype, str) or (not isinstance(shape_or_dtype, (list, tuple, int, Tensor))
-                                           and shape_or_dtype is not None):
+    if shape_or_dtype.__class__ not in (list, tuple) and _is_dtype(shape_or_dtype):
         raise NotImplementedError("view(dtype) is not supported; use astype()")
-    shape = infer_shape(_shape_arg(shape_or_dtype, rest), x._data.shape, x._data.size, "view")
+    shape = infer_shape(_shape_arg(shape_or_dtype, rest, "view"), x._data.shape,
+                        x._data.size, "view")
     if _strides_of(x, shape) is None:
-        raise RuntimeError(
+        raise ArgValueError(
             f"view size is not compatible with input tensor's size and stride (input shape "
             f"{fmt_shape(x._data.shape)}, strides {list(x.stride())}, requested "
             f"{fmt_shape(shape)}): at least one dimension spans across two contiguous "
@@ -317,7 +447,8 @@ def view(x, shape_or_dtype=None, *rest, name=None, size=None):
 def reshape(x, shape=None, *rest, name=None):
     if not isinstance(x, Tensor):
         x = R.as_tensor(x)
-    shape = infer_shape(_shape_arg(shape, rest), x._data.shape, x._data.size, "reshape")
+    shape = infer_shape(_shape_arg(shape, rest, "reshape"), x._data.shape, x._data.size,
+                        "reshape")
     if shape == x._data.shape:
         return dispatch_view(RESHAPE_OP, x, (shape,))
     if 1 not in shape and x._data.size:
@@ -350,12 +481,14 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim
     if end_dim is not None:
         stop_axis = end_dim
     nd = x._data.ndim
+    s = A.axis(start_axis, nd, "flatten", "start_axis")
+    e = A.axis(stop_axis, nd, "flatten", "stop_axis")
     if nd == 0:
         return reshape(x, [1])
-    s = _normalize_axis(start_axis, nd, "flatten")
-    e = _normalize_axis(stop_axis, nd, "flatten")
     if s > e:
-        raise ValueError(f"flatten: start_axis ({start_axis}) must not be after stop_axis ({stop_axis})")
+        raise ArgValueError(f"flatten(): start_axis ({start_axis}) must not come after "
+                            f"stop_axis ({stop_axis}) for a tensor of shape "
+                            f"{fmt_shape(x._data.shape)}")
     shp = x._data.shape
     n = 1
     for d in shp[s:e + 1]:
@@ -374,13 +507,12 @@ def squeeze(x, axis=None, name=None, *, dim=None):
     if dim is not None:
         axis = dim
     nd = x._data.ndim
+    shp = x._data.shape
     if axis is None:
-        axes = tuple(i for i, n in enumerate(x._data.shape) if n == 1)
+        axes = tuple(i for i, n in enumerate(shp) if n == 1)
     else:
-        axs = axis if isinstance(axis, (list, tuple)) else [axis]
         # like both references: squeezing a dim whose size is not 1 leaves it alone
-        axes = tuple(sorted({_normalize_axis(int(a), nd, "squeeze") for a in axs
-                             if nd and x._data.shape[_normalize_axis(int(a), nd, "squeeze")] == 1}))
+        axes = tuple(sorted(a for a in A.axes(axis, nd, "squeeze") if nd and shp[a] == 1))
     return dispatch_view(SQUEEZE_OP, x, (axes,))
 
 
@@ -393,7 +525,7 @@ def _k_unsqueeze(a, axes):
         st = shape[d] * strides[d] if d < len(shape) else a.itemsize
         shape.insert(d, 1)
         strides.insert(d, st)
-    return strided(a, tuple(shape), tuple(strides))
+    return strided(a, tuple(shape), tuple(strides), "unsqueeze")
 
 
 UNSQUEEZE_OP = OpDef("unsqueeze", _k_unsqueeze, _b_reshape, kind="view", attrs=(("axes", None),))
@@ -402,15 +534,13 @@ UNSQUEEZE_OP = OpDef("unsqueeze", _k_unsqueeze, _b_reshape, kind="view", attrs=(
 def unsqueeze(x, axis=None, name=None, *, dim=None):
     if dim is not None:
         axis = dim
-    axs = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-    out_nd = x._data.ndim + len(axs)
-    axes = []
-    for a in axs:
-        a = int(a)
-        if not -out_nd <= a < out_nd:
-            raise IndexError(f"unsqueeze: axis {a} out of range for result with {out_nd} dims")
-        axes.append(a % out_nd)
-    return dispatch_view(UNSQUEEZE_OP, x, (tuple(axes),))
+    if axis.__class__ is int:
+        out_nd = x._data.ndim + 1
+        if -out_nd <= axis < out_nd:
+            return dispatch_view(UNSQUEEZE_OP, x, (((axis + out_nd) % out_nd,),))
+    axs = axis if isinstance(axis, (list, tuple)) else [axis]
+    axes = A.axes(axs, x._data.ndim + len(axs), "unsqueeze")
+    return dispatch_view(UNSQUEEZE_OP, x, (axes,))
 
 
 def _k_permute(a, perm):
@@ -430,13 +560,18 @@ TRANSPOSE_OP = OpDef("transpose", _k_permute, _b_permute, kind="view", attrs=(("
 
 
 def _check_perm(perm, nd, op):
-    try:
+    for q in perm:
+        if q.__class__ is not int:
+            break
+    else:
         p = tuple([q + nd if q < 0 else q for q in perm])
-    except TypeError:
-        p = tuple(_normalize_axis(int(q), nd, op) for q in perm)
-    if len(p) != nd or len(set(p)) != nd or (nd and (min(p) < 0 or max(p) >= nd)):
-        raise ValueError(f"{op}: {list(perm)} is not a permutation of the {nd} dims")
-    return p
+        if len(p) == nd and len(set(p)) == nd and (not nd or (min(p) >= 0 and max(p) < nd)):
+            return p
+    if len(perm) != nd:
+        raise ArgValueError(f"{op}(): the number of dims in the permutation {list(perm)} "
+                            f"({len(perm)}) does not match the tensor's {nd} dims. Fix: list each dim exactly "
+                            "once")
+    return A.axes(tuple(perm), nd, op, "dims")
 
 
 def permute(x, *dims, name=None, perm=None):
@@ -454,11 +589,13 @@ def transpose(x, perm=None, dim1=None, name=None, *, dim0=None):
         p = _check_perm(perm, nd, "transpose")
     else:
         if dim1 is None:
-            raise TypeError("transpose needs a permutation list (Paddle) or two dims (PyTorch)")
-        a = _normalize_axis(int(perm), nd, "transpose")
-        b = _normalize_axis(int(dim1), nd, "transpose")
+            raise ArgTypeError("transpose(): needs a permutation list (Paddle) or two dims "
+                               "(PyTorch)")
+        a = A.axis(perm, nd, "transpose", "dim0")
+        b = A.axis(dim1, nd, "transpose", "dim1")
         p = list(range(nd))
-        p[a], p[b] = p[b], p[a]
+        if nd:
+            p[a], p[b] = p[b], p[a]
         p = tuple(p)
     return dispatch_view(TRANSPOSE_OP, x, (p,))
 
@@ -469,7 +606,8 @@ def swapaxes(x, axis0, axis1, name=None):
 
 def t(x, name=None):
     if x._data.ndim > 2:
-        raise ValueError(f"t() expects a tensor with <= 2 dimensions, got {x._data.ndim}")
+        raise ArgValueError(f"t() expects a tensor with <= 2 dimensions, got {x._data.ndim} "
+                            f"(shape {fmt_shape(x._data.shape)}). Fix: use transpose(dim0, dim1)")
     if x._data.ndim < 2:
         return dispatch_view(TRANSPOSE_OP, x, (tuple(range(x._data.ndim)),))
     return dispatch_view(TRANSPOSE_OP, x, ((1, 0),))
@@ -481,10 +619,15 @@ def T(x):
 
 def moveaxis(x, source, destination, name=None):
     nd = x._data.ndim
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
-    src = [_normalize_axis(s, nd, "moveaxis") for s in src]
-    dst = [_normalize_axis(d, nd, "moveaxis") for d in dst]
+    src = list(source) if isinstance(source, (list, tuple)) else [source]
+    dst = list(destination) if isinstance(destination, (list, tuple)) else [destination]
+    if len(src) != len(dst):
+        raise ArgValueError(f"moveaxis(): source {src} and destination {dst} must have the "
+                            "same number of dims")
+    src = A.axes(src, nd, "moveaxis", "source")
+    dst = A.axes(dst, nd, "moveaxis", "destination")
+    if nd == 0:
+        return dispatch_view(PERMUTE_OP, x, ((),))
     order = [n for n in range(nd) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -497,7 +640,7 @@ def _k_expand(a, shape):
     lead = len(shape) - a.ndim
     strides = [0] * lead + [0 if (n == 1 and s != 1) else st
                             for n, s, st in zip(a.shape, shape[lead:], a.strides)]
-    return strided(a, tuple(shape), tuple(strides))
+    return strided(a, tuple(shape), tuple(strides), "expand")
 
 
 def _b_expand(ctx, g):
@@ -510,20 +653,26 @@ EXPAND_OP = OpDef("expand", _k_expand, _b_expand, kind="view", attrs=(("shape", 
 def expand(x, shape=None, *rest, name=None, size=None):
     if size is not None:
         shape = size
-    shape = list(_shape_arg(shape, rest))
+    shape = list(_shape_arg(shape, rest, "expand"))
     xs = x._data.shape
     if len(shape) < len(xs):
-        raise ValueError(f"expand: the number of sizes provided ({len(shape)}) must be greater or "
-                         f"equal to the number of dimensions in the tensor ({len(xs)})")
+        raise ArgValueError(f"expand(): the number of sizes provided ({len(shape)}) must be "
+                            f"greater or equal to the number of dimensions in the tensor "
+                            f"({len(xs)}, shape {fmt_shape(xs)})")
     lead = len(shape) - len(xs)
+    for i in range(lead):
+        if shape[i] < 0:
+            raise ArgValueError(f"expand(): the expanded size of the tensor ({shape[i]}) isn't "
+                                f"allowed in a leading, non-existing dimension {i}. Target "
+                                f"sizes: {shape}. Tensor sizes: {list(xs)}")
     for i, n in enumerate(xs):
         s = shape[lead + i]
         if s == -1:
             shape[lead + i] = n
-        elif n != 1 and s != n:
-            raise ValueError(
-                f"expand: the expanded size of the tensor ({s}) must match the existing size "
-                f"({n}) at non-singleton dimension {lead + i}. Target sizes: {shape}. "
+        elif s != n and (n != 1 or s < 0):
+            raise ArgValueError(
+                f"expand(): the expanded size of the tensor ({s}) must match the existing "
+                f"size ({n}) at non-singleton dimension {lead + i}. Target sizes: {shape}. "
                 f"Tensor sizes: {list(xs)}")
     return dispatch_view(EXPAND_OP, x, (tuple(shape),))
 
@@ -537,19 +686,41 @@ def expand_as(x, other, name=None):
 
 
 # generic strided views: select, narrow, split pieces, diagonal, as_strided, unfold
-def _generic_view(x, name, make, multi=False):
+def _generic_view(x, name, make, multi=False, arrays=None):
     """A view computed by `make(array) -> array (or list of arrays)`, with the generic
-    backward of Note [View geometry]; geometry is computed only when a node is built."""
-    arrs = make(x._data)
+    backward of Note [View geometry]; geometry is computed only when a node is built.
+
+    `arrays`: the forward result when the caller already has it; `make` is then used only
+    to redo the view on a dense stand-in when x overlaps itself (Note [View geometry])."""
+    arrs = make(x._data) if arrays is None else arrays
     op = _GENERIC.get(name)
     if op is None:
         op = _GENERIC[name] = OpDef(name, None, _generic_view_backward, kind="view",
                                     attrs=(("x_geom", None), ("v_geom", None)))
     if not multi:
         return dispatch_view(op, x, (), arrays=(arrs,),
-                             out_attrs=lambda k: (geometry(x), _geom_of(x, arrs)))
+                             out_attrs=lambda k: _grad_geoms(x, name, make, arrs, None))
     return list(dispatch_view(op, x, (), arrays=tuple(arrs), multi=True,
-                              out_attrs=lambda k: (geometry(x), _geom_of(x, arrs[k]))))
+                              out_attrs=lambda k: _grad_geoms(x, name, make, arrs[k], k)))
+
+
+def _grad_geoms(x, name, make, arr, k):
+    """(x_geom, v_geom) for the backward of Note [View geometry]."""
+    a = x._data
+    if name != "as_strided" and R.has_internal_overlap(a):
+        stand_in = np.empty(a.shape, np.dtype((np.void, a.itemsize)))
+        res = make(stand_in)
+        v = res if k is None else res[k]
+        e, es = extent(v), extent(stand_in)
+        if isinstance(v, np.ndarray) and (e is None or (es is not None and es[0] <= e[0]
+                                                        and e[1] <= es[1])):
+            item = a.itemsize
+            base = stand_in.__array_interface__["data"][0]
+            off = 0 if e is None else (v.__array_interface__["data"][0] - base) // item
+            return ((a.shape, _contiguous_strides(a.shape), 0),
+                    (v.shape, tuple(s // item for s in v.strides), off))
+        # `make` ignored its argument (a precomputed view): memory is all we know
+    return (geometry(x), _geom_of(x, arr))
 
 
 def _geom_of(x, arr):
@@ -561,23 +732,41 @@ def _geom_of(x, arr):
 _GENERIC: dict = {}
 
 
+def _no_0d(x, op):
+    if x._data.ndim == 0:
+        raise AxisError(f"{op}() cannot be applied to a 0-dim tensor. Fix: reshape it to "
+                          "[1] first")
+
+
 def select(x, dim=None, index=None, name=None, *, axis=None):
-    d = _normalize_axis(dim if axis is None else axis, x._data.ndim, "select")
+    _no_0d(x, "select")
+    d = A.axis(dim if axis is None else axis, x._data.ndim, "select", "dim")
+    index = A.integer(index, "select", "index")
     n = x._data.shape[d]
     if not -n <= index < n:
-        raise IndexError(f"select: index {index} is out of bounds for dimension {d} with size {n}")
+        raise AxisError(f"select(): index {index} out of range for tensor of size "
+                          f"{fmt_shape(x._data.shape)} at dimension {d} (valid range "
+                          f"[{-n}, {n - 1}])")
     key = (slice(None),) * d + (index, Ellipsis)   # Ellipsis: a 0-d view, never a scalar copy
     return _generic_view(x, "select", lambda a: a[key])
 
 
 def narrow(x, dim, start, length, name=None):
-    d = _normalize_axis(dim, x._data.ndim, "narrow")
+    _no_0d(x, "narrow")
+    d = A.axis(dim, x._data.ndim, "narrow", "dim")
     n = x._data.shape[d]
-    start = int(start)
+    start = A.integer(start, "narrow", "start")
+    length = A.integer(length, "narrow", "length")
+    if not -n <= start <= n:
+        raise AxisError(f"narrow(): start out of range (expected to be in range of "
+                          f"[{-n}, {n}], but got {start}) for dimension {d} of size {n}")
     if start < 0:
         start += n
-    if start < 0 or length < 0 or start + length > n:
-        raise IndexError(f"narrow: start ({start}) + length ({length}) exceeds dimension size ({n})")
+    if length < 0:
+        raise ArgValueError(f"narrow(): length must be non-negative, got {length}")
+    if start + length > n:
+        raise ArgValueError(f"narrow(): start ({start}) + length ({length}) exceeds dimension "
+                            f"size ({n}) of dimension {d}")
     key = (slice(None),) * d + (slice(start, start + length),)
     return _generic_view(x, "narrow", lambda a: a[key])
 
@@ -597,71 +786,106 @@ def _pieces(x, sizes, d, name):
 
 def split(x, num_or_sections, axis=0, name=None, *, dim=None, split_size_or_sections=None):
     """Paddle: an int is the number of pieces. PyTorch (`dim=` or `split_size_or_sections=`):
-    an int is the size of each piece. A list gives the piece sizes in both (-1 infers one)."""
+    an int is the size of each piece. A list gives the piece sizes in both (Paddle: one -1
+    infers a size; PyTorch refuses negative sizes)."""
     torch_style = dim is not None or split_size_or_sections is not None
     if split_size_or_sections is not None:
         num_or_sections = split_size_or_sections
     if dim is not None:
         axis = dim
-    d = _normalize_axis(axis, x._data.ndim, "split")
+    _no_0d(x, "split")
+    d = A.axis(axis, x._data.ndim, "split")
     n = x._data.shape[d]
-    if isinstance(num_or_sections, int):
-        k = num_or_sections
+    if not isinstance(num_or_sections, (list, tuple)):
+        k = A.integer(num_or_sections, "split",
+                      "split_size" if torch_style else "num_or_sections")
         if torch_style:
-            sizes = [k] * (n // k) + ([n % k] if n % k else []) if k > 0 else []
+            if k < 0 or (k == 0 and n > 0):
+                raise ArgValueError(
+                    f"split(): split_size must be positive (it may be 0 only if the dimension "
+                    f"size is 0), got split_size={k} for dimension {d} of size {n}")
+            sizes = [k] * (n // k) + ([n % k] if n % k else []) if n else [0]
         else:
             if k <= 0 or n % k:
-                raise ValueError(f"split: the size of axis {d} ({n}) must be divisible by "
-                                 f"num_or_sections ({k}); pass a list of sizes otherwise")
+                raise ArgValueError(f"split(): the size of axis {d} ({n}) must be divisible by "
+                                    f"num_or_sections ({k}) and num_or_sections must be > 0; "
+                                    "pass a list of sizes otherwise")
             sizes = [n // k] * k
     else:
-        sizes = [int(s) for s in num_or_sections]
-        if sizes.count(-1) == 1:
+        sizes = [A.integer(s, "split", f"sections[{i}]") for i, s in enumerate(num_or_sections)]
+        if not torch_style and sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if min(sizes, default=0) < 0:
+            raise ArgValueError(f"split(): split sizes must be non-negative, got "
+                                f"{list(num_or_sections)} for dimension {d} of size {n}"
+                                + ("" if torch_style else " (one -1 may infer a size)"))
         if sum(sizes) != n:
-            raise ValueError(f"split: sections {list(num_or_sections)} don't add up to the "
-                             f"size of axis {d} ({n})")
+            raise ArgValueError(f"split(): sections {list(num_or_sections)} must sum exactly "
+                                f"to {n} (the size of dimension {d})")
     return _pieces(x, sizes, d, "split")
 
 
 def chunk(x, chunks, axis=0, name=None, *, dim=None):
     if dim is not None:
         axis = dim
-    d = _normalize_axis(axis, x._data.ndim, "chunk")
+    _no_0d(x, "chunk")
+    chunks = A.integer(chunks, "chunk", "chunks")
+    if chunks <= 0:
+        raise ArgValueError(f"chunk(): expects `chunks` to be greater than 0, got: {chunks}")
+    d = A.axis(axis, x._data.ndim, "chunk")
     n = x._data.shape[d]
-    size = -(-n // chunks) if chunks > 0 else 0
-    sizes = [size] * (n // size) + ([n % size] if size and n % size else []) if size else []
+    size = -(-n // chunks)
+    if size == 0:     # an empty dim: `chunks` empty pieces (PyTorch)
+        sizes = [0] * chunks
+    else:
+        sizes = [size] * (n // size) + ([n % size] if n % size else [])
     return _pieces(x, sizes, d, "split")
 
 
 def tensor_split(x, indices_or_sections, axis=0, name=None, *, dim=None):
+    """Sections (an int: pieces whose sizes differ by at most one) or indices (piece k is
+    x[i(k-1):i(k)] along the axis, with Python slice meaning: negative indices count from
+    the end, an index before the previous one gives an empty piece), as PyTorch and NumPy."""
     if dim is not None:
         axis = dim
-    d = _normalize_axis(axis, x._data.ndim, "tensor_split")
+    _no_0d(x, "tensor_split")
+    d = A.axis(axis, x._data.ndim, "tensor_split")
     n = x._data.shape[d]
-    if isinstance(indices_or_sections, int):
-        k = indices_or_sections
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        arr = A.index_array(ios, "tensor_split", "indices_or_sections")
+        if arr.ndim > 1:
+            raise ArgValueError(f"tensor_split(): indices_or_sections must be a 0-d or 1-D "
+                                f"tensor, got a tensor with {arr.ndim} dims")
+        ios = int(arr) if arr.ndim == 0 else [int(i) for i in arr]
+    if not isinstance(ios, (list, tuple)):
+        k = A.integer(ios, "tensor_split", "sections")
+        if k <= 0:
+            raise ArgValueError(f"tensor_split(): number of sections must be larger than 0, "
+                                f"got {k}")
         q, r = divmod(n, k)
         sizes = [q + 1] * r + [q] * (k - r)
+        slices = []
+        s = 0
+        for sz in sizes:
+            slices.append(slice(s, s + sz))
+            s += sz
     else:
-        idx = [min(max(int(i), 0), n) for i in indices_or_sections]
-        bounds = [0] + idx + [n]
-        sizes = [max(b - a, 0) for a, b in zip(bounds[:-1], bounds[1:])]
+        idx = [A.integer(i, "tensor_split", f"indices[{j}]") for j, i in enumerate(ios)]
+        bounds = [None] + idx + [None]
+        slices = [slice(*slice(a, b).indices(n)[:2]) for a, b in zip(bounds[:-1], bounds[1:])]
     # tensor_split is a composite of single-output slices in PyTorch: pieces may be modified
     key_pre = (slice(None),) * d
-    out = []
-    s = 0
-    for sz in sizes:
-        lo, hi = s, s + sz
-        out.append(_generic_view(x, "tensor_split", lambda a, lo=lo, hi=hi: a[key_pre + (slice(lo, hi),)]))
-        s += sz
-    return out
+    return [_generic_view(x, "tensor_split", lambda a, sl=sl: a[key_pre + (sl,)])
+            for sl in slices]
 
 
 def unbind(x, axis=0, name=None, *, dim=None):
     if dim is not None:
         axis = dim
-    d = _normalize_axis(axis, x._data.ndim, "unbind")
+    if x._data.ndim == 0:
+        raise AxisError("unbind(): Dimension specified as 0 but tensor has no dimensions")
+    d = A.axis(axis, x._data.ndim, "unbind")
     key_pre = (slice(None),) * d
     return _generic_view(x, "unbind",   # Ellipsis: 0-d views, never scalar copies
                          lambda a: [a[key_pre + (i, Ellipsis)] for i in range(a.shape[d])], multi=True)
@@ -673,8 +897,13 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None, *, dim1=None, dim2=None):
     if dim2 is not None:
         axis2 = dim2
     nd = x._data.ndim
-    a1 = _normalize_axis(axis1, nd, "diagonal")
-    a2 = _normalize_axis(axis2, nd, "diagonal")
+    offset = A.integer(offset, "diagonal", "offset")
+    a1 = A.axis(axis1, nd, "diagonal", "dim1")
+    a2 = A.axis(axis2, nd, "diagonal", "dim2")
+    if a1 == a2 or nd < 2:
+        raise ArgValueError(f"diagonal(): diagonal dimensions cannot be identical {axis1}, "
+                            f"{axis2} (tensor of shape {fmt_shape(x._data.shape)}). Fix: name "
+                            "two different dims")
 
     def make(a):
         shp, st = a.shape, a.strides
@@ -688,45 +917,70 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None, *, dim1=None, dim2=None):
         rest = [i for i in range(nd) if i not in (a1, a2)]
         shape = tuple(shp[i] for i in rest) + (n,)
         strides = tuple(st[i] for i in rest) + (st[a1] + st[a2],)
-        return _np_as_strided(start, shape=shape, strides=strides)
+        return strided(start, shape, strides, "diagonal")
     return _generic_view(x, "diagonal", make)
 
 
 def as_strided(x, shape, stride, offset=None, name=None, *, storage_offset=None):
-    """Elements are addressed relative to the storage start (PyTorch's storage_offset)."""
+    """Elements are addressed relative to the storage start (PyTorch's storage_offset); the
+    view addresses the storage's real memory whatever its layout (never a copy)."""
     if storage_offset is not None:
         offset = storage_offset
-    if offset is None:
-        offset = x.storage_offset()
-    shape = tuple(int(s) for s in shape)
-    stride = tuple(int(s) for s in stride)
-    buf = x._storage.buffer.reshape(-1)
-    item = buf.itemsize
-    lo, hi = _span((shape, stride, offset))
-    if shape and 0 not in shape and (lo < 0 or hi >= buf.size):
-        raise RuntimeError(f"as_strided: size {list(shape)}, stride {list(stride)}, offset "
-                           f"{offset} reaches outside the storage of {buf.size} elements")
+    shape = A.shape(shape, "as_strided", name="size")
+    if not isinstance(stride, (list, tuple, Tensor)):
+        stride = (stride,)
+    stride = tuple(A.integer(s, "as_strided", f"stride[{i}]") for i, s in enumerate(stride))
+    offset = x.storage_offset() if offset is None else A.integer(offset, "as_strided",
+                                                                 "storage_offset")
+    if len(stride) != len(shape):
+        raise ArgValueError(f"as_strided(): mismatch in length of strides and shape (size "
+                            f"{list(shape)}, stride {list(stride)})")
+    if min(stride, default=0) < 0:
+        raise ArgValueError(f"as_strided(): negative strides are not supported, got strides: "
+                            f"{list(stride)}")
+    if offset < 0:
+        raise ArgValueError(f"as_strided(): invalid storage offset {offset}; it must be >= 0")
+    flat, lo = _storage_flat(x._storage)
+    numel = _prod(shape)
+    if numel:
+        last = offset + sum((n - 1) * s for n, s in zip(shape, stride))
+        if offset - lo >= flat.size or last - lo >= flat.size:
+            raise ViewExtentError(
+                f"as_strided(): size {list(shape)}, stride {list(stride)} and storage offset "
+                f"{offset} reach elements [{offset}, {last}], out of bounds for a storage of "
+                f"{flat.size} elements (valid offsets [{lo}, {lo + flat.size - 1}]). Fix: "
+                "choose a size, stride and offset that stay inside the storage")
+    item = flat.itemsize
+    start = min(offset - lo, flat.size)
 
     def make(a):
-        return _np_as_strided(buf[offset:], shape=shape, strides=tuple(s * item for s in stride))
+        return strided(flat[start:], shape, tuple(s * item for s in stride), "as_strided")
     return _generic_view(x, "as_strided", make)
 
 
 def unfold(x, axis, size, step, name=None, *, dimension=None):
     if dimension is not None:
         axis = dimension
-    d = _normalize_axis(axis, x._data.ndim, "unfold")
-    n = x._data.shape[d]
+    nd = x._data.ndim
+    d = A.axis(axis, nd, "unfold", "dimension")
+    size = A.integer(size, "unfold", "size")
+    step = A.integer(step, "unfold", "step")
+    n = x._data.shape[d] if nd else 1
+    if size < 0:
+        raise ArgValueError(f"unfold(): size is {size} but must be >= 0")
     if size > n:
-        raise ValueError(f"unfold: size {size} exceeds dimension {d} of size {n}")
+        raise ArgValueError(f"unfold(): maximum size for tensor at dimension {d} is {n} but "
+                            f"size is {size}")
     if step <= 0:
-        raise ValueError(f"unfold: step must be > 0, got {step}")
+        raise ArgValueError(f"unfold(): step is {step} but must be > 0")
 
     def make(a):
         cnt = (n - size) // step + 1
+        if a.ndim == 0:
+            return strided(a, (size,), (a.itemsize,), "unfold")
         shape = a.shape[:d] + (cnt,) + a.shape[d + 1:] + (size,)
         strides = a.strides[:d] + (a.strides[d] * step,) + a.strides[d + 1:] + (a.strides[d],)
-        return _np_as_strided(a, shape=shape, strides=strides)
+        return strided(a, shape, strides, "unfold")
     return _generic_view(x, "unfold", make)
 
 
@@ -743,10 +997,18 @@ def detach_(x, name=None):
     return x
 
 
+# Note [contiguous() layout]
+# clone keeps the input's memory order (PyTorch's preserve_format: a transposed dense tensor
+# clones to a transposed layout), so contiguous() cannot be a clone: it copies in C order,
+# giving PyTorch's contiguous strides for the shape (a dim of size 1 or 0 counts as 1).
+CONTIGUOUS_OP = OpDef("contiguous", lambda a: np.array(a, order="C", copy=True),
+                      lambda c, g: (g,), node_name="CloneBackward")
+
+
 def contiguous(x, name=None, memory_format=None):
     if x._data.flags.c_contiguous:
         return x
-    return R.OPS["clone"].call(x)
+    return R.dispatch(CONTIGUOUS_OP, (x,), ())
 
 
 for _name, _fn in dict(view=view, reshape=reshape, view_as=view_as, reshape_as=reshape_as,
