@@ -464,3 +464,107 @@ def test_save_load_argument_errors(tmp_path, capsys):
     assert oar.load(buf)["t"].numpy().tolist() == [1.0, 1.0]
     oar.save(t, tmp_path / "t.pd")
     assert oar.load(tmp_path / "t.pd").numpy().tolist() == [1.0, 1.0]
+
+
+# ------------------------------------------------------------------ DataLoader
+tdata = pytest.importorskip("torch.utils.data")
+DL = [
+    ("unknown keyword", dict(bogus=1)),
+    ("batch_size 0", dict(batch_size=0)),
+    ("batch_size -1", dict(batch_size=-1)),
+    ("batch_size 2.5", dict(batch_size=2.5)),
+    ("sampler and shuffle", dict(shuffle=True, sampler=[0, 1])),
+    ("batch_sampler and batch_size", dict(batch_sampler=[[0]], batch_size=2)),
+    ("batch_sampler and drop_last", dict(batch_sampler=[[0]], drop_last=True)),
+    ("num_workers -1", dict(num_workers=-1)),
+    ("timeout -1", dict(timeout=-1)),
+    ("persistent_workers without workers", dict(persistent_workers=True)),
+    ("prefetch_factor without workers", dict(prefetch_factor=2)),
+    ("batch_size None and drop_last", dict(batch_size=None, drop_last=True)),
+]
+
+
+@pytest.mark.parametrize("name,kw", DL, ids=[d[0] for d in DL])
+def test_dataloader_bad_keywords_refused_as_torch(name, kw):
+    _same_error(lambda: tdata.DataLoader([1, 2, 3], **kw), lambda: oar.io.DataLoader([1, 2, 3], **kw))
+
+
+def test_samplers_bad_arguments_refused_as_torch():
+    _same_error(lambda: tdata.BatchSampler([0, 1], 0, False), lambda: oar.io.BatchSampler([0, 1], 0, False))
+    _same_error(lambda: tdata.BatchSampler([0, 1], 2, "x"), lambda: oar.io.BatchSampler([0, 1], 2, "x"))
+    _same_error(lambda: tdata.RandomSampler([1, 2], num_samples=0),
+                lambda: oar.io.RandomSampler([1, 2], num_samples=0))
+    _same_error(lambda: tdata.RandomSampler([1, 2], replacement="x"),
+                lambda: oar.io.RandomSampler([1, 2], replacement="x"))
+    _same_error(lambda: tdata.default_collate([[1, 2], [3]]), lambda: oar.io.default_collate([[1, 2], [3]]))
+    _same_error(lambda: tdata.default_collate([object(), object()]),
+                lambda: oar.io.default_collate([object(), object()]))
+    _same_error(lambda: tdata.default_collate([torch.ones(2), torch.ones(3)]),
+                lambda: oar.io.default_collate([oar.ones([2]), oar.ones([3])]))
+
+
+def _as_lists(batches):
+    out = []
+    for b in batches:
+        if isinstance(b, dict):
+            out.append({k: _as_lists([v])[0] for k, v in b.items()})
+        elif isinstance(b, (list, tuple)):
+            out.append([_as_lists([v])[0] for v in b])
+        else:
+            out.append(b.numpy().tolist() if hasattr(b, "numpy") else b)
+    return out
+
+
+def test_dataloader_sampler_batch_sampler_and_collate_like_torch():
+    data = [{"x": np.full(2, i, np.float32), "y": i, "w": float(i) / 2, "name": f"s{i}"}
+            for i in range(7)]
+    for kw in [dict(batch_size=3), dict(batch_size=3, drop_last=True), dict(sampler=[6, 0, 3, 3]),
+               dict(sampler=[6, 0, 3], batch_size=2), dict(batch_sampler=[[5, 1], [2], [0, 0, 4]]),
+               dict(batch_size=None, sampler=[2, 4])]:
+        t = list(tdata.DataLoader(data, **kw))
+        o = list(oar.io.DataLoader(data, **kw))
+        assert len(o) == len(t) == len(oar.io.DataLoader(data, **kw)) == len(tdata.DataLoader(data, **kw)), kw
+        assert _as_lists(o) == _as_lists(t), kw
+        for ob, tb in zip(o, t):
+            if isinstance(tb, dict) and isinstance(tb["y"], torch.Tensor):
+                assert ob["y"].dtype == oar.int64 and tb["y"].dtype == torch.int64
+                assert ob["w"].dtype == oar.float64 and tb["w"].dtype == torch.float64
+    # the sampler decides the data (a sampler that was ignored would train on other rows)
+    x = oar.to_tensor(np.arange(10, dtype=np.float32))
+    ds = oar.io.TensorDataset([x])
+    got = [b[0].numpy().tolist() for b in oar.io.DataLoader(ds, sampler=[9, 8, 1], batch_size=2)]
+    assert got == [[9.0, 8.0], [1.0]]
+    got = [b[0].numpy().tolist() for b in oar.io.DataLoader(ds, batch_sampler=oar.io.BatchSampler(
+        oar.io.SequentialSampler(ds), 4, drop_last=True))]
+    assert got == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    # num_workers > 0: the same batches (loading stays in this process)
+    assert _as_lists(oar.io.DataLoader(data, batch_size=2, num_workers=2)) == \
+        _as_lists(oar.io.DataLoader(data, batch_size=2))
+    assert oar.utils.data.RandomSampler is oar.io.RandomSampler
+
+
+def test_dataloader_shuffle_is_reproducible_after_oar_seed():
+    ds = oar.io.TensorDataset([oar.to_tensor(np.arange(20, dtype=np.float32))])
+
+    def epochs(**kw):
+        loader = oar.io.DataLoader(ds, batch_size=5, shuffle=True, **kw)
+        return [[b[0].numpy().tolist() for b in loader] for _ in range(2)]
+
+    oar.seed(3)
+    a = epochs()
+    oar.seed(3)
+    b = epochs()
+    oar.seed(4)
+    c = epochs()
+    assert a == b and a != c and a[0] != a[1]
+    assert sorted(v for batch in a[0] for v in batch) == list(range(20))
+    gen = np.random.default_rng(11)
+    d = epochs(generator=gen)
+    assert d == epochs(generator=np.random.default_rng(11))
+    with pytest.raises(TypeError):
+        oar.io.DataLoader(ds, shuffle=True, generator=3)
+    oar.seed(5)
+    s1 = list(oar.io.RandomSampler(range(6)))
+    oar.seed(5)
+    assert list(oar.io.RandomSampler(range(6))) == s1 and sorted(s1) == list(range(6))
+    assert len(list(oar.io.RandomSampler(range(3), replacement=True, num_samples=8))) == 8

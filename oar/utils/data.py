@@ -1,2 +1,4 @@
 """PyTorch spelling: oar.utils.data.DataLoader etc."""
-from ..io import DataLoader, Dataset, TensorDataset, default_collate  # noqa: F401
+from ..io import (BatchSampler, DataLoader, Dataset, IterableDataset, RandomSampler,  # noqa: F401
+                  Sampler, SequentialSampler, SubsetRandomSampler, TensorDataset,
+                  default_collate, default_convert)
