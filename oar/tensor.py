@@ -6,19 +6,29 @@ ops/registry.py from one declaration per op.
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 
 import numpy as np
 
 from . import dtypes as _dt
 from .autograd import grad_mode
-from .autograd.errors import InplaceViewError
-from .autograd.node import AccumulateGrad
+from .autograd.errors import ArgTypeError, ArgValueError, InplaceViewError
+from .autograd.node import AccumulateGrad, add_retained, drop_retained, hook_result
 from .place import CPU
 from .storage import new_storage as _new_storage
 
 _new = object.__new__
 _refcount = sys.getrefcount
+
+# Note [Gradient accumulation is atomic]
+# Several threads may run backward into the same leaf at once (PyTorch allows it and loses
+# nothing). Reading .grad, deciding to keep or to add, and the in-place add are one
+# read-modify-write: it runs under this lock, so no thread's contribution is lost and a
+# gradient kept as .grad (Note [Gradient ownership]) is never written by a thread that saw
+# .grad still empty. One lock for all tensors: uncontended it costs well under a
+# microsecond per leaf per backward; the kernels inside release the GIL anyway.
+_GRAD_LOCK = threading.Lock()
 
 # Note [View creation meta]
 # A view records how it was made. DEFAULT views may be modified in place under autograd
@@ -187,10 +197,14 @@ class Tensor:
         if meta.creation != DEFAULT:
             raise InplaceViewError(_view_error(self, meta, direct=False))
         from .ops.views import make_as_strided_node
-        self._grad_fn = make_as_strided_node(base, self)
+        old, old_nr = self._grad_fn, self._out_nr
+        fn = make_as_strided_node(base, self)
+        self._grad_fn = fn
         self._out_nr = 0
         meta.attr_version = self._storage.version
-        return self._grad_fn
+        if self._retains_grad:   # Note [Retained gradients]
+            self._move_retain(old, old_nr, fn)
+        return fn
 
     @property
     def requires_grad(self):
@@ -244,6 +258,21 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
+        # checked as PyTorch checks it: a Tensor (or None) of this tensor's shape and dtype
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise ArgTypeError("assigned grad expected to be a Tensor or None but got grad "
+                                   f"of type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise ArgValueError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the "
+                    "gradient and the tensor are the same size")
+            if value._data.dtype != self._data.dtype:
+                raise ArgTypeError(
+                    f"attempting to assign a gradient with dtype '{value.dtype.name}' to a "
+                    f"tensor with dtype '{self.dtype.name}': assigned grad has data of a "
+                    "different type. Fix: cast it first, e.g. `w.grad = g.astype(w.dtype)`")
         self._grad = value
 
     def _edge(self):
@@ -265,7 +294,9 @@ class Tensor:
             for hook in self._hooks:
                 r = hook(g)
                 if r is not None:
-                    g = r
+                    g = hook_result(hook, g, r)
+        if not self._requires_grad:
+            return   # detached in place (detach_, requires_grad_(False)) since: PyTorch skips it
         arr = g._data
         if arr.dtype != self._data.dtype:
             arr = arr.astype(self._data.dtype)
@@ -273,33 +304,51 @@ class Tensor:
             arr = np.broadcast_to(arr, self._data.shape)
         if grad_mode.is_grad_enabled():  # create_graph: keep the gradient's history
             g2 = g if g._data is arr else Tensor._wrap(np.array(arr))
-            self._grad = g2 if self._grad is None else self._grad + g2
+            with _GRAD_LOCK:
+                self._grad = g2 if self._grad is None else self._grad + g2
             return
-        if self._grad is None:
-            if (owned and arr is g._data and arr is g._storage.buffer and arr.flags.c_contiguous
-                    and g._grad_fn is None and _refcount(g._storage) == 2):
-                # Note [Gradient ownership]: the engine vouches that its own formulas made g
-                # during this backward and nothing else holds it; the storage count (g's
-                # reference plus getrefcount's argument) says no view shares its memory.
-                self._grad = g
+        with _GRAD_LOCK:   # Note [Gradient accumulation is atomic]
+            if self._grad is None:
+                if (owned and arr is g._data and arr is g._storage.buffer
+                        and arr.flags.c_contiguous and g._grad_fn is None
+                        and _refcount(g._storage) == 2):
+                    # Note [Gradient ownership]: the engine vouches that its own formulas
+                    # made g during this backward and nothing else holds it; the storage
+                    # count (g's reference plus getrefcount's argument) says no view shares
+                    # its memory. From now on it is .grad: no backward owns it any more.
+                    g._storage.owner = None
+                    self._grad = g
+                else:
+                    self._grad = Tensor._wrap(np.array(arr, order="C", copy=True))
             else:
-                self._grad = Tensor._wrap(np.array(arr, order="C", copy=True))
-        else:
-            self._grad._data += arr
-            self._grad._storage.version += 1
+                self._grad._data += arr
+                self._grad._storage.version += 1
 
     def _retain(self, g):
         arr = g._data
-        if self._grad is None:
-            self._grad = Tensor._wrap(np.array(arr, copy=True))
-        else:
-            self._grad = Tensor._wrap(self._grad._data + arr)
+        with _GRAD_LOCK:
+            if self._grad is None:
+                self._grad = Tensor._wrap(np.array(arr, copy=True))
+            else:
+                self._grad = Tensor._wrap(self._grad._data + arr)
 
     def retain_grad(self):
-        if self.grad_fn is None:
-            return
+        fn = self.grad_fn
+        if fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False "
+                                   "(stop_gradient=True)")
+            return   # a leaf keeps its .grad anyway
         self._retains_grad = True
-        self.grad_fn.retained = weakref.ref(self)
+        add_retained(fn, self._out_nr, self)   # Note [Retained gradients]
+
+    def _move_retain(self, old, old_nr, new, new_nr=0):
+        """Note [Retained gradients]: self's grad_fn changed from (old, old_nr) to
+        (new, new_nr); its .grad now retains the gradient of the new value."""
+        if old is not None:
+            drop_retained(old, old_nr, self)
+        if new is not None:
+            add_retained(new, new_nr, self)
 
     retain_grads = retain_grad
 

@@ -6,7 +6,7 @@ import heapq
 import numpy as np
 
 from . import grad_mode
-from .node import AccumulateGrad, OpNode
+from .node import AccumulateGrad, OpNode, hook_result
 
 
 def _collect(roots):
@@ -110,10 +110,12 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                 _run_pre_hooks(node, grads_in)
                 _disown(grads_in)          # a hook may keep what it saw
             if node.retained is not None and grads_in:
-                t = node.retained()
-                g = grads_in.get(0)
-                if t is not None and g is not None:
-                    t._retain(g)
+                # Note [Retained gradients]
+                for nr, ref in list(node.retained.items()):
+                    t = ref()
+                    g = grads_in.get(nr)
+                    if t is not None and g is not None:
+                        t._retain(g)
             run = grads_in is not None
             if capture is not None:
                 for nr, g in (grads_in or {}).items():
@@ -210,7 +212,7 @@ def _run_pre_hooks(node, grads_in):
         for hook in hooks:
             r = hook(g)
             if r is not None:
-                g = r
+                g = hook_result(hook, g, r)
         grads_in[nr] = g
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import grad_mode
-from .node import Node, SavedTensor
+from .errors import GraphReleasedError
+from .node import Node, SavedTensor, _released_message
 
 
 class PyLayerContext:
@@ -19,7 +20,10 @@ class PyLayerContext:
 
     @property
     def saved_tensors(self):
-        return tuple(s.unpack(self._node) if s is not None else None for s in self._saved)
+        node = self._node
+        if node is not None and node.released:
+            raise GraphReleasedError(_released_message(node.name))
+        return tuple(s.unpack(node) if s is not None else None for s in self._saved)
 
     def saved_tensor(self):
         return self.saved_tensors
@@ -55,7 +59,13 @@ class PyLayerNode(Node):
         return tuple(res)
 
     def release(self):
-        pass
+        # Note [Second backward]: only what save_for_backward saved is freed (attributes
+        # set on ctx stay, as in PyTorch); a second backward raises when it reads
+        # ctx.saved_tensors, as PyTorch's does
+        ctx = self.ctx
+        if any(s is not None for s in ctx._saved):
+            ctx._saved = ()
+            self.released = True
 
 
 class PyLayer:

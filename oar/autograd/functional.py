@@ -4,6 +4,35 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine
+from .errors import ArgTypeError, ArgValueError
+
+
+def _tensors(seq, what, fn):
+    """Note [Argument layer]: every entry a Tensor, checked before anything runs."""
+    from ..tensor import Tensor
+    for i, t in enumerate(seq):
+        if not isinstance(t, Tensor):
+            raise ArgTypeError(f"{fn}: all {what} have to be Tensors, but got "
+                               f"{type(t).__name__} at position {i}")
+    return seq
+
+
+def _grads_for(grads, n, fn):
+    """The gradients given for n outputs: None (implicit), one Tensor, or a sequence with
+    at least n entries (PyTorch: 'got 2 tensors and 1 gradients')."""
+    from ..tensor import Tensor
+    if grads is None:
+        return [None] * n
+    if isinstance(grads, Tensor):
+        grads = [grads]
+    elif isinstance(grads, (list, tuple)):
+        grads = list(grads)
+    else:
+        grads = [grads]   # a number: made a tensor by _root_grad (Paddle's habit)
+    if len(grads) < n:
+        raise ArgValueError(f"{fn}: got {n} tensors and {len(grads)} gradients; give one "
+                            "gradient (or None) per output")
+    return grads
 
 
 def _root_grad(t, g):
@@ -15,17 +44,16 @@ def _root_grad(t, g):
         from ..ops.creation import to_tensor
         g = to_tensor(g, dtype=t.dtype)
     if g._data.shape != t._data.shape:
-        raise ValueError(f"grad_tensor has shape {list(g._data.shape)} but the output has shape "
+        raise ArgValueError(f"Mismatch in shape: grad_tensor has shape {list(g._data.shape)} but the output has shape "
                          f"{list(t._data.shape)}")
     return g
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     from ..tensor import Tensor
-    if isinstance(tensors, Tensor):
-        tensors = [tensors]
-    if grad_tensors is None or isinstance(grad_tensors, Tensor):
-        grad_tensors = [grad_tensors] * len(tensors) if grad_tensors is None else [grad_tensors]
+    tensors = [tensors] if isinstance(tensors, Tensor) else _tensors(list(tensors), "tensors",
+                                                                      "backward")
+    grad_tensors = _grads_for(grad_tensors, len(tensors), "backward")
     if retain_graph is None:
         retain_graph = create_graph
     roots, grads = [], []
@@ -44,10 +72,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          materialize_grads=False):
     from ..tensor import Tensor
     single = isinstance(inputs, Tensor)
-    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    inputs = [inputs] if single else list(inputs)
-    if grad_outputs is None or isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs] * len(outputs) if grad_outputs is None else [grad_outputs]
+    outputs = [outputs] if isinstance(outputs, Tensor) else _tensors(list(outputs), "outputs",
+                                                                      "oar.grad")
+    inputs = [inputs] if single else _tensors(list(inputs), "inputs", "oar.grad")
+    grad_outputs = _grads_for(grad_outputs, len(outputs), "oar.grad")
     if retain_graph is None:
         retain_graph = create_graph
     for i, t in enumerate(inputs):

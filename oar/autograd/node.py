@@ -7,15 +7,39 @@ both versions and the first in-place op (with the user's file:line) that changed
 Outputs are saved as (array, storage) without a reference to the output Tensor, so no
 reference cycle tensor -> grad_fn -> saved -> tensor exists; unpack() rebuilds a Tensor
 whose grad_fn is the node itself (needed for create_graph).
+An input that had a grad_fn when saved and has none at unpack was detached in place
+(`detach_()`, or Paddle's `stop_gradient = True` on an intermediate): its history is gone,
+so unpack() refuses it, as PyTorch does (checked before the version, as PyTorch does).
+
+Note [Second backward]
+A node that holds saved state frees it after a backward without retain_graph; using it
+again raises GraphReleasedError, as PyTorch raises exactly for nodes that hold
+SavedVariables. Saved state is: saved inputs (tensors, and numbers, which PyTorch saves as
+wrapped-number tensors), a saved output, an index array among the attrs (advanced
+indexing, index_put_, scatter_: PyTorch saves the index tensor, except index_add_ and
+scatter-add, whose self gradient does not need it), a custom Function's save_for_backward,
+and any op wrapped by CopySlices (PyTorch's CopySlices drops its op when released).
+Nodes that keep only shapes and numbers (sum, expand, add, a basic slice, a cast) may be
+run again, as in PyTorch.
+
+Note [Retained gradients]
+`node.retained` is None or a dict out_nr -> weakref of the tensor whose .grad retains the
+gradient of that output (a multi-output node may have several). When a tensor's grad_fn
+changes (an in-place op rebases it, a view's grad_fn is regenerated), its entry moves from
+the old node to the new one (Tensor._move_retain), as PyTorch moves its retains_grad hook:
+.grad is then the gradient of the tensor's current value.
 """
 from __future__ import annotations
 
 import itertools
 import sys
+import weakref
 
 import numpy as np
 
 from .errors import GraphReleasedError, SavedTensorModifiedError
+
+_ndarray = np.ndarray
 
 _seq = itertools.count()
 _refcount = sys.getrefcount
@@ -26,7 +50,8 @@ def _fmt_shape(shape):
 
 
 class SavedTensor:
-    __slots__ = ("tensor", "array", "storage", "version", "is_output", "requires_grad")
+    __slots__ = ("tensor", "array", "storage", "version", "is_output", "requires_grad",
+                 "had_fn")
 
     def __init__(self, tensor, is_output=False):
         storage = tensor._storage
@@ -38,11 +63,20 @@ class SavedTensor:
             self.tensor = None
             self.array = tensor._data
             self.requires_grad = True
+            self.had_fn = False
         else:
             self.tensor = tensor
             self.array = None
+            # a non-view with history: detach_() would lose it (Note [Saved tensors are
+            # versioned]); views cannot be detached in place
+            self.had_fn = tensor._grad_fn is not None and tensor._view is None
 
     def unpack(self, node):
+        if self.had_fn and self.tensor._grad_fn is None:
+            raise SavedTensorModifiedError(
+                "Trying to use a saved tensor that has been detached in-place, i.e. with "
+                f".detach_() (a tensor saved by {node.name}). This is not supported, please "
+                "use out-of-place `.detach()` instead.")
         storage = self.storage
         if storage.version != self.version:
             raise SavedTensorModifiedError(self._message(node))
@@ -59,12 +93,12 @@ class SavedTensor:
         culprit = ""
         for version, op, where in storage_log(self.storage):
             if version == self.version + 1:
-                culprit = f" It was modified by `{op}` at {where}."
+                culprit = f" It was modified by `{op}`{_where(where)}."
                 break
         else:
             if self.storage.mutations:
                 v, op, where = self.storage.mutations[-1]
-                culprit = f" Its latest modification was `{op}` at {where}."
+                culprit = f" Its latest modification was `{op}`{_where(where)}."
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{arr.dtype} tensor of shape {_fmt_shape(arr.shape)}], "
@@ -76,6 +110,14 @@ class SavedTensor:
 
 def storage_log(storage):
     return storage.mutations or ()
+
+
+def _where(where):
+    """' (inside oar.nn.ReLU.forward) at user.py:12' from a mutation log entry (storage.py
+    user_frame); a plain string (older entries) is the location alone."""
+    if isinstance(where, str):
+        return f" at {where}"
+    return where.describe()
 
 
 class Node:
@@ -108,7 +150,9 @@ class Node:
 
 class OpNode(Node):
     """Backward of a registered op (ops/registry.py OpDef)."""
-    __slots__ = ("op", "attrs", "saved", "out_saved", "grad_owned")
+    # force_release is set (never initialised: read with getattr) on an op wrapped by
+    # CopySlices (ops/registry.py rebase_history; Note [Second backward])
+    __slots__ = ("op", "attrs", "saved", "out_saved", "grad_owned", "force_release")
 
     def __init__(self, op, attrs, next_edges, input_meta):
         self.next_edges = next_edges
@@ -168,10 +212,44 @@ class OpNode(Node):
         return out
 
     def release(self):
-        if self.saved is not None or self.out_saved is not None:
+        # Note [Second backward]
+        if (self.saved is not None or self.out_saved is not None
+                or (self.attrs and _saves_index(self))
+                or getattr(self, "force_release", False)):
             self.saved = None
             self.out_saved = None
             self.released = True
+
+
+# ops whose index attr serves only the gradient of their second input (Note [Second backward])
+_INDEX_FOR_SOURCE_ONLY = frozenset({"index_add_"})
+
+
+def _saves_index(node):
+    """True when an attr is an index array that PyTorch would hold as a saved tensor."""
+    found = False
+    for a in node.attrs:
+        if a.__class__ is _ndarray:
+            found = True
+            break
+        if a.__class__ is tuple:
+            for k in a:
+                if k.__class__ is _ndarray:
+                    found = True
+                    break
+            if found:
+                break
+    if not found:
+        return False
+    op = node.op
+    if op.name in _INDEX_FOR_SOURCE_ONLY or (op.name == "scatter_" and _is_add(node.attrs[-1])):
+        edges = node.next_edges
+        return len(edges) > 1 and edges[1] is not None
+    return True
+
+
+def _is_add(reduce):
+    return reduce.__class__ is str and reduce == "add"
 
 
 def _fit(g, shape, dt):
@@ -212,3 +290,39 @@ class AccumulateGrad(Node):
     def apply(self, grad):
         self.variable._accumulate_grad(grad)
         return ()
+
+
+def add_retained(node, nr, t):
+    """Note [Retained gradients]: t.grad retains the gradient of output nr of node."""
+    r = node.retained
+    if r is None:
+        node.retained = {nr: weakref.ref(t)}
+    else:
+        r[nr] = weakref.ref(t)
+
+
+def drop_retained(node, nr, t):
+    r = node.retained
+    if r:
+        ref = r.get(nr)
+        if ref is not None and ref() is t:
+            del r[nr]
+            if not r:
+                node.retained = None
+
+
+def hook_result(hook, g, r):
+    """A hook's return value, checked as PyTorch checks it: None keeps g; otherwise a tensor
+    of g's shape and dtype (errors before anything is written)."""
+    from ..tensor import Tensor
+    if not isinstance(r, Tensor):
+        from .errors import ArgTypeError
+        raise ArgTypeError(f"expected Tensor (or None), but hook returned '{type(r).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if r._data.shape != g._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value (was "
+                           f"{_fmt_shape(g._data.shape)}, got {_fmt_shape(r._data.shape)})")
+    if r._data.dtype != g._data.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"{g._data.dtype} got {r._data.dtype})")
+    return r

@@ -16,7 +16,6 @@ checked inputs. So an op that raises leaves data, shape, dtype and version uncha
 from __future__ import annotations
 
 import numbers
-import weakref
 
 import numpy as np
 
@@ -526,22 +525,24 @@ def rebase_history(self, node, base_edge=None):
     through `node` and the rest to the base's previous producer; the view's own grad_fn is
     then regenerated from the base (Note [View grad_fn regeneration])."""
     if self._view is None:
-        old = self._grad_fn
+        old, old_nr = self._grad_fn, self._out_nr
         self._grad_fn = node
         self._out_nr = 0
         if self._retains_grad:   # .grad is the gradient of the new value
-            if old is not None:
-                old.retained = None
-            node.retained = weakref.ref(self)
+            self._move_retain(old, old_nr, node)   # Note [Retained gradients]
         return
     from .views import CopySlices
     base = self._base
     cs = CopySlices(base, self, node, base_edge)
+    node.force_release = True   # Note [Second backward] (autograd/node.py)
+    if base._retains_grad:
+        base._move_retain(base._grad_fn, base._out_nr, cs)
     base._grad_fn = cs
     base._out_nr = 0
-    if base._retains_grad:
-        cs.retained = weakref.ref(base)
-    # the view is stale now: its grad_fn is rebuilt from the base on next access
+    # the view is stale now: its grad_fn is rebuilt from the base on next access (the
+    # retained gradient moves with it, tensor.py _regenerate_view_grad_fn)
+    if self._retains_grad:
+        self._move_retain(self._grad_fn, self._out_nr, None)
     self._grad_fn = None
     self._view.attr_version = -1
 
