@@ -1,25 +1,71 @@
 """python -m oar [train|tour] ...  (train is the default)."""
 from __future__ import annotations
 
+import os
 import sys
 
+USAGE = "usage: python -m oar [-h] {train,tour} ..."
+HELP = f"""{USAGE}
 
-def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
+oar: tensors that can be changed in place and viewed without copying, with exact autograd.
+
+commands:
+  train       train a small CNN (or MLP) on scikit-learn's digits and report accuracy,
+              speed and peak tensor memory, in-place vs out-of-place activations (default)
+  tour        run the seed documents' examples, explained
+
+options:
+  -h, --help  show this help message and exit
+
+'python -m oar train --help' lists the training options.
+"""
+
+
+def _error(message):
+    """argparse's convention: usage and a one-line message on stderr, exit status 2."""
+    print(USAGE, file=sys.stderr)
+    print(f"python -m oar: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _run(argv):
+    if argv and argv[0] in ("-h", "--help"):
+        print(HELP, end="")
+        return 0
     cmd = argv[0] if argv and not argv[0].startswith("-") else "train"
     rest = argv[1:] if argv and argv[0] == cmd else argv
     if cmd == "tour":
+        if rest in (["-h"], ["--help"]):
+            print("usage: python -m oar tour\n\nRun the seed documents' examples, explained.")
+            return 0
+        if rest:
+            return _error(f"tour takes no arguments, got {' '.join(rest)}")
         from .tour import main as tour
         return tour()
     if cmd == "train":
         try:
             from .train import main as train
         except ImportError as e:
-            print(f"oar: error: {e}", file=sys.stderr)
-            return 2
+            return _error(str(e))
         return train(rest)
-    print(f"oar: error: unknown command {cmd!r}; use 'train' or 'tour'", file=sys.stderr)
-    return 2
+    return _error(f"argument command: invalid choice: {cmd!r} (choose from 'train', 'tour')")
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # the reader went away (`python -m oar tour | head`): stop quietly, as Python's docs
+        # advise, instead of a traceback; point stdout at devnull so the final flush is quiet
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return 1
 
 
 if __name__ == "__main__":

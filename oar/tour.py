@@ -12,6 +12,8 @@ def _step(code, env):
     print(">>> " + code.replace("\n", "\n... "))
     try:
         exec(compile(code, "<tour>", "single" if "\n" not in code else "exec"), env)
+    except BrokenPipeError:   # the reader went away (tour | head): __main__ stops quietly
+        raise
     except Exception as e:  # the tour shows errors as a user would see them
         print(f"{type(e).__name__}: {e}")
 

@@ -4,6 +4,7 @@ with out-of-place activations."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -17,7 +18,11 @@ from oar.storage import start_trace, stop_trace
 
 
 class CliError(Exception):
-    pass
+    """A bad option: one line on stderr, exit status 2 (argparse's convention)."""
+
+
+class Diverged(Exception):
+    """The loss became NaN or infinite during training: exit status 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,23 +30,45 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(message)
 
 
+def _int_at_least(lo):
+    def conv(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {lo}, got {v}")
+        return v
+    return conv
+
+
+def _positive_finite(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return v
+
+
 def parse(argv):
+    """Parse and check every option (the plot path included) before any work is done."""
     p = _Parser(prog="python -m oar train", description=__doc__)
     p.add_argument("--model", choices=["cnn", "mlp"], default="cnn")
-    p.add_argument("--epochs", type=int, default=15)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--lr", type=float, default=None, help="default: 3e-3 (cnn), 1e-3 (mlp)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--epochs", type=_int_at_least(1), default=15)
+    p.add_argument("--batch-size", type=_int_at_least(1), default=64,
+                   help="at most the training set size (1437)")
+    p.add_argument("--lr", type=_positive_finite, default=None,
+                   help="default: 3e-3 (cnn), 1e-3 (mlp)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0)
     p.add_argument("--no-inplace", action="store_true", help="out-of-place activations")
-    p.add_argument("--plot", metavar="FILE.png", help="memory-over-time chart of one training step")
+    p.add_argument("--plot", metavar="FILE.png", help="memory-over-time chart of one training "
+                   "step (any format matplotlib writes: png, svg, pdf ...)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
-    if args.epochs < 1:
-        raise CliError(f"--epochs must be at least 1, got {args.epochs}")
-    if args.batch_size < 1:
-        raise CliError(f"--batch-size must be at least 1, got {args.batch_size}")
-    if args.lr is not None and not args.lr > 0:
-        raise CliError(f"--lr must be positive, got {args.lr}")
+    if args.plot is not None:
+        _check_plot_path(args.plot)
     return args
 
 
@@ -100,10 +127,14 @@ def train(args, data, inplace, progress=True):
         total = 0.0
         for i, (xb, yb) in enumerate(loader):
             loss = F.cross_entropy(model(_shape_input(xb, args.model)), yb)
+            value = loss.item()
+            if not math.isfinite(value):
+                raise Diverged(f"the loss became {value} at epoch {epoch + 1}, batch {i + 1} "
+                               f"(lr {lr}); nothing was reported. Try a smaller --lr")
             loss.backward()
             opt.step()
             opt.clear_grad(set_to_zero=False)
-            total += loss.item()
+            total += value
             if progress and sys.stderr.isatty():
                 print(f"\repoch {epoch + 1}/{args.epochs} {_bar(i + 1, len(loader))} "
                       f"loss {total / (i + 1):.4f}", end="", file=sys.stderr, flush=True)
@@ -143,13 +174,27 @@ def step_memory(model, kind, xb, yb, trace=False):
 
 
 def _check_plot_path(path):
+    if not path.strip():
+        raise CliError("argument --plot: expected a file name such as memory.png, got an "
+                       "empty string")
     try:
         import matplotlib  # noqa: F401
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         raise CliError("--plot needs matplotlib: pip install 'oar[demo]'") from None
+    formats = FigureCanvasAgg(Figure()).get_supported_filetypes()
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext not in formats:
+        what = f"format {ext!r}" if ext else "a file name without an extension"
+        raise CliError(f"argument --plot: cannot write {what} ({path!r}); use one of "
+                       f"{', '.join('.' + f for f in sorted(formats))}")
     d = os.path.dirname(os.path.abspath(path)) or "."
+    if os.path.isdir(path):
+        raise CliError(f"argument --plot: {path!r} is a directory")
     if not os.path.isdir(d) or not os.access(d, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise CliError(f"cannot write the plot to {path!r}")
+        raise CliError(f"argument --plot: cannot write the plot to {path!r} (no such directory "
+                       "or not writable)")
 
 
 def plot(path, timelines):
@@ -173,9 +218,11 @@ def plot(path, timelines):
 def main(argv=None):
     try:
         args = parse(argv if argv is not None else sys.argv[1:])
-        if args.plot:
-            _check_plot_path(args.plot)
         data = load_digits()
+        n_train = len(data[0][0])
+        if args.batch_size > n_train:      # refused, not clamped: the report names the batch
+            raise CliError(f"argument --batch-size: {args.batch_size} is larger than the "
+                           f"training set ({n_train} samples); use at most {n_train}")
         inplace = not args.no_inplace
         print(f"oar {oar.__version__}: training a {args.model.upper()} on digits "
               f"({len(data[0][0])} train / {len(data[1][0])} test), "
@@ -204,5 +251,8 @@ def main(argv=None):
             print(f"memory chart written to {args.plot}")
         return 0
     except CliError as e:
-        print(f"oar train: error: {e}", file=sys.stderr)
+        print(f"python -m oar train: error: {e}", file=sys.stderr)
         return 2
+    except Diverged as e:
+        print(f"\npython -m oar train: error: {e}", file=sys.stderr)
+        return 1
