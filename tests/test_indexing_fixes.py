@@ -201,10 +201,6 @@ def _rows():
     row("scatter_reduce-bogus",
         lambda: (lambda x, i, s: (lambda: x.scatter_reduce_(0, i, s, "bogus"), [x, i, s]))(O(F), O(Z), O(F)),
         lambda: T(F).scatter_reduce_(0, T(Z), T(F), "bogus"))
-    # 6. integer alpha (torch.add's rule; see test_index_add_integer_alpha)
-    row("index_add_-int-alpha-0.5",
-        lambda: (lambda x, i, s: (lambda: x.index_add_(0, i, s, alpha=0.5), [x, i, s]))(O(I), O([0]), O(I[:1])),
-        lambda: torch.add(T(I), T(I), alpha=0.5))
     # 7. devices
     row("to-cuda", lambda: (lambda x: (lambda: x.to("cuda"), [x]))(O(F)), lambda: T(F).to("cuda"))
     row("to-device-cuda", lambda: (lambda x: (lambda: x.to(device="cuda"), [x]))(O(F)),
@@ -290,7 +286,22 @@ def _rows():
     row("scatter_reduce-dtype",
         lambda: (lambda x, i, s: (lambda: x.scatter_reduce_(0, i, s, "sum"), [x, i, s]))(O(F), O(Z), O(I)),
         lambda: T(F).scatter_reduce_(0, T(Z), T(I), "sum"))
+    for v in ([6], [-7], [0.0]):
+        row(f"take-{v}", lambda v=v: (lambda x, i: (lambda: oar.take(x, i), [x, i]))(O(F), O(v)),
+            lambda v=v: torch.take(T(F), T(v)))
     return R
+
+
+@needs_torch
+def test_take_like_torch():
+    idx = np.array([[0, -1], [5, 2]])
+    wo = oar.tensor(F.astype(np.float64), requires_grad=True)
+    wt = torch.tensor(F.astype(np.float64), requires_grad=True)
+    yo, yt = oar.take(wo, O(idx)), torch.take(wt, T(idx))
+    np.testing.assert_array_equal(yo.numpy(), yt.detach().numpy())
+    yo.sum().backward()
+    yt.sum().backward()
+    np.testing.assert_array_equal(wo.grad.numpy(), wt.grad.numpy())
 
 
 @needs_torch
@@ -453,23 +464,42 @@ def test_reduce_without_derivative_refuses_when_grad_needed():
 
 # ---------------------------------------------------------------- alpha
 @needs_torch
-def test_index_add_integer_alpha():
-    # PyTorch 2.13's index_add_ silently truncates alpha=0.5 to 0 for integer tensors (it
-    # adds nothing); oar refuses instead, with torch.add's rule and exception type
-    with pytest.raises(RuntimeError, match="alpha"):
-        torch.add(T(I), T(I), alpha=0.5)
-    x = O(I)
-    with pytest.raises(RuntimeError, match="alpha"):
-        x.index_add_(0, O([0]), O(I[:1]), alpha=0.5)
-    for alpha in (2, True):
-        xo, xt = O(I), T(I)
-        xo.index_add_(0, O([1, 1]), O(I), alpha=alpha)
-        xt.index_add_(0, T([1, 1]), T(I), alpha=alpha)
-        np.testing.assert_array_equal(xo.numpy(), xt.numpy())
+@pytest.mark.parametrize("alpha", [0.5, 1.7, -1.7, 2.5, 2, True])
+def test_index_add_integer_alpha(alpha):
+    # it used to add 2 for alpha=0.5; PyTorch 2.13 casts alpha to the integer dtype
+    # (truncation toward zero), so 0.5 adds nothing
+    xo, xt = O(I), T(I)
+    xo.index_add_(0, O([1, 1]), O(I), alpha=alpha)
+    xt.index_add_(0, T([1, 1]), T(I), alpha=alpha)
+    np.testing.assert_array_equal(xo.numpy(), xt.numpy())
     xo, xt = O(F), T(F)
-    xo.index_add_(0, O([1, 1]), O(F), alpha=0.5)
-    xt.index_add_(0, T([1, 1]), T(F), alpha=0.5)
-    np.testing.assert_allclose(xo.numpy(), xt.numpy())
+    xo.index_add_(0, O([1, 1]), O(F), alpha=alpha)
+    xt.index_add_(0, T([1, 1]), T(F), alpha=alpha)
+    np.testing.assert_allclose(xo.numpy(), xt.numpy(), rtol=1e-6)
+
+
+def test_index_add_alpha_refusals():
+    x, i, s = O(I), O([0]), O(I[:1])
+    snap = _snapshot([x, i, s])
+    for bad in (None, "x", float("nan")):
+        with pytest.raises((TypeError, ValueError)):
+            x.index_add_(0, i, s, alpha=bad)
+    _unchanged([x, i, s], snap)
+
+
+@needs_torch
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_reduce_arg_has_no_derivative_like_torch(reduce):
+    def run(lib):
+        w = (oar.tensor if lib == "oar" else torch.tensor)(np.ones((2, 3)), requires_grad=True)
+        y = w * 1
+        with _nowarn():
+            y.scatter_(0, _i(lib, Z), _i(lib, np.full((2, 3), 2.0)), reduce=reduce)
+        y.sum().backward()
+    with pytest.raises(RuntimeError):
+        run("torch")
+    with pytest.raises(RuntimeError):
+        run("oar")
 
 
 # ---------------------------------------------------------------- to()

@@ -522,6 +522,29 @@ def masked_select(x, mask, name=None):
 R.register_function("masked_select", masked_select)
 
 
+def take(x, index, mode="raise", name=None):
+    """torch.take / paddle.take: x as 1-D, indexed by an integer tensor of any shape (result
+    has the index's shape). Negative indices count from the end; out of range raises
+    (Paddle's mode='wrap' / 'clip' are honoured)."""
+    op = "take"
+    mode = A.one_of(mode, ("raise", "wrap", "clip"), op, "mode")
+    idx = A.index_dtype(index, op)
+    n = x._data.size
+    if mode == "raise":
+        if idx.size and n == 0:
+            raise A.IndexRangeError(f"{op}(): cannot take from an empty tensor")
+        A.in_range(idx, n, op, allow_negative=True)
+    elif mode == "wrap":
+        idx = np.mod(idx, n) if n else idx
+    else:
+        idx = np.clip(idx, 0, max(n - 1, 0))
+    idx = np.where(idx < 0, idx + n, idx)
+    return x.reshape([-1])[Tensor._wrap(idx)]
+
+
+R.register_function("take", take)
+
+
 def tile(x, repeat_times, name=None):
     reps = A.shape(repeat_times, "tile", name="repeat_times")
     nd = max(len(reps), x._data.ndim)

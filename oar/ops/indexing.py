@@ -356,7 +356,13 @@ def index_add_(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim
         raise ArgTypeError(f"{op}(): argument 'source' must be a Tensor, got "
                            f"{A._describe(source)}")
     A.same_dtype(x, src, op, "source")
-    a = A.alpha(alpha, x._data.dtype, op)
+    a = A.number(alpha, op, "alpha")
+    if x._data.dtype.kind in "biu" and isinstance(a, float):
+        # PyTorch 2.13's index_add_ casts alpha to self's dtype (truncation toward zero:
+        # 0.5 -> 0, -1.7 -> -1), unlike torch.add, which refuses; matched here
+        if not math.isfinite(a):
+            raise ArgValueError(f"{op}(): alpha {a} cannot be converted to {x.dtype.name}")
+        a = int(a)
     return R.dispatch_inplace(INDEX_ADD_, (x, src, idx.reshape(-1)), (ax, a), op)
 
 
@@ -494,7 +500,8 @@ SCATTER_REDUCE_ = OpDef("scatter_reduce_", _k_scatter_any, None, kind="inplace",
                         check=_check_scatter, node_name="ScatterReduceBackward")
 
 
-def _scatter_call(x, dim, index, src, mode, include_self, op, src_tensor_only=False):
+def _scatter_call(x, dim, index, src, mode, include_self, op, src_tensor_only=False,
+                  differentiable=True):
     """The one path of scatter_, scatter_add_, scatter_reduce_ and put_along_axis_."""
     ax = A.axis(dim, x._data.ndim, op, "dim")
     idx = A.index_dtype(index, op)
@@ -512,7 +519,7 @@ def _scatter_call(x, dim, index, src, mode, include_self, op, src_tensor_only=Fa
         _scalar_into(x, src, op, "value")
     if mode == "assign":
         return R.dispatch_inplace(SCATTER_, (x, src, idx), (ax,), op)
-    if mode == "sum" and include_self:
+    if mode == "sum" and include_self and differentiable:
         return R.dispatch_inplace(SCATTER_ADD_, (x, src, idx), (ax,), op)
     return R.dispatch_inplace(SCATTER_REDUCE_, (x, src, idx), (ax, mode, bool(include_self)), op)
 
@@ -554,10 +561,13 @@ def scatter_(x, dim, index=None, src=None, reduce=None, name=None, *, value=None
         return index_add_(x, 0, Tensor._wrap(idx), upd)
     if src is None:
         src = value
-    if reduce is not None:
-        reduce = A.one_of(reduce, tuple(_TORCH_SCATTER_REDUCE), "scatter_", "reduce")
-    mode = "assign" if reduce is None else _TORCH_SCATTER_REDUCE[reduce]
-    return _scatter_call(x, dim, index, src, mode, True, "scatter_")
+    if reduce is None:
+        return _scatter_call(x, dim, index, src, "assign", True, "scatter_")
+    reduce = A.one_of(reduce, tuple(_TORCH_SCATTER_REDUCE), "scatter_", "reduce")
+    # PyTorch has no derivative for scatter_ with reduce= (even 'add'; scatter_add_ has one):
+    # refused when a gradient is needed, as there
+    return _scatter_call(x, dim, index, src, _TORCH_SCATTER_REDUCE[reduce], True, "scatter_",
+                         differentiable=False)
 
 
 def scatter(x, dim, index=None, src=None, reduce=None, name=None, **kw):
