@@ -1,0 +1,1784 @@
+"""The bad-input table (issue 8), in the spirit of PyTorch's OpInfo `error_inputs`.
+
+One row per (public API, usual mistake). tests/test_bad_inputs.py runs every row and asserts:
+the expected exception type is raised with a non-empty message; it is never
+ZeroDivisionError, AttributeError or a NumPy-internal class; every tensor operand (also the
+parameters, gradients, buffers and optimizer state inside layers and optimizers) has the same
+data, shape, dtype, strides, version and gradient afterwards (Note [Check, then write]).
+
+A row:
+  id      "<api>[,<api>...]: <what is wrong>". The apis before the colon are the public names
+          the row covers (coverage test): `oar.concat`, `Tensor.add_`, `nn.Conv2D`,
+          `F.conv2d`, `optimizer.SGD`, `io.DataLoader`, `autograd.backward`, `Layer.to`, ...
+  exc     the exception class PyTorch 2.13 raises for the same mistake (oar's errors derive
+          from both the PyTorch and the Paddle class, autograd/errors.py, ops/args.py).
+          Where only Paddle has the API, the class Paddle raises; that is said in a comment.
+  call    call(e): makes the bad call; `e` is a fresh Env (the default operands below plus
+          what `build` returns), so rows never share state.
+  torch   torch(t, e): the same mistake in PyTorch (`t` is the torch module, `e` the same
+          default operands as torch tensors); the runner checks torch raises `exc` too, so the
+          expected types come from the oracle, not from oar. None where the API is oar's or
+          Paddle's own, or where the frameworks deliberately disagree (README table).
+  build   build(): extra operands (layers, optimizers, datasets, special tensors), a dict.
+  check   check(e): an extra assertion after the call (e.g. a crafted checkpoint ran no code).
+
+Deliberate Paddle-door meanings not contradicted here (README disagreement table):
+`reshape` with 0 copies the dimension; `split(x, 2)` is 2 pieces; `transpose(x, [1, 0])` is a
+permutation; `max(x, 1)` gives values; negative slice steps are legal (Paddle); `numpy()` of a
+tensor that requires grad is a copy (Paddle); `backward()` of a non-scalar seeds ones (Paddle);
+`Linear.weight` is [in, out]; `Layer.set_state_dict` ignores missing keys (Paddle).
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+import oar
+import oar.io as io
+import oar.nn as nn
+import oar.nn.functional as F
+import oar.optimizer as opt
+
+# ------------------------------------------------------------------------------ the row
+
+
+@dataclass
+class Row:
+    id: str
+    exc: Any
+    call: Callable
+    torch: Callable = None
+    build: Callable = None
+    check: Callable = None
+
+    @property
+    def names(self):
+        return tuple(n.strip() for n in self.id.split(":", 1)[0].split(","))
+
+
+ROWS: list[Row] = []
+
+
+def row(id, exc, call, torch=None, build=None, check=None):
+    ROWS.append(Row(id, exc, call, torch, build, check))
+
+
+class Env(dict):
+    __getattr__ = dict.__getitem__
+
+
+# ------------------------------------------------------------------------------ operands
+
+
+def f32(*shape):
+    n = int(np.prod(shape)) if shape else 1
+    return oar.to_tensor(np.arange(n, dtype=np.float32).reshape(shape) + 1)
+
+
+def f64(*shape):
+    n = int(np.prod(shape)) if shape else 1
+    return oar.to_tensor(np.arange(n, dtype=np.float64).reshape(shape) + 1)
+
+
+def i64(*shape):
+    n = int(np.prod(shape)) if shape else 1
+    return oar.to_tensor(np.arange(n, dtype=np.int64).reshape(shape))
+
+
+def leaf(*shape):
+    t = f32(*shape)
+    t.stop_gradient = False
+    return t
+
+
+def env():
+    """The default operands, fresh for every row (and their torch twins in torch_env)."""
+    return Env(
+        x=f32(2, 3),                                     # float32 [[1,2,3],[4,5,6]]
+        y=f32(2, 3),
+        n=i64(2, 3),                                     # int64 [[0,1,2],[3,4,5]]
+        b=oar.to_tensor(np.array([[True, False, True], [False, True, False]])),
+        w=leaf(2, 3),                                    # a leaf that requires grad
+        d=f64(2, 3),                                     # float64
+        v=f32(4),                                        # 1-D float32
+        idx=oar.to_tensor(np.array([0, 1], dtype=np.int64)),
+        fidx=oar.to_tensor(np.array([0.0, 1.0], dtype=np.float32)),
+        nidx=oar.to_tensor(np.array([0, -1], dtype=np.int64)),
+    )
+
+
+def torch_env(t):
+    x = t.arange(1, 7, dtype=t.float32).reshape(2, 3)
+    return Env(
+        x=x, y=x.clone(), n=t.arange(6).reshape(2, 3),
+        b=t.tensor([[True, False, True], [False, True, False]]),
+        w=x.clone().requires_grad_(), d=x.double(), v=t.arange(1, 5, dtype=t.float32),
+        idx=t.tensor([0, 1]), fidx=t.tensor([0.0, 1.0]), nidx=t.tensor([0, -1]),
+    )
+
+
+def nonleaf(e):
+    return e.w * 1.0
+
+
+# ============================================================================== creation
+SHAPE_CREATORS = ["zeros", "ones", "empty", "rand", "randn"]
+for _name in SHAPE_CREATORS:
+    row(f"oar.{_name}: float size [2.5]", TypeError,
+        lambda e, f=_name: getattr(oar, f)([2.5]),
+        lambda t, e, f=_name: getattr(t, f)([2.5]))
+    row(f"oar.{_name}: string shape '3'", TypeError,
+        lambda e, f=_name: getattr(oar, f)("3"),
+        lambda t, e, f=_name: getattr(t, f)("3"))
+    row(f"oar.{_name}: negative size", RuntimeError,
+        lambda e, f=_name: getattr(oar, f)([2, -3]),
+        lambda t, e, f=_name: getattr(t, f)([2, -3]))
+    row(f"oar.{_name}: None in shape", TypeError,
+        lambda e, f=_name: getattr(oar, f)([2, None]),
+        lambda t, e, f=_name: getattr(t, f)([2, None]))
+for _name in ["zeros", "ones", "empty"]:
+    row(f"oar.{_name}: unknown dtype", TypeError,
+        lambda e, f=_name: getattr(oar, f)([2], dtype="bogus"),
+        lambda t, e, f=_name: getattr(t, f)([2], dtype="bogus"))
+row("oar.zeros: tensor shape of floats", TypeError, lambda e: oar.zeros(e.fidx))
+row("oar.full: fill_value None", TypeError, lambda e: oar.full([2], None),
+    lambda t, e: t.full([2], None))
+row("oar.full: fill_value str", TypeError, lambda e: oar.full([2], "a"),
+    lambda t, e: t.full([2], "a"))
+row("oar.full: float shape", TypeError, lambda e: oar.full([2.5], 1.0),
+    lambda t, e: t.full([2.5], 1.0))
+row("oar.full: negative shape", RuntimeError, lambda e: oar.full([-1], 1.0),
+    lambda t, e: t.full([-1], 1.0))
+for _name in ["zeros_like", "ones_like", "empty_like"]:
+    row(f"oar.{_name}: not a tensor", TypeError, lambda e, f=_name: getattr(oar, f)("x"),
+        lambda t, e, f=_name: getattr(t, f)("x"))
+    row(f"oar.{_name}: unknown dtype", TypeError,
+        lambda e, f=_name: getattr(oar, f)(e.x, dtype="bogus"),
+        lambda t, e, f=_name: getattr(t, f)(e.x, dtype="bogus"))
+row("oar.full_like: fill_value None", TypeError, lambda e: oar.full_like(e.x, None),
+    lambda t, e: t.full_like(e.x, None))
+row("oar.full_like: not a tensor", TypeError, lambda e: oar.full_like([1, 2], 1.0),
+    lambda t, e: t.full_like([1, 2], 1.0))
+row("oar.arange: step 0", RuntimeError, lambda e: oar.arange(0, 5, 0),
+    lambda t, e: t.arange(0, 5, 0))
+row("oar.arange: step sign against the range", RuntimeError, lambda e: oar.arange(0, 5, -1),
+    lambda t, e: t.arange(0, 5, -1))
+row("oar.arange: None end with str start", TypeError, lambda e: oar.arange("a"),
+    lambda t, e: t.arange("a"))
+row("oar.arange: infinite end", RuntimeError, lambda e: oar.arange(0, float("inf")),
+    lambda t, e: t.arange(0, float("inf")))
+row("oar.linspace: negative steps", RuntimeError, lambda e: oar.linspace(0, 1, -1),
+    lambda t, e: t.linspace(0, 1, -1))
+row("oar.linspace: float steps", TypeError, lambda e: oar.linspace(0, 1, 2.5),
+    lambda t, e: t.linspace(0, 1, 2.5))
+row("oar.linspace: None start", TypeError, lambda e: oar.linspace(None, 1, 3),
+    lambda t, e: t.linspace(None, 1, 3))
+row("oar.eye: negative rows", RuntimeError, lambda e: oar.eye(-1),
+    lambda t, e: t.eye(-1))
+row("oar.eye: float rows", TypeError, lambda e: oar.eye(2.5), lambda t, e: t.eye(2.5))
+row("oar.eye: negative columns", RuntimeError, lambda e: oar.eye(2, -2),
+    lambda t, e: t.eye(2, -2))
+row("oar.to_tensor: ragged list", ValueError, lambda e: oar.to_tensor([[1, 2], [3]]),
+    lambda t, e: t.tensor([[1, 2], [3]]))
+row("oar.to_tensor: string data", TypeError, lambda e: oar.to_tensor("abc"),
+    lambda t, e: t.tensor("abc"))
+row("oar.to_tensor: unknown dtype", TypeError, lambda e: oar.to_tensor([1], dtype="bogus"),
+    lambda t, e: t.tensor([1], dtype="bogus"))
+row("oar.to_tensor: None data", RuntimeError, lambda e: oar.to_tensor(None),
+    lambda t, e: t.tensor(None))
+row("oar.tensor: list with None", RuntimeError, lambda e: oar.tensor([1.0, None]),
+    lambda t, e: t.tensor([1.0, None]))
+row("oar.tensor: object array", TypeError, lambda e: oar.tensor(np.array([object()])),
+    lambda t, e: t.tensor(np.array([object()])))
+row("oar.from_numpy: a list", TypeError, lambda e: oar.from_numpy([1, 2]),
+    lambda t, e: t.from_numpy([1, 2]))
+row("oar.from_numpy: string array", TypeError, lambda e: oar.from_numpy(np.array(["a"])),
+    lambda t, e: t.from_numpy(np.array(["a"])))
+row("oar.randint: low >= high", RuntimeError, lambda e: oar.randint(5, 2, [3]),
+    lambda t, e: t.randint(5, 2, (3,)))
+row("oar.randint: float shape", TypeError, lambda e: oar.randint(0, 5, [2.5]),
+    lambda t, e: t.randint(0, 5, (2.5,)))
+row("oar.randint: negative shape", RuntimeError, lambda e: oar.randint(0, 5, [-2]),
+    lambda t, e: t.randint(0, 5, (-2,)))
+row("oar.randperm: negative n", RuntimeError, lambda e: oar.randperm(-1),
+    lambda t, e: t.randperm(-1))
+row("oar.randperm: float n", TypeError, lambda e: oar.randperm(2.5),
+    lambda t, e: t.randperm(2.5))
+row("oar.normal: negative std", RuntimeError, lambda e: oar.normal(0.0, -1.0, [3]),
+    lambda t, e: t.normal(0.0, -1.0, (3,)))
+row("oar.normal: float shape", TypeError, lambda e: oar.normal(0.0, 1.0, [2.5]),
+    lambda t, e: t.normal(0.0, 1.0, (2.5,)))
+# Paddle's own API (uniform(shape, dtype, min, max)); PyTorch spelling of the mistake:
+row("oar.uniform: min > max", RuntimeError, lambda e: oar.uniform([3], min=2.0, max=1.0),
+    lambda t, e: t.empty(3).uniform_(2.0, 1.0))
+row("oar.uniform: float shape", TypeError, lambda e: oar.uniform([2.5]),
+    lambda t, e: t.empty(2.5))
+row("oar.manual_seed: string seed", (TypeError, ValueError), lambda e: oar.manual_seed("x"),
+    lambda t, e: t.manual_seed("x"))
+row("oar.seed: string seed", (TypeError, ValueError), lambda e: oar.seed("x"),
+    lambda t, e: t.manual_seed("x"))
+row("Tensor.new_full: fill None", TypeError, lambda e: e.x.new_full([2], None),
+    lambda t, e: e.x.new_full([2], None))
+row("Tensor.new_zeros: negative size", RuntimeError, lambda e: e.x.new_zeros([-1]),
+    lambda t, e: e.x.new_zeros([-1]))
+row("Tensor.new_ones: float size", TypeError, lambda e: e.x.new_ones([2.5]),
+    lambda t, e: e.x.new_ones([2.5]))
+row("Tensor.new_empty: string size", TypeError, lambda e: e.x.new_empty("3"),
+    lambda t, e: e.x.new_empty("3"))
+row("Tensor.new_tensor: string data", TypeError, lambda e: e.x.new_tensor("abc"),
+    lambda t, e: e.x.new_tensor("abc"))
+
+# ============================================================================== random in place
+row("oar.exponential_,Tensor.exponential_: lambda 0", RuntimeError,
+    lambda e: e.x.exponential_(0), lambda t, e: e.x.exponential_(0))
+row("oar.exponential_: negative lambda", RuntimeError, lambda e: oar.exponential_(e.x, -1.0),
+    lambda t, e: e.x.exponential_(-1.0))
+row("Tensor.exponential_: int tensor", RuntimeError, lambda e: e.n.exponential_(),
+    lambda t, e: e.n.exponential_())
+row("oar.normal_,Tensor.normal_: negative std", RuntimeError, lambda e: e.x.normal_(0.0, -1.0),
+    lambda t, e: e.x.normal_(0.0, -1.0))
+row("oar.normal_: int tensor", RuntimeError, lambda e: oar.normal_(e.n),
+    lambda t, e: e.n.normal_())
+row("oar.uniform_,Tensor.uniform_: min > max", RuntimeError, lambda e: e.x.uniform_(2.0, 1.0),
+    lambda t, e: e.x.uniform_(2.0, 1.0))
+row("oar.uniform_: None bound", TypeError, lambda e: oar.uniform_(e.x, None, 1.0),
+    lambda t, e: e.x.uniform_(None, 1.0))
+row("oar.bernoulli_,Tensor.bernoulli_: p > 1", RuntimeError, lambda e: e.x.bernoulli_(1.5),
+    lambda t, e: e.x.bernoulli_(1.5))
+row("oar.bernoulli_: p < 0", RuntimeError, lambda e: oar.bernoulli_(e.x, -0.5),
+    lambda t, e: e.x.bernoulli_(-0.5))
+row("oar.bernoulli,Tensor.bernoulli: probabilities > 1", RuntimeError,
+    lambda e: oar.bernoulli(e.x), lambda t, e: t.bernoulli(e.x))
+row("oar.bernoulli: int tensor", RuntimeError, lambda e: oar.bernoulli(e.n),
+    lambda t, e: t.bernoulli(e.n))
+row("oar.multinomial,Tensor.multinomial: negative probabilities", RuntimeError,
+    lambda e: oar.multinomial(e.v - 3.0, 1), lambda t, e: t.multinomial(e.v - 3.0, 1))
+row("oar.multinomial: more samples than categories without replacement", RuntimeError,
+    lambda e: oar.multinomial(e.v, 5), lambda t, e: t.multinomial(e.v, 5))
+row("Tensor.multinomial: zero samples", RuntimeError, lambda e: e.v.multinomial(0),
+    lambda t, e: e.v.multinomial(0))
+row("oar.multinomial: 3-D input", RuntimeError, lambda e: oar.multinomial(f32(2, 2, 2), 1),
+    lambda t, e: t.multinomial(t.ones(2, 2, 2), 1))
+
+# ============================================================================== pointwise
+UNARY_FLOAT = ["exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos",
+               "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal"]
+UNARY_ANY = ["abs", "neg", "negative", "square", "sign", "floor", "ceil", "round", "trunc",
+             "relu"]
+_TORCH_NAME = {"negative": "neg", "floor_mod": "remainder", "mod": "remainder",
+               "multiply": "mul", "subtract": "sub", "divide": "div", "greater": "gt",
+               "greater_than": "gt", "greater_equal": "ge", "less": "lt", "less_than": "lt",
+               "less_equal": "le", "not_equal": "ne", "equal": "eq", "clip": "clamp"}
+
+
+def _tn(name):
+    return _TORCH_NAME.get(name, name)
+
+
+for _name in UNARY_FLOAT + UNARY_ANY:
+    row(f"oar.{_name},Tensor.{_name}: str operand", TypeError,
+        lambda e, f=_name: getattr(oar, f)("x"),
+        lambda t, e, f=_name: getattr(t, _tn(f))("x"))
+for _name in UNARY_FLOAT:
+    # the result is floating: it cannot be written into an int64 tensor
+    row(f"Tensor.{_name}_: int64 tensor", RuntimeError,
+        lambda e, f=_name: getattr(e.n, f + "_")(),
+        lambda t, e, f=_name: getattr(e.n, f + "_")())
+    row(f"oar.{_name}_: int64 tensor", RuntimeError,
+        lambda e, f=_name: getattr(oar, f + "_")(e.n),
+        lambda t, e, f=_name: getattr(t, f + "_")(e.n))
+for _name in ["neg", "negative"]:
+    row(f"oar.{_name}_,Tensor.{_name}_: bool tensor", RuntimeError,
+        lambda e, f=_name: getattr(e.b, f + "_")(),
+        lambda t, e, f=_name: getattr(e.b, _tn(f) + "_")())
+
+BINARY_ARITH = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+                "pow", "remainder", "mod", "floor_mod", "floor_divide", "maximum", "minimum",
+                "fmax", "fmin"]
+COMPARE = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "greater_than",
+           "less", "less_equal", "less_than", "not_equal", "equal"]
+LOGICAL = ["logical_and", "logical_or", "logical_xor"]
+BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
+for _name in BINARY_ARITH + COMPARE + LOGICAL + BITWISE:
+    _a = "n" if _name in BITWISE else "x"
+    row(f"oar.{_name},Tensor.{_name}: shapes do not broadcast", RuntimeError,
+        lambda e, f=_name, a=_a: getattr(oar, f)(e[a], (f32(4) if a == "x" else i64(4))),
+        lambda t, e, f=_name, a=_a: getattr(t, _tn(f))(e[a], (t.ones(4) if a == "x" else
+                                                              t.ones(4, dtype=t.int64))))
+    row(f"oar.{_name}: None operand", TypeError,
+        lambda e, f=_name, a=_a: getattr(oar, f)(e[a], None),
+        lambda t, e, f=_name, a=_a: getattr(t, _tn(f))(e[a], None))
+    row(f"Tensor.{_name}: str operand", TypeError,
+        lambda e, f=_name, a=_a: getattr(e[a], f)("a"),
+        lambda t, e, f=_name, a=_a: getattr(e[a], _tn(f))("a"))
+for _name in BITWISE + ["bitwise_not"]:
+    row(f"oar.{_name}: float tensor", (RuntimeError, TypeError),
+        lambda e, f=_name: getattr(oar, f)(e.x) if f == "bitwise_not" else getattr(oar, f)(e.x, e.y),
+        lambda t, e, f=_name: getattr(t, f)(e.x) if f == "bitwise_not" else getattr(t, f)(e.x, e.y))
+row("oar.logical_not: str operand", TypeError, lambda e: oar.logical_not("x"),
+    lambda t, e: t.logical_not("x"))
+
+# in place: float result into an int64 tensor, shape that would change, None operand
+INPLACE_BINARY = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+                  "pow", "remainder", "mod", "floor_mod", "floor_divide"]
+for _name in INPLACE_BINARY:
+    row(f"Tensor.{_name}_: float operand into int64 tensor", RuntimeError,
+        lambda e, f=_name: getattr(e.n, f + "_")(e.x),
+        lambda t, e, f=_name: getattr(e.n, _tn(f) + "_")(e.x))
+    row(f"oar.{_name}_: broadcast result larger than self", RuntimeError,
+        lambda e, f=_name: getattr(oar, f + "_")(f32(1, 3), e.x),
+        lambda t, e, f=_name: getattr(t.ones(1, 3), _tn(f) + "_")(e.x))
+    row(f"Tensor.{_name}_: None operand", TypeError,
+        lambda e, f=_name: getattr(e.x, f + "_")(None),
+        lambda t, e, f=_name: getattr(e.x, _tn(f) + "_")(None))
+for _name in BITWISE:
+    row(f"oar.{_name}_,Tensor.{_name}_: broadcast result larger than self", RuntimeError,
+        lambda e, f=_name: getattr(e.n[:1], f + "_")(e.n),
+        lambda t, e, f=_name: getattr(e.n[:1], f + "_")(e.n))
+row("Tensor.bitwise_not: float tensor", (RuntimeError, TypeError), lambda e: e.x.bitwise_not(),
+    lambda t, e: e.x.bitwise_not())
+row("Tensor.logical_not: str operand", TypeError, lambda e: e.x.logical_not("x"),
+    lambda t, e: e.x.logical_not("x"))
+row("oar.bitwise_not_,Tensor.bitwise_not_: float tensor", (RuntimeError, TypeError),
+    lambda e: e.x.bitwise_not_(), lambda t, e: e.x.bitwise_not_())
+row("oar.add_: alpha str", TypeError, lambda e: oar.add_(e.x, e.y, alpha="x"),
+    lambda t, e: e.x.add_(e.y, alpha="x"))
+row("Tensor.add: alpha None", TypeError, lambda e: e.x.add(e.y, alpha=None),
+    lambda t, e: e.x.add(e.y, alpha=None))
+row("oar.add: float alpha on int64", RuntimeError, lambda e: oar.add(e.n, e.n, alpha=0.5),
+    lambda t, e: t.add(e.n, e.n, alpha=0.5))
+row("oar.sub_: float alpha on int64", RuntimeError, lambda e: oar.sub_(e.n, e.n, alpha=0.5),
+    lambda t, e: e.n.sub_(e.n, alpha=0.5))
+row("oar.sub: bool operands", RuntimeError, lambda e: oar.sub(e.b, e.b),
+    lambda t, e: t.sub(e.b, e.b))
+row("oar.floor_divide_,Tensor.floor_divide_: int64 by zero", RuntimeError,
+    lambda e: e.n.floor_divide_(oar.zeros_like(e.n)),
+    lambda t, e: e.n.floor_divide_(t.zeros_like(e.n)))
+row("oar.remainder_,Tensor.remainder_: int64 by zero", RuntimeError,
+    lambda e: e.n.remainder_(oar.zeros_like(e.n)),
+    lambda t, e: e.n.remainder_(t.zeros_like(e.n)))
+row("oar.floor_divide: int64 by scalar zero", RuntimeError, lambda e: oar.floor_divide(e.n, 0),
+    lambda t, e: t.floor_divide(e.n, 0))
+row("oar.remainder: int64 by scalar zero", RuntimeError, lambda e: oar.remainder(e.n, 0),
+    lambda t, e: t.remainder(e.n, 0))
+row("oar.mod_,oar.floor_mod_: int64 by zero", RuntimeError,
+    lambda e: oar.mod_(e.n, oar.zeros_like(e.n)),
+    lambda t, e: e.n.remainder_(t.zeros_like(e.n)))
+row("oar.pow_: negative integer power of int64", RuntimeError,
+    lambda e: oar.pow_(e.n, -1), lambda t, e: e.n.pow_(-1))
+row("oar.clamp,Tensor.clamp: str bound", TypeError, lambda e: oar.clamp(e.x, "a"),
+    lambda t, e: t.clamp(e.x, "a"))
+row("oar.clip,Tensor.clip: bound tensor does not broadcast", RuntimeError,
+    lambda e: oar.clip(e.x, f32(4)), lambda t, e: t.clip(e.x, t.ones(4)))
+row("oar.clamp_,Tensor.clamp_: float bound into int64", RuntimeError,
+    lambda e: e.n.clamp_(0.5), lambda t, e: e.n.clamp_(0.5))
+row("oar.clip_,Tensor.clip_: None and str", TypeError, lambda e: oar.clip_(e.x, None, "a"),
+    lambda t, e: e.x.clip_(None, "a"))
+# Paddle-only ops (PyTorch has no scale / leaky_relu_ with these names): Paddle's classes.
+row("oar.scale,Tensor.scale: str scale", TypeError, lambda e: oar.scale(e.x, scale="a"))
+row("oar.scale_,Tensor.scale_: float scale into int64", RuntimeError,
+    lambda e: oar.scale_(e.n, scale=0.5))
+row("oar.leaky_relu,Tensor.leaky_relu: str slope", TypeError,
+    lambda e: oar.leaky_relu(e.x, "a"),
+    lambda t, e: t.nn.functional.leaky_relu(e.x, "a"))
+row("oar.leaky_relu_,Tensor.leaky_relu_: int64 tensor", RuntimeError,
+    lambda e: oar.leaky_relu_(e.n), lambda t, e: t.nn.functional.leaky_relu_(e.n))
+row("oar.gelu: str operand", TypeError, lambda e: oar.gelu("x"),
+    lambda t, e: t.nn.functional.gelu("x"))
+row("oar.gelu: int64 tensor", RuntimeError, lambda e: oar.gelu(e.n),
+    lambda t, e: t.nn.functional.gelu(e.n))
+for _name in ["isnan", "isinf", "isfinite"]:
+    row(f"oar.{_name},Tensor.{_name}: str operand", TypeError,
+        lambda e, f=_name: getattr(oar, f)("x"), lambda t, e, f=_name: getattr(t, f)("x"))
+
+# in place on a leaf that requires grad: refused before any write, for every in-place op
+_LEAF_ARGS = {
+    "add_": lambda e: (e.y,), "sub_": lambda e: (e.y,), "subtract_": lambda e: (e.y,),
+    "mul_": lambda e: (e.y,), "multiply_": lambda e: (e.y,), "div_": lambda e: (e.y,),
+    "divide_": lambda e: (e.y,), "true_divide_": lambda e: (e.y,), "pow_": lambda e: (2.0,),
+    "remainder_": lambda e: (e.y,), "mod_": lambda e: (e.y,), "floor_mod_": lambda e: (e.y,),
+    "floor_divide_": lambda e: (e.y,), "clamp_": lambda e: (0.0, 1.0),
+    "clip_": lambda e: (0.0, 1.0), "fill_": lambda e: (1.0,), "zero_": lambda e: (),
+    "copy_": lambda e: (e.y,), "masked_fill_": lambda e: (e.b, 0.0),
+    "index_add_": lambda e: (0, e.idx, e.y), "index_put_": lambda e: ((e.idx,), e.y),
+    "scatter_": lambda e: (0, oar.zeros([2, 3], dtype="int64"), e.y),
+    "scatter_add_": lambda e: (0, oar.zeros([2, 3], dtype="int64"), e.y),
+    "put_along_axis_": lambda e: (oar.zeros([2, 3], dtype="int64"), e.y, 0),
+    "exponential_": lambda e: (), "normal_": lambda e: (), "uniform_": lambda e: (),
+    "bernoulli_": lambda e: (), "leaky_relu_": lambda e: (), "scale_": lambda e: (2.0,),
+    "where_self_": lambda e: (e.b, e.y),
+}
+_LEAF_TORCH = {  # torch spelling of the same in-place call on e.w
+    "add_": lambda t, e: e.w.add_(e.y), "sub_": lambda t, e: e.w.sub_(e.y),
+    "mul_": lambda t, e: e.w.mul_(e.y), "div_": lambda t, e: e.w.div_(e.y),
+    "pow_": lambda t, e: e.w.pow_(2.0), "fill_": lambda t, e: e.w.fill_(1.0),
+    "zero_": lambda t, e: e.w.zero_(), "copy_": lambda t, e: e.w.copy_(e.y),
+    "masked_fill_": lambda t, e: e.w.masked_fill_(e.b, 0.0),
+    "index_add_": lambda t, e: e.w.index_add_(0, e.idx, e.y),
+    "index_put_": lambda t, e: e.w.index_put_((e.idx,), e.y),
+    "scatter_": lambda t, e: e.w.scatter_(0, t.zeros(2, 3, dtype=t.int64), e.y),
+    "clamp_": lambda t, e: e.w.clamp_(0.0, 1.0), "exponential_": lambda t, e: e.w.exponential_(),
+    "normal_": lambda t, e: e.w.normal_(), "uniform_": lambda t, e: e.w.uniform_(),
+    "sin_": lambda t, e: e.w.sin_(), "exp_": lambda t, e: e.w.exp_(),
+    "relu_": lambda t, e: e.w.relu_(), "abs_": lambda t, e: e.w.abs_(),
+}
+_LEAF_SKIP = {"detach_", "where_", "bitwise_and_", "bitwise_or_", "bitwise_xor_",
+              "bitwise_not_", "matmul_", "reshape_", "squeeze_", "unsqueeze_", "flatten_",
+              "transpose_", "swapdims_", "t_"}
+for _name in sorted(n for n in dir(oar) if n.endswith("_") and not n.startswith("_")):
+    if _name in _LEAF_SKIP:
+        continue
+    _args = _LEAF_ARGS.get(_name, lambda e: ())
+    row(f"oar.{_name}: leaf that requires grad", RuntimeError,
+        lambda e, f=_name, a=_args: getattr(oar, f)(e.w, *a(e)), _LEAF_TORCH.get(_name))
+    if hasattr(oar.Tensor, _name):
+        row(f"Tensor.{_name}: leaf that requires grad (method)", RuntimeError,
+            lambda e, f=_name, a=_args: getattr(e.w, f)(*a(e)), _LEAF_TORCH.get(_name))
+row("Tensor.add_: view of a leaf that requires grad", RuntimeError, lambda e: e.w[0].add_(1.0),
+    lambda t, e: e.w[0].add_(1.0))
+row("Tensor.mul_: float64 operand into int64", RuntimeError,
+    lambda e: e.n.mul_(e.d), lambda t, e: e.n.mul_(e.d))
+row("Tensor.add_: bool self with int operand", RuntimeError, lambda e: e.b.add_(e.n),
+    lambda t, e: e.b.add_(e.n))
+row("Tensor.__iadd__: shape that would change", RuntimeError,
+    lambda e: e.v.__iadd__(f32(2, 4)), lambda t, e: e.v.__iadd__(t.ones(2, 4)))
+row("Tensor.__imul__: float into int64", RuntimeError, lambda e: e.n.__imul__(e.x),
+    lambda t, e: e.n.__imul__(e.x))
+row("Tensor.add_: overlapping self (expanded)", RuntimeError,
+    lambda e: oar.zeros([3]).expand([2, 3]).add_(e.x),
+    lambda t, e: t.zeros(3).expand(2, 3).add_(e.x))
+row("Tensor.add_: in-place on a no_grad view of a tensor that requires grad, then used",
+    RuntimeError, lambda e: _nograd_view_inplace(e),
+    lambda t, e: _nograd_view_inplace(e, t))
+
+
+def _nograd_view_inplace(e, t=None):
+    lib = t if t is not None else oar
+    base = e.w * 1.0
+    with lib.no_grad():
+        v = base[0]
+    v.add_(1.0)
+    return v
+
+
+# ============================================================================== reductions
+REDUCE = ["sum", "mean", "prod", "amax", "amin", "all", "any", "argmax", "argmin", "logsumexp",
+          "std", "var", "count_nonzero", "cumsum", "max", "min"]
+for _name in REDUCE:
+    _a = "b" if _name in ("all", "any") else "x"
+    row(f"oar.{_name},Tensor.{_name}: axis out of range", IndexError,
+        lambda e, f=_name, a=_a: getattr(oar, f)(e[a], axis=5),
+        lambda t, e, f=_name, a=_a: getattr(t, f)(e[a], dim=5))
+    row(f"Tensor.{_name}: float axis", TypeError,
+        lambda e, f=_name, a=_a: getattr(e[a], f)(axis=1.5),
+        lambda t, e, f=_name, a=_a: getattr(e[a], f)(dim=1.5))
+for _name in ["sum", "mean", "prod", "amax", "amin", "logsumexp", "std", "var",
+              "count_nonzero"]:
+    if _name == "prod":
+        continue  # PyTorch's prod takes one dim only; Paddle's a list: no common mistake
+    row(f"oar.{_name}: repeated axes", RuntimeError,
+        lambda e, f=_name: getattr(oar, f)(e.x, axis=[0, -2]),
+        lambda t, e, f=_name: getattr(t, f)(e.x, dim=(0, -2)))
+row("oar.prod: axis list with a float", TypeError, lambda e: oar.prod(e.x, axis=[0.5]))
+row("oar.mean: int64 tensor", RuntimeError, lambda e: oar.mean(e.n), lambda t, e: t.mean(e.n))
+row("oar.std: int64 tensor", RuntimeError, lambda e: oar.std(e.n), lambda t, e: t.std(e.n))
+row("oar.var: int64 tensor", RuntimeError, lambda e: oar.var(e.n), lambda t, e: t.var(e.n))
+row("oar.logsumexp: str axis", TypeError, lambda e: oar.logsumexp(e.x, axis="a"),
+    lambda t, e: t.logsumexp(e.x, dim="a"))
+row("oar.sum: unknown dtype", TypeError, lambda e: oar.sum(e.x, dtype="bogus"),
+    lambda t, e: t.sum(e.x, dtype="bogus"))
+row("oar.argmax: empty tensor", (IndexError, RuntimeError),
+    lambda e: oar.argmax(oar.zeros([0])), lambda t, e: t.argmax(t.zeros(0)))
+row("oar.amax: empty tensor without axis", (IndexError, RuntimeError),
+    lambda e: oar.amax(oar.zeros([0])), lambda t, e: t.amax(t.zeros(0)))
+row("oar.max: empty tensor", (IndexError, RuntimeError), lambda e: oar.max(oar.zeros([0])),
+    lambda t, e: t.max(t.zeros(0)))
+row("oar.min: empty along the axis", (IndexError, RuntimeError),
+    lambda e: oar.min(oar.zeros([2, 0]), axis=1), lambda t, e: t.amin(t.zeros(2, 0), dim=1))
+row("oar.cumsum,Tensor.cumsum: unknown dtype", TypeError,
+    lambda e: oar.cumsum(e.x, axis=0, dtype="bogus"),
+    lambda t, e: t.cumsum(e.x, dim=0, dtype="bogus"))
+row("oar.std: str correction", TypeError, lambda e: oar.std(e.x, correction="a"),
+    lambda t, e: t.std(e.x, correction="a"))
+
+# ============================================================================== views
+row("oar.reshape,Tensor.reshape: float in shape", TypeError,
+    lambda e: oar.reshape(f32(6), [1.5, 4]), lambda t, e: t.reshape(t.ones(6), [1.5, 4]))
+row("oar.reshape: string shape", TypeError, lambda e: oar.reshape(e.x, "6"),
+    lambda t, e: t.reshape(e.x, "6"))
+row("Tensor.reshape: wrong number of elements", RuntimeError, lambda e: e.x.reshape([4, 2]),
+    lambda t, e: e.x.reshape([4, 2]))
+row("Tensor.reshape: two -1", RuntimeError, lambda e: e.x.reshape([-1, -1]),
+    lambda t, e: e.x.reshape([-1, -1]))
+row("Tensor.reshape: -2 in shape", RuntimeError, lambda e: e.x.reshape([-2, 3]),
+    lambda t, e: e.x.reshape([-2, 3]))
+row("oar.reshape_,Tensor.reshape_: wrong number of elements", RuntimeError,
+    lambda e: e.x.reshape_([4, 2]))   # Paddle-only in-place reshape
+row("oar.reshape_: float shape", TypeError, lambda e: oar.reshape_(e.x, [1.5, 4]))
+row("oar.view,Tensor.view: wrong number of elements", RuntimeError, lambda e: e.x.view([5]),
+    lambda t, e: e.x.view([5]))
+row("Tensor.view: incompatible strides", RuntimeError, lambda e: e.x.t().view([6]),
+    lambda t, e: e.x.t().view([6]))
+row("oar.view: unknown dtype", TypeError, lambda e: oar.view(e.x, "bogus"),
+    lambda t, e: e.x.view("bogus"))
+row("oar.view_as,Tensor.view_as: other with another numel", RuntimeError,
+    lambda e: oar.view_as(e.x, e.v), lambda t, e: e.x.view_as(e.v))
+row("oar.reshape_as,Tensor.reshape_as: other with another numel", RuntimeError,
+    lambda e: oar.reshape_as(e.x, e.v), lambda t, e: e.x.reshape_as(e.v))
+row("oar.view_as: other not a tensor", TypeError, lambda e: oar.view_as(e.x, [2, 3]),
+    lambda t, e: e.x.view_as([2, 3]))
+row("oar.transpose,Tensor.transpose: dim out of range", IndexError,
+    lambda e: oar.transpose(e.x, 0, 5), lambda t, e: t.transpose(e.x, 0, 5))
+row("oar.transpose: perm with a repeated axis", RuntimeError,
+    lambda e: oar.transpose(e.x, [0, 0]), lambda t, e: t.permute(e.x, [0, 0]))
+row("oar.transpose: perm too short", RuntimeError, lambda e: oar.transpose(f32(2, 3, 4), [1, 0]),
+    lambda t, e: t.permute(t.ones(2, 3, 4), [1, 0]))
+row("oar.transpose_,Tensor.transpose_: dim out of range", IndexError,
+    lambda e: e.x.transpose_(0, 5), lambda t, e: e.x.transpose_(0, 5))
+row("oar.permute,Tensor.permute: repeated dim", RuntimeError, lambda e: oar.permute(e.x, 1, 1),
+    lambda t, e: t.permute(e.x, (1, 1)))
+row("Tensor.permute: wrong number of dims", RuntimeError, lambda e: e.x.permute(0, 1, 2),
+    lambda t, e: e.x.permute(0, 1, 2))
+row("Tensor.permute: dim out of range", IndexError, lambda e: e.x.permute(0, 5),
+    lambda t, e: e.x.permute(0, 5))
+row("oar.squeeze,Tensor.squeeze: axis out of range", IndexError,
+    lambda e: oar.squeeze(e.x, axis=5), lambda t, e: t.squeeze(e.x, dim=5))
+row("oar.squeeze_,Tensor.squeeze_: axis out of range", IndexError,
+    lambda e: e.x.squeeze_(5), lambda t, e: e.x.squeeze_(5))
+row("oar.unsqueeze,Tensor.unsqueeze: axis out of range", IndexError,
+    lambda e: oar.unsqueeze(e.x, axis=5), lambda t, e: t.unsqueeze(e.x, 5))
+row("oar.unsqueeze: float axis", TypeError, lambda e: oar.unsqueeze(e.x, 0.5),
+    lambda t, e: t.unsqueeze(e.x, 0.5))
+row("oar.unsqueeze_,Tensor.unsqueeze_: axis out of range", IndexError,
+    lambda e: e.x.unsqueeze_(5), lambda t, e: e.x.unsqueeze_(5))
+row("oar.flatten,Tensor.flatten: start after stop", RuntimeError,
+    lambda e: oar.flatten(f32(2, 3, 4), 2, 1), lambda t, e: t.flatten(t.ones(2, 3, 4), 2, 1))
+row("Tensor.flatten: start out of range", IndexError, lambda e: e.x.flatten(5),
+    lambda t, e: e.x.flatten(5))
+row("oar.flatten_,Tensor.flatten_: stop out of range", IndexError,
+    lambda e: e.x.flatten_(0, 5))   # Paddle-only
+row("oar.expand,Tensor.expand: non-singleton dim changed", RuntimeError,
+    lambda e: oar.expand(e.x, [3, 3]), lambda t, e: e.x.expand(3, 3))
+row("Tensor.expand: fewer dims than the tensor", RuntimeError, lambda e: e.x.expand([3]),
+    lambda t, e: e.x.expand(3))
+row("Tensor.expand: -1 for a new leading dim", RuntimeError, lambda e: e.x.expand([-1, 2, 3]),
+    lambda t, e: e.x.expand(-1, 2, 3))
+row("Tensor.expand: float size", TypeError, lambda e: e.x.expand([2.5, 3]),
+    lambda t, e: e.x.expand(2.5, 3))
+row("oar.broadcast_to,Tensor.broadcast_to: incompatible shape", RuntimeError,
+    lambda e: oar.broadcast_to(e.x, [4]), lambda t, e: t.broadcast_to(e.x, (4,)))
+row("oar.expand_as,Tensor.expand_as: incompatible other", RuntimeError,
+    lambda e: oar.expand_as(e.x, e.v), lambda t, e: e.x.expand_as(e.v))
+row("oar.narrow,Tensor.narrow: dim out of range", IndexError,
+    lambda e: oar.narrow(e.x, 5, 0, 1), lambda t, e: t.narrow(e.x, 5, 0, 1))
+row("Tensor.narrow: start + length past the end", RuntimeError, lambda e: e.x.narrow(0, 1, 5),
+    lambda t, e: e.x.narrow(0, 1, 5))
+row("Tensor.narrow: start out of range", IndexError, lambda e: e.x.narrow(0, -5, 1),
+    lambda t, e: e.x.narrow(0, -5, 1))
+row("Tensor.narrow: negative length", RuntimeError, lambda e: e.x.narrow(0, 0, -1),
+    lambda t, e: e.x.narrow(0, 0, -1))
+row("oar.select,Tensor.select: index out of range", IndexError,
+    lambda e: oar.select(e.x, 0, 5), lambda t, e: t.select(e.x, 0, 5))
+row("Tensor.select: dim out of range", IndexError, lambda e: e.x.select(5, 0),
+    lambda t, e: e.x.select(5, 0))
+row("Tensor.select: 0-d tensor", IndexError, lambda e: f32().select(0, 0),
+    lambda t, e: t.tensor(1.0).select(0, 0))
+row("oar.unbind,Tensor.unbind: axis out of range", IndexError, lambda e: oar.unbind(e.x, 5),
+    lambda t, e: t.unbind(e.x, 5))
+row("oar.split,Tensor.split: size 0", RuntimeError, lambda e: oar.split(e.x, 0, axis=1),
+    lambda t, e: t.split(e.x, 0, dim=1))
+row("oar.split: negative section", RuntimeError, lambda e: oar.split(f32(6), [-2, 8]),
+    lambda t, e: t.split(t.ones(6), [-2, 8]))
+row("Tensor.split: sections that do not sum to the size", RuntimeError,
+    lambda e: e.x.split([1, 3], axis=1), lambda t, e: e.x.split([1, 3], dim=1))
+row("Tensor.split: axis out of range", IndexError, lambda e: e.x.split(1, axis=5),
+    lambda t, e: e.x.split(1, dim=5))
+row("oar.split: float section", TypeError, lambda e: oar.split(e.x, [1.5, 1.5], axis=1),
+    lambda t, e: t.split(e.x, [1.5, 1.5], dim=1))
+row("oar.chunk,Tensor.chunk: 0 chunks", RuntimeError, lambda e: oar.chunk(e.x, 0),
+    lambda t, e: t.chunk(e.x, 0))
+row("Tensor.chunk: -1 chunks", RuntimeError, lambda e: e.x.chunk(-1),
+    lambda t, e: e.x.chunk(-1))
+row("Tensor.chunk: axis out of range", IndexError, lambda e: e.x.chunk(2, axis=5),
+    lambda t, e: e.x.chunk(2, dim=5))
+row("oar.chunk: float chunks", TypeError, lambda e: oar.chunk(e.x, 1.5),
+    lambda t, e: t.chunk(e.x, 1.5))
+row("oar.tensor_split,Tensor.tensor_split: 0 sections", RuntimeError,
+    lambda e: oar.tensor_split(e.x, 0), lambda t, e: t.tensor_split(e.x, 0))
+row("Tensor.tensor_split: axis out of range", IndexError,
+    lambda e: e.x.tensor_split(2, axis=5), lambda t, e: e.x.tensor_split(2, dim=5))
+row("oar.tensor_split: float sections", TypeError, lambda e: oar.tensor_split(e.x, 1.5),
+    lambda t, e: t.tensor_split(e.x, 1.5))
+row("oar.tensor_split: float index tensor", RuntimeError,
+    lambda e: oar.tensor_split(e.x, e.fidx), lambda t, e: t.tensor_split(e.x, e.fidx))
+row("oar.diagonal,Tensor.diagonal: identical dims", RuntimeError,
+    lambda e: oar.diagonal(e.x, 0, 0, 0), lambda t, e: t.diagonal(e.x, 0, 0, 0))
+row("Tensor.diagonal: identical dims after normalisation", RuntimeError,
+    lambda e: e.x.diagonal(0, 0, -2), lambda t, e: e.x.diagonal(0, 0, -2))
+row("Tensor.diagonal: identical dims on a large tensor", RuntimeError,
+    lambda e: e.big.diagonal(0, 1, 1), lambda t, e: t.zeros(200, 200).diagonal(0, 1, 1),
+    build=lambda: dict(big=oar.zeros([200, 200])))
+row("Tensor.diagonal: dim out of range", IndexError, lambda e: e.x.diagonal(0, 0, 5),
+    lambda t, e: e.x.diagonal(0, 0, 5))
+row("Tensor.diagonal: 1-D tensor", (IndexError, RuntimeError), lambda e: e.v.diagonal(),
+    lambda t, e: e.v.diagonal())
+row("oar.as_strided,Tensor.as_strided: extent outside the storage", RuntimeError,
+    lambda e: oar.as_strided(e.x, [3, 3], [3, 1]), lambda t, e: t.as_strided(e.x, (3, 3), (3, 1)))
+row("Tensor.as_strided: 0-d with offset past the end", RuntimeError,
+    lambda e: e.x.as_strided([], [], 6), lambda t, e: e.x.as_strided((), (), 6))
+row("Tensor.as_strided: negative offset", RuntimeError,
+    lambda e: e.x.as_strided([], [], -1), lambda t, e: e.x.as_strided((), (), -1))
+row("Tensor.as_strided: negative stride", RuntimeError,
+    lambda e: e.x.as_strided([2], [-1], 1), lambda t, e: e.x.as_strided((2,), (-1,), 1))
+row("Tensor.as_strided: shape and stride lengths differ", RuntimeError,
+    lambda e: e.x.as_strided([2, 2], [1]), lambda t, e: e.x.as_strided((2, 2), (1,)))
+row("Tensor.as_strided: float size", TypeError, lambda e: e.x.as_strided([2.5], [1]),
+    lambda t, e: e.x.as_strided((2.5,), (1,)))
+row("oar.unfold,Tensor.unfold: size larger than the dim", RuntimeError,
+    lambda e: oar.unfold(e.x, 0, 5, 1), lambda t, e: e.x.unfold(0, 5, 1))
+row("Tensor.unfold: step 0", RuntimeError, lambda e: e.x.unfold(1, 2, 0),
+    lambda t, e: e.x.unfold(1, 2, 0))
+row("Tensor.unfold: axis out of range", IndexError, lambda e: e.x.unfold(5, 1, 1),
+    lambda t, e: e.x.unfold(5, 1, 1))
+row("Tensor.unfold: negative size", RuntimeError, lambda e: e.x.unfold(1, -1, 1),
+    lambda t, e: e.x.unfold(1, -1, 1))
+for _name in ["movedim", "moveaxis"]:
+    row(f"oar.{_name},Tensor.{_name}: source out of range", IndexError,
+        lambda e, f=_name: getattr(oar, f)(e.x, 5, 0),
+        lambda t, e, f=_name: getattr(t, f)(e.x, 5, 0))
+    row(f"Tensor.{_name}: repeated source", RuntimeError,
+        lambda e, f=_name: getattr(e.x, f)([0, 0], [0, 1]),
+        lambda t, e, f=_name: getattr(e.x, f)([0, 0], [0, 1]))
+    row(f"oar.{_name}: source and destination lengths differ", RuntimeError,
+        lambda e, f=_name: getattr(oar, f)(e.x, [0, 1], [0]),
+        lambda t, e, f=_name: getattr(t, f)(e.x, [0, 1], [0]))
+for _name in ["swapaxes", "swapdims"]:
+    row(f"oar.{_name},Tensor.{_name}: axis out of range", IndexError,
+        lambda e, f=_name: getattr(oar, f)(e.x, 0, 5),
+        lambda t, e, f=_name: getattr(t, f)(e.x, 0, 5))
+row("oar.swapdims_,Tensor.swapdims_: axis out of range", IndexError,
+    lambda e: e.x.swapdims_(0, 5), lambda t, e: e.x.swapdims_(0, 5))
+row("oar.t,Tensor.t: 3-D tensor", RuntimeError, lambda e: oar.t(f32(2, 2, 2)),
+    lambda t, e: t.t(t.ones(2, 2, 2)))
+row("oar.t_,Tensor.t_: 3-D tensor", RuntimeError, lambda e: e.c.t_(),
+    lambda t, e: t.ones(2, 2, 2).t_(), build=lambda: dict(c=f32(2, 2, 2)))
+row("oar.flip,Tensor.flip: axis out of range", IndexError, lambda e: oar.flip(e.x, 5),
+    lambda t, e: t.flip(e.x, (5,)))
+row("Tensor.flip: repeated axis", RuntimeError, lambda e: e.x.flip([0, 0]),
+    lambda t, e: e.x.flip([0, 0]))
+row("oar.flip: float axis", TypeError, lambda e: oar.flip(e.x, [0.5]),
+    lambda t, e: t.flip(e.x, (0.5,)))
+row("oar.tile,Tensor.tile: negative repeat", RuntimeError, lambda e: oar.tile(e.x, [-1]),
+    lambda t, e: t.tile(e.x, (-1,)))
+row("Tensor.tile: float repeat", TypeError, lambda e: e.x.tile([2.5]),
+    lambda t, e: e.x.tile((2.5,)))
+row("Tensor.repeat: fewer repeats than dims", RuntimeError, lambda e: e.x.repeat(2),
+    lambda t, e: e.x.repeat(2))
+row("Tensor.repeat: negative repeat", RuntimeError, lambda e: e.x.repeat(-1, 1),
+    lambda t, e: e.x.repeat(-1, 1))
+row("oar.detach_,Tensor.detach_: a view", RuntimeError, lambda e: e.w[0].detach_(),
+    lambda t, e: e.w[0].detach_())
+row("Tensor.detach: an argument", TypeError, lambda e: e.x.detach(5),
+    lambda t, e: e.x.detach(5))
+row("oar.detach: not a tensor", TypeError, lambda e: oar.detach([1.0]),
+    lambda t, e: t.detach([1.0]))
+row("oar.clone,Tensor.clone: not a tensor", TypeError, lambda e: oar.clone([1.0]),
+    lambda t, e: t.clone([1.0]))
+row("oar.contiguous,Tensor.contiguous: not a tensor", TypeError,
+    lambda e: oar.contiguous([1.0]))   # Paddle-style function; PyTorch has only the method
+row("oar.concat: axis out of range", IndexError, lambda e: oar.concat([e.x, e.y], axis=5),
+    lambda t, e: t.cat([e.x, e.y], dim=5))
+row("oar.cat: shapes differ off the axis", RuntimeError, lambda e: oar.cat([e.x, f32(2, 4)]),
+    lambda t, e: t.cat([e.x, t.ones(2, 4)]))
+row("oar.concat: ndim differ", RuntimeError, lambda e: oar.concat([e.x, e.v]),
+    lambda t, e: t.cat([e.x, e.v]))
+row("oar.concat: empty list", (RuntimeError, ValueError), lambda e: oar.concat([]),
+    lambda t, e: t.cat([]))
+row("oar.concat: a non-tensor element", TypeError, lambda e: oar.concat([e.x, "a"]),
+    lambda t, e: t.cat([e.x, "a"]))
+row("oar.stack: axis out of range", IndexError, lambda e: oar.stack([e.x, e.y], axis=7),
+    lambda t, e: t.stack([e.x, e.y], dim=7))
+row("oar.stack: shapes differ", RuntimeError, lambda e: oar.stack([e.x, f32(3, 2)]),
+    lambda t, e: t.stack([e.x, t.ones(3, 2)]))
+row("oar.stack: empty list", (RuntimeError, ValueError), lambda e: oar.stack([]),
+    lambda t, e: t.stack([]))
+row("oar.matmul_,Tensor.matmul_: result shape differs from self", RuntimeError,
+    lambda e: e.x.matmul_(f32(3, 4)))   # Paddle-only in-place matmul
+
+# ============================================================================== indexing
+row("Tensor.__getitem__: float index tensor", IndexError, lambda e: e.x[e.fidx],
+    lambda t, e: e.x[e.fidx])
+row("Tensor.__getitem__: int out of range", IndexError, lambda e: e.x[5],
+    lambda t, e: e.x[5])
+row("Tensor.__getitem__: too many indices", IndexError, lambda e: e.x[0, 0, 0],
+    lambda t, e: e.x[0, 0, 0])
+row("Tensor.__getitem__: index tensor out of range", IndexError,
+    lambda e: e.x[oar.to_tensor([5])], lambda t, e: e.x[t.tensor([5])])
+row("Tensor.__getitem__: string", TypeError, lambda e: e.x["a"], lambda t, e: e.x["a"])
+row("Tensor.__getitem__: bool mask of the wrong shape", IndexError,
+    lambda e: e.x[oar.to_tensor([True, False, True])],
+    lambda t, e: e.x[t.tensor([True, False, True])])
+row("Tensor.__getitem__: slice step 0", ValueError, lambda e: e.x[::0], lambda t, e: e.x[::0])
+row("Tensor.__getitem__: float scalar", IndexError, lambda e: e.x[1.5], lambda t, e: e.x[1.5])
+row("Tensor.__getitem__: 0-d tensor indexed", IndexError, lambda e: f32()[0],
+    lambda t, e: t.tensor(1.0)[0])
+row("Tensor.__setitem__: None value", TypeError, lambda e: e.x.__setitem__(0, None),
+    lambda t, e: e.x.__setitem__(0, None))
+row("Tensor.__setitem__: string value", TypeError, lambda e: e.x.__setitem__(0, "a"),
+    lambda t, e: e.x.__setitem__(0, "a"))
+row("Tensor.__setitem__: float index tensor", IndexError,
+    lambda e: e.x.__setitem__(e.fidx, 1.0), lambda t, e: e.x.__setitem__(e.fidx, 1.0))
+row("Tensor.__setitem__: float tensor into int64 (advanced)", RuntimeError,
+    lambda e: e.n.__setitem__(e.idx, f32(2, 3) + 0.5),
+    lambda t, e: e.n.__setitem__(e.idx, t.ones(2, 3) + 0.5))
+row("Tensor.__setitem__: value shape does not broadcast", RuntimeError,
+    lambda e: e.x.__setitem__(0, f32(4)), lambda t, e: e.x.__setitem__(0, t.ones(4)))
+row("Tensor.__setitem__: int out of range", IndexError, lambda e: e.x.__setitem__(5, 1.0),
+    lambda t, e: e.x.__setitem__(5, 1.0))
+row("Tensor.__setitem__: leaf that requires grad", RuntimeError,
+    lambda e: e.w.__setitem__(0, 1.0), lambda t, e: e.w.__setitem__(0, 1.0))
+row("Tensor.__setitem__: index tensor out of range", IndexError,
+    lambda e: e.x.__setitem__(oar.to_tensor([5]), 1.0),
+    lambda t, e: e.x.__setitem__(t.tensor([5]), 1.0))
+row("oar.index_put_,Tensor.index_put_: float index tensor", IndexError,
+    lambda e: e.x.index_put_((e.fidx,), f32(3)), lambda t, e: e.x.index_put_((e.fidx,), t.ones(3)))
+row("Tensor.index_put_: float values into int64", RuntimeError,
+    lambda e: e.n.index_put_((e.idx,), f32(3)), lambda t, e: e.n.index_put_((e.idx,), t.ones(3)))
+row("Tensor.index_put_: index out of range", IndexError,
+    lambda e: e.x.index_put_((oar.to_tensor([5]),), f32(3)),
+    lambda t, e: e.x.index_put_((t.tensor([5]),), t.ones(3)))
+row("oar.index_put_: values do not broadcast", RuntimeError,
+    lambda e: oar.index_put_(e.x, (e.idx,), f32(4)),
+    lambda t, e: e.x.index_put_((e.idx,), t.ones(4)))
+row("oar.index_put,Tensor.index_put: float index tensor", IndexError,
+    lambda e: oar.index_put(e.x, (e.fidx,), f32(3)),
+    lambda t, e: t.index_put(e.x, (e.fidx,), t.ones(3)))
+row("oar.index_put: None value", TypeError, lambda e: oar.index_put(e.x, (e.idx,), None),
+    lambda t, e: t.index_put(e.x, (e.idx,), None))
+row("oar.index_select,Tensor.index_select: float index", RuntimeError,
+    lambda e: oar.index_select(e.x, e.fidx), lambda t, e: t.index_select(e.x, 0, e.fidx))
+row("Tensor.index_select: negative index", RuntimeError,
+    lambda e: e.x.index_select(e.nidx, axis=1), lambda t, e: e.x.index_select(1, e.nidx))
+row("Tensor.index_select: index out of range", IndexError,
+    lambda e: e.x.index_select(oar.to_tensor([3]), axis=0),
+    lambda t, e: e.x.index_select(0, t.tensor([3])))
+row("oar.index_select: axis out of range", IndexError,
+    lambda e: oar.index_select(e.x, e.idx, axis=5), lambda t, e: t.index_select(e.x, 5, e.idx))
+row("oar.index_select: 2-D index", IndexError,
+    lambda e: oar.index_select(e.x, i64(2, 1) * 0, axis=0),
+    lambda t, e: t.index_select(e.x, 0, t.zeros(2, 1, dtype=t.int64)))
+row("oar.index_add_,Tensor.index_add_: axis out of range", IndexError,
+    lambda e: oar.index_add_(e.x, 5, e.idx, e.y), lambda t, e: e.x.index_add_(5, e.idx, e.y))
+row("Tensor.index_add_: float index", RuntimeError,
+    lambda e: e.x.index_add_(0, e.fidx, e.y), lambda t, e: e.x.index_add_(0, e.fidx, e.y))
+row("Tensor.index_add_: negative index", (IndexError, RuntimeError),
+    lambda e: e.x.index_add_(0, e.nidx, e.y), lambda t, e: e.x.index_add_(0, e.nidx, e.y))
+row("Tensor.index_add_: float alpha on int64", RuntimeError,
+    lambda e: e.n.index_add_(0, e.idx, e.n, alpha=0.5),
+    lambda t, e: e.n.index_add_(0, e.idx, e.n, alpha=0.5))
+row("Tensor.index_add_: source dtype differs", RuntimeError,
+    lambda e: e.x.index_add_(0, e.idx, e.d), lambda t, e: e.x.index_add_(0, e.idx, e.d))
+row("Tensor.index_add_: source shape wrong", RuntimeError,
+    lambda e: e.x.index_add_(0, e.idx, f32(2, 4)),
+    lambda t, e: e.x.index_add_(0, e.idx, t.ones(2, 4)))
+row("oar.index_add,Tensor.index_add: index out of range", (IndexError, RuntimeError),
+    lambda e: oar.index_add(e.x, 0, oar.to_tensor([0, 5]), e.y),
+    lambda t, e: t.index_add(e.x, 0, t.tensor([0, 5]), e.y))
+row("oar.index_add: float index", RuntimeError, lambda e: oar.index_add(e.x, 0, e.fidx, e.y),
+    lambda t, e: t.index_add(e.x, 0, e.fidx, e.y))
+row("oar.gather,Tensor.gather: negative index", RuntimeError,
+    lambda e: oar.gather(e.x, 1, oar.to_tensor([[0, -1], [0, 1]])),
+    lambda t, e: t.gather(e.x, 1, t.tensor([[0, -1], [0, 1]])))
+row("Tensor.gather: float index", RuntimeError,
+    lambda e: e.x.gather(1, oar.to_tensor([[0.0, 1.0], [0.0, 1.0]])),
+    lambda t, e: e.x.gather(1, t.tensor([[0.0, 1.0], [0.0, 1.0]])))
+row("Tensor.gather: dim out of range", IndexError,
+    lambda e: e.x.gather(5, oar.to_tensor([[0, 1], [0, 1]])),
+    lambda t, e: e.x.gather(5, t.tensor([[0, 1], [0, 1]])))
+row("Tensor.gather: index ndim differs", RuntimeError,
+    lambda e: e.x.gather(1, e.idx), lambda t, e: e.x.gather(1, e.idx))
+row("Tensor.gather: index out of range", RuntimeError,
+    lambda e: e.x.gather(1, oar.to_tensor([[0, 3], [0, 1]])),
+    lambda t, e: e.x.gather(1, t.tensor([[0, 3], [0, 1]])))
+_sidx = lambda: oar.to_tensor([[0, 1, 0]])  # noqa: E731
+row("oar.scatter_,Tensor.scatter_: dim out of range", IndexError,
+    lambda e: oar.scatter_(e.x, 3, _sidx(), e.y), lambda t, e: e.x.scatter_(3, t.tensor([[0, 1, 0]]), e.y))
+row("Tensor.scatter_: no source", TypeError, lambda e: e.x.scatter_(0, _sidx()),
+    lambda t, e: e.x.scatter_(0, t.tensor([[0, 1, 0]])))
+row("Tensor.scatter_: float index", RuntimeError,
+    lambda e: e.x.scatter_(0, oar.to_tensor([[0.0, 1.0, 0.0]]), e.y),
+    lambda t, e: e.x.scatter_(0, t.tensor([[0.0, 1.0, 0.0]]), e.y))
+row("Tensor.scatter_: negative index", RuntimeError,
+    lambda e: e.x.scatter_(0, oar.to_tensor([[0, -1, 0]]), e.y),
+    lambda t, e: e.x.scatter_(0, t.tensor([[0, -1, 0]]), e.y))
+row("Tensor.scatter_: index out of range", RuntimeError,
+    lambda e: e.x.scatter_(0, oar.to_tensor([[0, 2, 0]]), e.y),
+    lambda t, e: e.x.scatter_(0, t.tensor([[0, 2, 0]]), e.y))
+row("Tensor.scatter_: float source into int64", RuntimeError,
+    lambda e: e.n.scatter_(0, _sidx(), e.x), lambda t, e: e.n.scatter_(0, t.tensor([[0, 1, 0]]), e.x))
+row("Tensor.scatter_: reduce bogus", RuntimeError,
+    lambda e: e.x.scatter_(0, _sidx(), e.y, reduce="bogus"),
+    lambda t, e: e.x.scatter_(0, t.tensor([[0, 1, 0]]), e.y, reduce="bogus"))
+row("Tensor.scatter_: None value", TypeError, lambda e: e.x.scatter_(0, _sidx(), None),
+    lambda t, e: e.x.scatter_(0, t.tensor([[0, 1, 0]]), None))
+row("oar.scatter,Tensor.scatter: float index", RuntimeError,
+    lambda e: oar.scatter(e.x, 0, oar.to_tensor([[0.0, 1.0, 0.0]]), e.y),
+    lambda t, e: t.scatter(e.x, 0, t.tensor([[0.0, 1.0, 0.0]]), e.y))
+row("oar.scatter: dim out of range", IndexError, lambda e: oar.scatter(e.x, 3, _sidx(), e.y),
+    lambda t, e: t.scatter(e.x, 3, t.tensor([[0, 1, 0]]), e.y))
+row("oar.scatter_add_,Tensor.scatter_add_: dim out of range", IndexError,
+    lambda e: e.x.scatter_add_(3, _sidx(), e.y),
+    lambda t, e: e.x.scatter_add_(3, t.tensor([[0, 1, 0]]), e.y))
+row("Tensor.scatter_add_: float index", RuntimeError,
+    lambda e: e.x.scatter_add_(0, oar.to_tensor([[0.0, 1.0, 0.0]]), e.y),
+    lambda t, e: e.x.scatter_add_(0, t.tensor([[0.0, 1.0, 0.0]]), e.y))
+row("oar.scatter_add,Tensor.scatter_add: source dtype differs", RuntimeError,
+    lambda e: oar.scatter_add(e.x, 0, _sidx(), e.d),
+    lambda t, e: t.scatter_add(e.x, 0, t.tensor([[0, 1, 0]]), e.d))
+row("oar.take_along_axis,Tensor.take_along_axis: float index", (RuntimeError, IndexError),
+    lambda e: oar.take_along_axis(e.x, oar.to_tensor([[0.0], [1.0]]), 1),
+    lambda t, e: t.take_along_dim(e.x, t.tensor([[0.0], [1.0]]), 1))
+row("oar.take_along_axis: axis out of range", IndexError,
+    lambda e: oar.take_along_axis(e.x, oar.to_tensor([[0], [1]]), 5),
+    lambda t, e: t.take_along_dim(e.x, t.tensor([[0], [1]]), 5))
+row("oar.take_along_axis: index out of range", (RuntimeError, IndexError),
+    lambda e: oar.take_along_axis(e.x, oar.to_tensor([[0], [7]]), 1),
+    lambda t, e: t.gather(e.x, 1, t.tensor([[0], [7]])))
+# put_along_axis is Paddle's; PyTorch's spelling of the same mistake is scatter(reduce=...).
+row("oar.put_along_axis,Tensor.put_along_axis: reduce bogus", RuntimeError,
+    lambda e: oar.put_along_axis(e.x, oar.to_tensor([[0], [1]]), 1.0, 1, reduce="bogus"),
+    lambda t, e: t.scatter(e.x, 1, t.tensor([[0], [1]]), 1.0, reduce="bogus"))
+row("oar.put_along_axis_,Tensor.put_along_axis_: reduce bogus", RuntimeError,
+    lambda e: e.x.put_along_axis_(oar.to_tensor([[0], [1]]), 1.0, 1, reduce="bogus"),
+    lambda t, e: e.x.scatter_(1, t.tensor([[0], [1]]), 1.0, reduce="bogus"))
+row("oar.put_along_axis_: float index", RuntimeError,
+    lambda e: oar.put_along_axis_(e.x, oar.to_tensor([[0.0], [1.0]]), 1.0, 1),
+    lambda t, e: e.x.scatter_(1, t.tensor([[0.0], [1.0]]), 1.0))
+row("oar.put_along_axis_: axis out of range", IndexError,
+    lambda e: oar.put_along_axis_(e.x, oar.to_tensor([[0], [1]]), 1.0, 5),
+    lambda t, e: e.x.scatter_(5, t.tensor([[0], [1]]), 1.0))
+row("oar.put_along_axis_: float values into int64", RuntimeError,
+    lambda e: oar.put_along_axis_(e.n, oar.to_tensor([[0], [1]]), f32(2, 1), 1),
+    lambda t, e: e.n.scatter_(1, t.tensor([[0], [1]]), t.ones(2, 1)))
+row("oar.masked_fill_,Tensor.masked_fill_: float mask", RuntimeError,
+    lambda e: e.x.masked_fill_(e.y, 0.0), lambda t, e: e.x.masked_fill_(e.y, 0.0))
+row("Tensor.masked_fill_: mask does not broadcast", RuntimeError,
+    lambda e: e.x.masked_fill_(oar.to_tensor([True, False]), 0.0),
+    lambda t, e: e.x.masked_fill_(t.tensor([True, False]), 0.0))
+row("Tensor.masked_fill_: None value", TypeError, lambda e: e.x.masked_fill_(e.b, None),
+    lambda t, e: e.x.masked_fill_(e.b, None))
+row("Tensor.masked_fill_: multi-element value tensor", RuntimeError,
+    lambda e: e.x.masked_fill_(e.b, e.v), lambda t, e: e.x.masked_fill_(e.b, e.v))
+row("Tensor.masked_fill_: mask broadcast larger than self", RuntimeError,
+    lambda e: e.x[:1].masked_fill_(e.b, 0.0), lambda t, e: e.x[:1].masked_fill_(e.b, 0.0))
+row("oar.masked_fill,Tensor.masked_fill: float mask", RuntimeError,
+    lambda e: oar.masked_fill(e.x, e.y, 0.0), lambda t, e: t.masked_fill(e.x, e.y, 0.0))
+row("oar.masked_select,Tensor.masked_select: float mask", RuntimeError,
+    lambda e: oar.masked_select(e.x, e.y), lambda t, e: t.masked_select(e.x, e.y))
+row("oar.masked_select: mask does not broadcast", RuntimeError,
+    lambda e: oar.masked_select(e.x, oar.to_tensor([True, False])),
+    lambda t, e: t.masked_select(e.x, t.tensor([True, False])))
+row("oar.where,Tensor.where: float condition", RuntimeError,
+    lambda e: oar.where(e.y, e.x, e.y), lambda t, e: t.where(e.y, e.x, e.y))
+row("oar.where: shapes do not broadcast", RuntimeError,
+    lambda e: oar.where(e.b, e.x, f32(4)), lambda t, e: t.where(e.b, e.x, t.ones(4)))
+row("oar.where: None branch", TypeError, lambda e: oar.where(e.b, e.x, None),
+    lambda t, e: t.where(e.b, e.x, None))
+# Paddle's where_(condition, x, y) writes x; PyTorch's x.where(condition, y) is where_self.
+row("oar.where_,Tensor.where_: float condition", RuntimeError,
+    lambda e: oar.where_(e.y, e.x, e.y))
+row("oar.where_: result larger than x", RuntimeError, lambda e: oar.where_(e.b, e.x[:1], e.y))
+row("oar.where_self,Tensor.where_self: float condition", RuntimeError,
+    lambda e: oar.where_self(e.x, e.y, e.y), lambda t, e: e.x.where(e.y, e.y))
+row("oar.where_self_: float condition", RuntimeError, lambda e: oar.where_self_(e.x, e.y, e.y))
+row("oar.take,Tensor.take: index out of range", IndexError,
+    lambda e: oar.take(e.x, oar.to_tensor([7])), lambda t, e: t.take(e.x, t.tensor([7])))
+row("Tensor.take: negative index out of range", IndexError,
+    lambda e: e.x.take(oar.to_tensor([-7])), lambda t, e: e.x.take(t.tensor([-7])))
+row("oar.take: float index", RuntimeError, lambda e: oar.take(e.x, e.fidx),
+    lambda t, e: t.take(e.x, e.fidx))
+row("oar.scatter_reduce,Tensor.scatter_reduce: reduce bogus", RuntimeError,
+    lambda e: oar.scatter_reduce(e.x, 0, _sidx(), e.y, "bogus"),
+    lambda t, e: t.scatter_reduce(e.x, 0, t.tensor([[0, 1, 0]]), e.y, "bogus"))
+row("Tensor.scatter_reduce_: dim out of range", IndexError,
+    lambda e: e.x.scatter_reduce_(5, _sidx(), e.y, "sum"),
+    lambda t, e: e.x.scatter_reduce_(5, t.tensor([[0, 1, 0]]), e.y, "sum"))
+row("Tensor.scatter_reduce_: float index", RuntimeError,
+    lambda e: e.x.scatter_reduce_(0, oar.to_tensor([[0.0, 1.0, 0.0]]), e.y, "sum"),
+    lambda t, e: e.x.scatter_reduce_(0, t.tensor([[0.0, 1.0, 0.0]]), e.y, "sum"))
+row("Tensor.scatter_reduce_: source dtype differs", RuntimeError,
+    lambda e: e.x.scatter_reduce_(0, _sidx(), e.d, "sum"),
+    lambda t, e: e.x.scatter_reduce_(0, t.tensor([[0, 1, 0]]), e.d, "sum"))
+row("oar.nonzero,Tensor.nonzero: not a tensor", TypeError, lambda e: oar.nonzero("x"),
+    lambda t, e: t.nonzero("x"))
+row("oar.fill_,Tensor.fill_: None", TypeError, lambda e: oar.fill_(e.x, None),
+    lambda t, e: e.x.fill_(None))
+row("Tensor.fill_: str", TypeError, lambda e: e.x.fill_("a"), lambda t, e: e.x.fill_("a"))
+row("Tensor.fill_: multi-element tensor", RuntimeError, lambda e: e.x.fill_(e.v),
+    lambda t, e: e.x.fill_(e.v))
+row("oar.zero_,Tensor.zero_: not a tensor", TypeError, lambda e: oar.zero_("x"),
+    lambda t, e: t.zero_("x"))
+row("oar.copy_,Tensor.copy_: source does not broadcast", RuntimeError,
+    lambda e: oar.copy_(e.x, e.v), lambda t, e: e.x.copy_(e.v))
+row("Tensor.copy_: str source", TypeError, lambda e: e.x.copy_("a"),
+    lambda t, e: e.x.copy_("a"))
+row("Tensor.copy_: None source", TypeError, lambda e: e.x.copy_(None),
+    lambda t, e: e.x.copy_(None))
+
+# ============================================================================== linear algebra
+row("oar.matmul,Tensor.matmul: inner dims differ", RuntimeError,
+    lambda e: oar.matmul(e.x, e.y), lambda t, e: t.matmul(e.x, e.y))
+row("oar.matmul: float32 @ float64", RuntimeError, lambda e: oar.matmul(e.x, e.d.t()),
+    lambda t, e: t.matmul(e.x, e.d.t()))
+row("oar.matmul: 0-d operand", RuntimeError, lambda e: oar.matmul(f32(), e.v),
+    lambda t, e: t.matmul(t.tensor(1.0), e.v))
+row("Tensor.__matmul__: float32 @ int64", RuntimeError, lambda e: e.x @ e.n.t(),
+    lambda t, e: e.x @ e.n.t())
+row("oar.matmul: str operand", TypeError, lambda e: oar.matmul(e.x, "a"),
+    lambda t, e: t.matmul(e.x, "a"))
+row("oar.mm,Tensor.mm: 3-D operand", RuntimeError, lambda e: oar.mm(f32(2, 2, 2), e.x),
+    lambda t, e: t.mm(t.ones(2, 2, 2), e.x))
+row("oar.mm: inner dims differ", RuntimeError, lambda e: oar.mm(e.x, e.y),
+    lambda t, e: t.mm(e.x, e.y))
+row("oar.bmm,Tensor.bmm: 2-D operands", RuntimeError, lambda e: oar.bmm(e.x, e.y.t()),
+    lambda t, e: t.bmm(e.x, e.y.t()))
+row("oar.bmm: batch sizes differ", RuntimeError, lambda e: oar.bmm(f32(2, 2, 3), f32(3, 3, 2)),
+    lambda t, e: t.bmm(t.ones(2, 2, 3), t.ones(3, 3, 2)))
+
+# ============================================================================== conversion, device
+row("oar.astype,Tensor.astype: unknown dtype", TypeError, lambda e: oar.astype(e.x, "bogus"),
+    lambda t, e: e.x.to(dtype="bogus"))
+row("oar.cast,Tensor.cast: None dtype", TypeError, lambda e: oar.cast(e.x, None))  # Paddle
+row("Tensor.to: cuda on a machine without it", (AssertionError, RuntimeError),
+    lambda e: e.x.to("cuda"), lambda t, e: e.x.to("cuda"))
+row("Tensor.cuda: on a machine without it", (AssertionError, RuntimeError),
+    lambda e: e.x.cuda(), lambda t, e: e.x.cuda())
+row("Tensor.to: unknown device string", RuntimeError, lambda e: e.x.to("bogus"),
+    lambda t, e: e.x.to("bogus"))
+row("Tensor.to: unknown dtype object", TypeError, lambda e: e.x.to(dtype="bogus"),
+    lambda t, e: e.x.to(dtype="bogus"))
+row("Tensor.type: unknown type string", ValueError,
+    lambda e: e.x.type("bogus"), lambda t, e: e.x.type("bogus"))
+row("Tensor.item: several elements", RuntimeError, lambda e: e.x.item(),
+    lambda t, e: e.x.item())
+row("Tensor.item: flat index out of range", IndexError, lambda e: e.x.item(10))
+row("Tensor.size,Tensor.stride: dim out of range", IndexError, lambda e: e.x.size(5),
+    lambda t, e: e.x.size(5))
+row("Tensor.stride: dim out of range", IndexError, lambda e: e.x.stride(5),
+    lambda t, e: e.x.stride(5))
+row("Tensor.__float__: several elements", (RuntimeError, TypeError, ValueError),
+    lambda e: float(e.x), lambda t, e: float(e.x))
+row("Tensor.__bool__: several elements", RuntimeError, lambda e: bool(e.x),
+    lambda t, e: bool(e.x))
+row("Tensor.__index__: float tensor", TypeError, lambda e: [1, 2, 3][f32()],
+    lambda t, e: [1, 2, 3][t.tensor(1.0)])
+row("Tensor.__len__: 0-d tensor", TypeError, lambda e: len(f32()),
+    lambda t, e: len(t.tensor(1.0)))
+row("Tensor.__iter__: 0-d tensor", TypeError, lambda e: iter(f32()),
+    lambda t, e: iter(t.tensor(1.0)))
+# Paddle's set_device / get_device (PyTorch: torch.set_default_device); Paddle ValueError.
+row("oar.set_device: unknown device", (ValueError, RuntimeError),
+    lambda e: oar.set_device("bogus"), lambda t, e: t.set_default_device("bogus"))
+row("Tensor.numel: an argument", TypeError, lambda e: e.x.numel(5),
+    lambda t, e: e.x.numel(5))
+row("oar.numel: not a tensor", TypeError,
+    lambda e: oar.numel("x"), lambda t, e: t.numel("x"))
+row("oar.shape: not a tensor", TypeError, lambda e: oar.shape("x"))
+row("oar.Place,oar.CPUPlace: unknown place", (ValueError, RuntimeError),
+    lambda e: oar.Place("bogus"), lambda t, e: t.device("bogus"))
+
+# ============================================================================== autograd
+row("Tensor.backward: does not require grad", RuntimeError, lambda e: e.x.sum().backward(),
+    lambda t, e: e.x.sum().backward())
+row("Tensor.backward: gradient of the wrong shape", RuntimeError,
+    lambda e: (e.w * 2.0).backward(f32(3)), lambda t, e: (e.w * 2.0).backward(t.ones(3)))
+row("Tensor.backward: gradient is a str", TypeError,
+    lambda e: (e.w * 2.0).sum().backward("a"), lambda t, e: (e.w * 2.0).sum().backward("a"))
+row("Tensor.backward: twice without retain_graph", RuntimeError,
+    lambda e: e.twice.backward(),
+    lambda t, e: _twice(t).backward(), build=lambda: dict(twice=_twice(oar)))
+row("Tensor.backward: twice through indexing", RuntimeError,
+    lambda e: e.idxtwice.backward(), lambda t, e: _idx_twice(t).backward(),
+    build=lambda: dict(idxtwice=_idx_twice(oar)))
+row("Tensor.backward: saved tensor modified in place", RuntimeError,
+    lambda e: e.saved.backward(), lambda t, e: _saved_modified(t).backward(),
+    build=lambda: dict(saved=_saved_modified(oar)))
+row("Tensor.backward: saved tensor detached in place", RuntimeError,
+    lambda e: e.detached.backward(), lambda t, e: _saved_detached(t).backward(),
+    build=lambda: dict(detached=_saved_detached(oar)))
+row("autograd.backward: fewer gradients than outputs", RuntimeError,
+    lambda e: oar.autograd.backward([(e.w * 2.0).sum(), (e.w * 3.0).sum()], [f32()]),
+    lambda t, e: t.autograd.backward([(e.w * 2.0).sum(), (e.w * 3.0).sum()], [t.tensor(1.0)]))
+# PyTorch raises AssertionError here (an internal assert); Paddle TypeError
+row("autograd.backward: not a tensor", TypeError, lambda e: oar.autograd.backward(["a"]))
+row("oar.grad: non-tensor input", RuntimeError,
+    lambda e: oar.grad((e.w * 2.0).sum(), [1.0]),
+    lambda t, e: t.autograd.grad((e.w * 2.0).sum(), [1.0]))
+row("oar.grad: non-tensor output", TypeError, lambda e: oar.grad(1.0, [e.w]),
+    lambda t, e: t.autograd.grad(1.0, [e.w]))
+row("oar.grad: fewer grad_outputs than outputs", RuntimeError,
+    lambda e: oar.grad([(e.w * 2.0).sum(), (e.w * 3.0).sum()], [e.w], [f32()]),
+    lambda t, e: t.autograd.grad([(e.w * 2.0).sum(), (e.w * 3.0).sum()], [e.w],
+                                 [t.tensor(1.0)]))
+row("oar.grad: input unused in the graph", RuntimeError,
+    lambda e: oar.grad((e.w * 2.0).sum(), [leaf(2)]),
+    lambda t, e: t.autograd.grad((e.w * 2.0).sum(), [t.ones(2, requires_grad=True)]))
+row("oar.grad: input does not require grad", RuntimeError,
+    lambda e: oar.grad((e.w * 2.0).sum(), [e.x]),
+    lambda t, e: t.autograd.grad((e.w * 2.0).sum(), [e.x]))
+row("oar.grad: output does not require grad", RuntimeError,
+    lambda e: oar.grad(e.x.sum(), [e.w]), lambda t, e: t.autograd.grad(e.x.sum(), [e.w]))
+row("oar.grad: grad_output of the wrong shape", RuntimeError,
+    lambda e: oar.grad(e.w * 2.0, [e.w], [f32(3)]),
+    lambda t, e: t.autograd.grad(e.w * 2.0, [e.w], [t.ones(3)]))
+row("Tensor.register_hook: does not require grad", RuntimeError,
+    lambda e: e.x.register_hook(lambda g: g), lambda t, e: e.x.register_hook(lambda g: g))
+row("Tensor.register_hook: hook returns a tensor of the wrong shape", RuntimeError,
+    lambda e: _hook_run(e.w, lambda g: f32(3)),
+    lambda t, e: _hook_run(e.w, lambda g: t.ones(3)))
+row("Tensor.register_hook: hook returns a str", TypeError,
+    lambda e: _hook_run(e.w, lambda g: "a"), lambda t, e: _hook_run(e.w, lambda g: "a"))
+row("Tensor.register_hook: hook returns a float", TypeError,
+    lambda e: _hook_run(e.w, lambda g: 1.0), lambda t, e: _hook_run(e.w, lambda g: 1.0))
+row("Tensor.register_hook: hook on an intermediate returns the wrong shape", RuntimeError,
+    lambda e: _hook_run(e.w, lambda g: f32(3), intermediate=True),
+    lambda t, e: _hook_run(e.w, lambda g: t.ones(3), intermediate=True))
+row("Tensor.grad: setter with the wrong shape", RuntimeError,
+    lambda e: setattr(e.w, "grad", f32(3)), lambda t, e: setattr(e.w, "grad", t.ones(3)))
+row("Tensor.grad: setter with a float", TypeError, lambda e: setattr(e.w, "grad", 0.0),
+    lambda t, e: setattr(e.w, "grad", 0.0))
+row("Tensor.grad: setter with another dtype", RuntimeError,
+    lambda e: setattr(e.w, "grad", e.d), lambda t, e: setattr(e.w, "grad", e.d))
+row("Tensor.grad: setter with a list", TypeError,
+    lambda e: setattr(e.w, "grad", [[0.0] * 3] * 2),
+    lambda t, e: setattr(e.w, "grad", [[0.0] * 3] * 2))
+row("Tensor.retain_grad,Tensor.retain_grads: does not require grad", RuntimeError,
+    lambda e: e.x.retain_grad(), lambda t, e: e.x.retain_grad())
+row("Tensor.requires_grad_: int64 tensor", RuntimeError, lambda e: e.n.requires_grad_(),
+    lambda t, e: e.n.requires_grad_())
+row("Tensor.requires_grad_: False on a non-leaf", RuntimeError,
+    lambda e: nonleaf(e).requires_grad_(False), lambda t, e: nonleaf(e).requires_grad_(False))
+row("Tensor.requires_grad: setter on an int64 tensor", RuntimeError,
+    lambda e: setattr(e.n, "requires_grad", True), lambda t, e: setattr(e.n, "requires_grad", True))
+row("Tensor.stop_gradient: setter on an int64 tensor", RuntimeError,
+    lambda e: setattr(e.n, "stop_gradient", False),
+    lambda t, e: setattr(e.n, "requires_grad", True))
+row("oar.to_tensor: requires grad for int64", RuntimeError,
+    lambda e: oar.to_tensor([1, 2], stop_gradient=False),
+    lambda t, e: t.tensor([1, 2], requires_grad=True))
+row("oar.ones: requires_grad for int64", RuntimeError,
+    lambda e: oar.ones([2], dtype="int64", requires_grad=True),
+    lambda t, e: t.ones(2, dtype=t.int64, requires_grad=True))
+row("oar.set_grad_enabled: str mode", TypeError, lambda e: oar.set_grad_enabled("x"),
+    lambda t, e: t.set_grad_enabled("x"))
+row("oar.PyLayer: backward returns too many gradients", RuntimeError,
+    lambda e: _pylayer(oar, "many", e.w), lambda t, e: _pylayer(t, "many", e.w))
+row("oar.PyLayer: backward returns the wrong shape", RuntimeError,
+    lambda e: _pylayer(oar, "shape", e.w), lambda t, e: _pylayer(t, "shape", e.w))
+row("oar.PyLayer: backward returns a str", RuntimeError,
+    lambda e: _pylayer(oar, "str", e.w), lambda t, e: _pylayer(t, "str", e.w))
+row("oar.PyLayer: saved input modified in place", RuntimeError,
+    lambda e: _pylayer(oar, "saved", e.w), lambda t, e: _pylayer(t, "saved", e.w))
+
+
+def _twice(lib):
+    w = (lib.ones([3]) if lib is oar else lib.ones(3))
+    w.requires_grad_()
+    y = (w * w).sum()
+    y.backward()
+    return y
+
+
+def _idx_twice(lib):
+    w = lib.ones([3]) if lib is oar else lib.ones(3)
+    w.requires_grad_()
+    y = w[lib.to_tensor([0, 1]) if lib is oar else lib.tensor([0, 1])].sum()
+    y.backward()
+    return y
+
+
+def _saved_modified(lib):
+    w = lib.ones([3]) if lib is oar else lib.ones(3)
+    w.requires_grad_()
+    a = w * 1.0
+    y = a.sin().sum()
+    a.mul_(2.0)
+    return y
+
+
+def _saved_detached(lib):
+    w = lib.ones([3]) if lib is oar else lib.ones(3)
+    w.requires_grad_()
+    a = w * 1.0
+    y = a.sin().sum()
+    a.detach_()
+    return y
+
+
+def _hook_run(w, hook, intermediate=False):
+    if intermediate:
+        h = w * 1.0
+        h.register_hook(hook)
+        (h * 2.0).sum().backward()
+    else:
+        w.register_hook(hook)
+        (w * 2.0).sum().backward()
+
+
+def _pylayer(lib, how, w):
+    base = oar.PyLayer if lib is oar else lib.autograd.Function
+
+    class Bad(base):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensor() if lib is oar else ctx.saved_tensors
+            if how == "many":
+                return g, g
+            if how == "shape":
+                return (lib.ones([3]) if lib is oar else lib.ones(3))
+            if how == "str":
+                return "a"
+            if how == "dtype":
+                return g.astype("float64") if lib is oar else g.double()
+            return g * 2.0
+
+    a = w * 1.0
+    out = Bad.apply(a)
+    if how == "saved":
+        a.mul_(3.0)
+    out.sum().backward()
+
+
+# ============================================================================== nn layers
+def _img(n=2, c=3, h=4, w=4):
+    return f32(n, c, h, w)
+
+
+row("nn.Linear: negative in_features", RuntimeError, lambda e: nn.Linear(-1, 3),
+    lambda t, e: t.nn.Linear(-1, 3))
+row("nn.Linear: float out_features", TypeError, lambda e: nn.Linear(2, 2.5),
+    lambda t, e: t.nn.Linear(2, 2.5))
+row("nn.Linear: forward with the wrong feature size", RuntimeError,
+    lambda e: e.lin(f32(2, 4)), lambda t, e: t.nn.Linear(3, 2)(t.ones(2, 4)),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("nn.Linear: float64 input into float32 weights", RuntimeError,
+    lambda e: e.lin(f64(2, 3)), lambda t, e: t.nn.Linear(3, 2)(t.ones(2, 3, dtype=t.float64)),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("nn.Linear: int64 input", RuntimeError, lambda e: e.lin(i64(2, 3)),
+    lambda t, e: t.nn.Linear(3, 2)(t.ones(2, 3, dtype=t.int64)),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("nn.Conv2D,nn.Conv2d: stride 0", RuntimeError, lambda e: nn.Conv2D(3, 2, 3, stride=0)(e.img),
+    lambda t, e: t.nn.Conv2d(3, 2, 3, stride=0)(t.ones(2, 3, 4, 4)),
+    build=lambda: dict(img=_img()))
+row("nn.Conv2D: negative padding", RuntimeError,
+    lambda e: nn.Conv2D(3, 2, 3, padding=-1)(e.img),
+    lambda t, e: t.nn.Conv2d(3, 2, 3, padding=-1)(t.ones(2, 3, 4, 4)),
+    build=lambda: dict(img=_img()))
+row("nn.Conv2D: in_channels not divisible by groups", ValueError,
+    lambda e: nn.Conv2D(3, 4, 3, groups=2), lambda t, e: t.nn.Conv2d(3, 4, 3, groups=2))
+row("nn.Conv2D: groups 0", ValueError, lambda e: nn.Conv2D(3, 3, 3, groups=0),
+    lambda t, e: t.nn.Conv2d(3, 3, 3, groups=0))
+row("nn.Conv2D: padding_mode bogus", ValueError,
+    lambda e: nn.Conv2D(3, 2, 3, padding_mode="bogus"),
+    lambda t, e: t.nn.Conv2d(3, 2, 3, padding_mode="bogus"))
+row("nn.Conv2D: forward with the wrong channel count", RuntimeError,
+    lambda e: e.conv(f32(2, 4, 5, 5)), lambda t, e: t.nn.Conv2d(3, 2, 3)(t.ones(2, 4, 5, 5)),
+    build=lambda: dict(conv=nn.Conv2D(3, 2, 3)))
+row("nn.Conv2D: forward with a kernel larger than the input", RuntimeError,
+    lambda e: e.conv(f32(1, 3, 2, 2)), lambda t, e: t.nn.Conv2d(3, 2, 3)(t.ones(1, 3, 2, 2)),
+    build=lambda: dict(conv=nn.Conv2D(3, 2, 3)))
+row("nn.Conv2D: forward with a 2-D input", RuntimeError,
+    lambda e: e.conv(f32(4, 4)), lambda t, e: t.nn.Conv2d(3, 2, 3)(t.ones(4, 4)),
+    build=lambda: dict(conv=nn.Conv2D(3, 2, 3)))
+row("nn.Conv2D: float64 input", RuntimeError,
+    lambda e: e.conv(f64(1, 3, 4, 4)),
+    lambda t, e: t.nn.Conv2d(3, 2, 3)(t.ones(1, 3, 4, 4, dtype=t.float64)),
+    build=lambda: dict(conv=nn.Conv2D(3, 2, 3)))
+row("nn.Conv2D: kernel size 0", RuntimeError, lambda e: nn.Conv2D(3, 2, 0)(e.img),
+    lambda t, e: t.nn.Conv2d(3, 2, 0)(t.ones(2, 3, 4, 4)), build=lambda: dict(img=_img()))
+row("nn.Conv2D: dilation 0", RuntimeError, lambda e: nn.Conv2D(3, 2, 3, dilation=0)(e.img),
+    lambda t, e: t.nn.Conv2d(3, 2, 3, dilation=0)(t.ones(2, 3, 4, 4)),
+    build=lambda: dict(img=_img()))
+for _cls in ["MaxPool2D", "AvgPool2D"]:
+    _tc = _cls.replace("2D", "2d")
+    row(f"nn.{_cls},nn.{_tc}: kernel 0", RuntimeError,
+        lambda e, c=_cls: getattr(nn, c)(0)(e.img),
+        lambda t, e, c=_tc: getattr(t.nn, c)(0)(t.ones(2, 3, 4, 4)), build=lambda: dict(img=_img()))
+    row(f"nn.{_cls}: kernel larger than the input", RuntimeError,
+        lambda e, c=_cls: getattr(nn, c)(5)(e.img),
+        lambda t, e, c=_tc: getattr(t.nn, c)(5)(t.ones(2, 3, 4, 4)), build=lambda: dict(img=_img()))
+    row(f"nn.{_cls}: stride 0", (RuntimeError, ValueError),
+        lambda e, c=_cls: getattr(nn, c)(2, stride=0)(e.img),
+        lambda t, e, c=_tc: getattr(t.nn, c)(2, stride=0)(t.ones(2, 3, 4, 4)),
+        build=lambda: dict(img=_img()))
+    row(f"nn.{_cls}: padding more than half the kernel", RuntimeError,
+        lambda e, c=_cls: getattr(nn, c)(2, padding=2)(e.img),
+        lambda t, e, c=_tc: getattr(t.nn, c)(2, padding=2)(t.ones(2, 3, 4, 4)),
+        build=lambda: dict(img=_img()))
+    row(f"nn.{_cls}: negative padding", RuntimeError,
+        lambda e, c=_cls: getattr(nn, c)(2, padding=-1)(e.img),
+        lambda t, e, c=_tc: getattr(t.nn, c)(2, padding=-1)(t.ones(2, 3, 4, 4)),
+        build=lambda: dict(img=_img()))
+    # PyTorch: RuntimeError for max_pool2d, IndexError for avg_pool2d
+    row(f"nn.{_cls}: 2-D input", (RuntimeError, IndexError),
+        lambda e, c=_cls: getattr(nn, c)(2)(e.x),
+        lambda t, e, c=_tc: getattr(t.nn, c)(2)(e.x))
+row("nn.AdaptiveAvgPool2D,nn.AdaptiveAvgPool2d: 2-D input", RuntimeError,
+    lambda e: nn.AdaptiveAvgPool2D(2)(e.x), lambda t, e: t.nn.AdaptiveAvgPool2d(2)(e.x))
+row("nn.AdaptiveAvgPool2D: negative output size", RuntimeError,
+    lambda e: nn.AdaptiveAvgPool2D(-1)(e.img),
+    lambda t, e: t.nn.AdaptiveAvgPool2d(-1)(t.ones(2, 3, 4, 4)), build=lambda: dict(img=_img()))
+row("nn.BatchNorm1D,nn.BatchNorm1d: training on a batch of one", ValueError,
+    lambda e: e.bn(f32(1, 3)), lambda t, e: t.nn.BatchNorm1d(3)(t.ones(1, 3)),
+    build=lambda: dict(bn=nn.BatchNorm1D(3)))
+row("nn.BatchNorm2D,nn.BatchNorm2d: training on a batch of one 1x1 image", ValueError,
+    lambda e: e.bn(f32(1, 3, 1, 1)), lambda t, e: t.nn.BatchNorm2d(3)(t.ones(1, 3, 1, 1)),
+    build=lambda: dict(bn=nn.BatchNorm2D(3)))
+row("nn.BatchNorm2D: channel count differs", RuntimeError, lambda e: e.bn(_img(c=4)),
+    lambda t, e: t.nn.BatchNorm2d(3)(t.ones(2, 4, 4, 4)), build=lambda: dict(bn=nn.BatchNorm2D(3)))
+row("nn.BatchNorm2D: 3-D input", ValueError, lambda e: e.bn(f32(2, 3, 4)),
+    lambda t, e: t.nn.BatchNorm2d(3)(t.ones(2, 3, 4)), build=lambda: dict(bn=nn.BatchNorm2D(3)))
+row("nn.BatchNorm1D: 4-D input", ValueError, lambda e: e.bn(_img()),
+    lambda t, e: t.nn.BatchNorm1d(3)(t.ones(2, 3, 4, 4)), build=lambda: dict(bn=nn.BatchNorm1D(3)))
+row("nn.BatchNorm1D: negative num_features", RuntimeError, lambda e: nn.BatchNorm1D(-1),
+    lambda t, e: t.nn.BatchNorm1d(-1))
+row("nn.BatchNorm1D: eval with the wrong channel count", RuntimeError,
+    lambda e: e.bn.eval()(f32(2, 4)), lambda t, e: t.nn.BatchNorm1d(3).eval()(t.ones(2, 4)),
+    build=lambda: dict(bn=nn.BatchNorm1D(3)))
+row("nn.LayerNorm: last dims do not match", RuntimeError, lambda e: e.ln(e.x),
+    lambda t, e: t.nn.LayerNorm(4)(e.x), build=lambda: dict(ln=nn.LayerNorm(4)))
+row("nn.LayerNorm: negative size", RuntimeError, lambda e: nn.LayerNorm(-1),
+    lambda t, e: t.nn.LayerNorm(-1))
+row("nn.Embedding: negative index", IndexError, lambda e: e.emb(oar.to_tensor([0, -1])),
+    lambda t, e: t.nn.Embedding(4, 2)(t.tensor([0, -1])), build=lambda: dict(emb=nn.Embedding(4, 2)))
+row("nn.Embedding: index out of range", IndexError, lambda e: e.emb(oar.to_tensor([4])),
+    lambda t, e: t.nn.Embedding(4, 2)(t.tensor([4])), build=lambda: dict(emb=nn.Embedding(4, 2)))
+row("nn.Embedding: float index", RuntimeError, lambda e: e.emb(e.fidx),
+    lambda t, e: t.nn.Embedding(4, 2)(e.fidx), build=lambda: dict(emb=nn.Embedding(4, 2)))
+row("nn.Embedding: padding_idx out of range", (AssertionError, ValueError),
+    lambda e: nn.Embedding(4, 2, padding_idx=7),
+    lambda t, e: t.nn.Embedding(4, 2, padding_idx=7))
+row("nn.Embedding: negative num_embeddings", RuntimeError, lambda e: nn.Embedding(-1, 2),
+    lambda t, e: t.nn.Embedding(-1, 2))
+row("nn.Dropout: p > 1", ValueError, lambda e: nn.Dropout(1.5), lambda t, e: t.nn.Dropout(1.5))
+row("nn.Dropout: p < 0", ValueError, lambda e: nn.Dropout(-0.1), lambda t, e: t.nn.Dropout(-0.1))
+row("nn.Dropout: inplace on a leaf that requires grad", RuntimeError,
+    lambda e: nn.Dropout(0.5, inplace=True)(e.w),
+    lambda t, e: t.nn.Dropout(0.5, inplace=True)(e.w))
+row("nn.Softmax: axis out of range", IndexError, lambda e: nn.Softmax(5)(e.x),
+    lambda t, e: t.nn.Softmax(5)(e.x))
+row("nn.Softmax: int64 input", RuntimeError, lambda e: nn.Softmax(-1)(e.n),
+    lambda t, e: t.nn.Softmax(-1)(e.n))
+row("nn.Flatten: start axis out of range", IndexError, lambda e: nn.Flatten(5)(e.x),
+    lambda t, e: t.nn.Flatten(5)(e.x))
+row("nn.ReLU: str input", TypeError, lambda e: nn.ReLU()("x"), lambda t, e: t.nn.ReLU()("x"))
+row("nn.ReLU: inplace on a leaf that requires grad", RuntimeError,
+    lambda e: nn.ReLU(inplace=True)(e.w), lambda t, e: t.nn.ReLU(inplace=True)(e.w))
+row("nn.LeakyReLU: inplace on a leaf that requires grad", RuntimeError,
+    lambda e: nn.LeakyReLU(0.1, inplace=True)(e.w),
+    lambda t, e: t.nn.LeakyReLU(0.1, inplace=True)(e.w))
+row("nn.LeakyReLU: str slope", TypeError, lambda e: nn.LeakyReLU("a")(e.x),
+    lambda t, e: t.nn.LeakyReLU("a")(e.x))
+row("nn.Sigmoid: str input", TypeError, lambda e: nn.Sigmoid()("x"),
+    lambda t, e: t.nn.Sigmoid()("x"))
+row("nn.Tanh: str input", TypeError, lambda e: nn.Tanh()("x"), lambda t, e: t.nn.Tanh()("x"))
+row("nn.GELU: int64 input", RuntimeError, lambda e: nn.GELU()(e.n),
+    lambda t, e: t.nn.GELU()(e.n))
+row("nn.Sequential: a non-layer", TypeError, lambda e: nn.Sequential(nn.ReLU(), 5),
+    lambda t, e: t.nn.Sequential(t.nn.ReLU(), 5))
+row("nn.LayerList,nn.ModuleList: a non-layer", TypeError, lambda e: nn.LayerList([5]),
+    lambda t, e: t.nn.ModuleList([5]))
+row("nn.LayerList: append a non-layer", TypeError, lambda e: e.ll.append(5),
+    lambda t, e: t.nn.ModuleList().append(5), build=lambda: dict(ll=nn.LayerList()))
+# PyTorch leaks AttributeError for these two; the mistake is a type error
+row("nn.Parameter: a str", TypeError, lambda e: nn.Parameter("x"))
+row("nn.Tensor: a str", TypeError, lambda e: nn.Tensor("abc"), lambda t, e: t.Tensor("abc"))
+for _cls, _tcls in [("MSELoss", "MSELoss"), ("L1Loss", "L1Loss"), ("NLLLoss", "NLLLoss"),
+                    ("CrossEntropyLoss", "CrossEntropyLoss"),
+                    ("BCEWithLogitsLoss", "BCEWithLogitsLoss")]:
+    row(f"nn.{_cls}: reduction bogus", ValueError,
+        lambda e, c=_cls: _loss_call(nn, c, "bogus"),
+        lambda t, e, c=_tcls: _loss_call(t.nn, c, "bogus", t))
+
+
+def _loss_call(mod, cls, reduction, t=None):
+    lib = t if t is not None else oar
+    layer = getattr(mod, cls)(reduction=reduction)
+    logits = lib.ones([2, 3]) if t is None else t.ones(2, 3)
+    if cls in ("NLLLoss", "CrossEntropyLoss"):
+        label = lib.to_tensor([0, 1]) if t is None else t.tensor([0, 1])
+    else:
+        label = logits * 0.5
+    return layer(logits, label)
+
+
+row("nn.MSELoss: shapes do not broadcast", RuntimeError, lambda e: nn.MSELoss()(e.x, e.v),
+    lambda t, e: t.nn.MSELoss()(e.x, e.v))
+row("nn.L1Loss: shapes do not broadcast", RuntimeError, lambda e: nn.L1Loss()(e.x, e.v),
+    lambda t, e: t.nn.L1Loss()(e.x, e.v))
+row("nn.CrossEntropyLoss: label out of range", IndexError,
+    lambda e: nn.CrossEntropyLoss()(e.x, oar.to_tensor([0, 5])),
+    lambda t, e: t.nn.CrossEntropyLoss()(e.x, t.tensor([0, 5])))
+row("nn.CrossEntropyLoss: negative label", IndexError,
+    lambda e: nn.CrossEntropyLoss()(e.x, oar.to_tensor([0, -3])),
+    lambda t, e: t.nn.CrossEntropyLoss()(e.x, t.tensor([0, -3])))
+row("nn.CrossEntropyLoss: batch sizes differ", ValueError,
+    lambda e: nn.CrossEntropyLoss()(e.x, oar.to_tensor([0, 1, 2])),
+    lambda t, e: t.nn.CrossEntropyLoss()(e.x, t.tensor([0, 1, 2])))
+row("nn.CrossEntropyLoss: float class labels", RuntimeError,
+    lambda e: nn.CrossEntropyLoss()(e.x, oar.to_tensor([0.0, 1.0])),
+    lambda t, e: t.nn.CrossEntropyLoss()(e.x, t.tensor([0.0, 1.0])))
+row("nn.CrossEntropyLoss: weight of the wrong length", RuntimeError,
+    lambda e: nn.CrossEntropyLoss(weight=f32(4))(e.x, e.idx),
+    lambda t, e: t.nn.CrossEntropyLoss(weight=t.ones(4))(e.x, e.idx))
+row("nn.NLLLoss: label out of range", IndexError,
+    lambda e: nn.NLLLoss()(e.x, oar.to_tensor([0, 5])),
+    lambda t, e: t.nn.NLLLoss()(e.x, t.tensor([0, 5])))
+row("nn.NLLLoss: batch sizes differ", ValueError,
+    lambda e: nn.NLLLoss()(e.x, oar.to_tensor([0])),
+    lambda t, e: t.nn.NLLLoss()(e.x, t.tensor([0])))
+row("nn.BCEWithLogitsLoss: shapes differ", ValueError,
+    lambda e: nn.BCEWithLogitsLoss()(e.x, f32(2, 1)),
+    lambda t, e: t.nn.BCEWithLogitsLoss()(e.x, t.ones(2, 1)))
+
+# Layer methods
+row("Layer.set_state_dict,Layer.load_state_dict: bad second entry (bias shape)", RuntimeError,
+    lambda e: e.lin.set_state_dict({"weight": f32(3, 2), "bias": f32(3)}),
+    lambda t, e: t.nn.Linear(3, 2).load_state_dict({"weight": t.ones(2, 3), "bias": t.ones(3)}),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.set_state_dict: a non-tensor entry", (TypeError, RuntimeError),
+    lambda e: e.lin.set_state_dict({"weight": f32(3, 2), "bias": "a"}),
+    lambda t, e: t.nn.Linear(3, 2).load_state_dict({"weight": t.ones(2, 3), "bias": "a"}),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.set_state_dict: not a dict", TypeError,
+    lambda e: e.lin.set_state_dict([1, 2]),
+    lambda t, e: t.nn.Linear(3, 2).load_state_dict([1, 2]),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.load_state_dict: bad entry in a sublayer leaves the first layer unchanged",
+    RuntimeError, lambda e: e.seq.load_state_dict(_bad_seq_state(e.seq)),
+    build=lambda: dict(seq=nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 2))))
+row("Layer.register_buffer: name with a dot", KeyError,
+    lambda e: e.lin.register_buffer("a.b", f32(2)),
+    lambda t, e: t.nn.Linear(3, 2).register_buffer("a.b", t.ones(2)),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.register_buffer: not a tensor", TypeError,
+    lambda e: e.lin.register_buffer("buf", "x"),
+    lambda t, e: t.nn.Linear(3, 2).register_buffer("buf", "x"),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.register_buffer: name is not a str", TypeError,
+    lambda e: e.lin.register_buffer(5, f32(2)),
+    lambda t, e: t.nn.Linear(3, 2).register_buffer(5, t.ones(2)),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.register_parameter,Layer.add_parameter: a str", TypeError,
+    lambda e: e.lin.register_parameter("p", "x"),
+    lambda t, e: t.nn.Linear(3, 2).register_parameter("p", "x"),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.add_sublayer,Layer.add_module: not a layer", TypeError,
+    lambda e: e.lin.add_sublayer("s", 5), lambda t, e: t.nn.Linear(3, 2).add_module("s", 5),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.to: cuda on a machine without it", (AssertionError, RuntimeError),
+    lambda e: e.lin.to("cuda"), lambda t, e: t.nn.Linear(3, 2).to("cuda"),
+    build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.to: unknown dtype", (TypeError, ValueError), lambda e: e.lin.to(dtype="bogus"),
+    lambda t, e: t.nn.Linear(3, 2).to(dtype="bogus"), build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.train: str mode", ValueError, lambda e: e.lin.train("x"),
+    lambda t, e: t.nn.Linear(3, 2).train("x"), build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.create_parameter: float shape", TypeError,
+    lambda e: e.lin.create_parameter([2.5]), build=lambda: dict(lin=nn.Linear(3, 2)))
+row("Layer.apply: not callable", TypeError, lambda e: e.lin.apply(5),
+    lambda t, e: t.nn.Linear(3, 2).apply(5), build=lambda: dict(lin=nn.Linear(3, 2)))
+
+
+def _bad_seq_state(seq):
+    sd = {k: v.clone() for k, v in seq.state_dict().items()}
+    sd["1.bias"] = f32(5)
+    return sd
+
+
+# nn.init
+row("nn.init: normal_ of a non-tensor", TypeError, lambda e: nn.init.normal_([1.0]))
+row("nn.init: uniform_ with min > max", RuntimeError, lambda e: nn.init.uniform_(e.x, 2.0, 1.0),
+    lambda t, e: t.nn.init.uniform_(e.x, 2.0, 1.0))
+row("nn.init: kaiming_uniform_ of a 1-D tensor", ValueError,
+    lambda e: nn.init.kaiming_uniform_(e.v), lambda t, e: t.nn.init.kaiming_uniform_(e.v))
+row("nn.init: xavier_normal_ of a 1-D tensor", ValueError,
+    lambda e: nn.init.xavier_normal_(e.v), lambda t, e: t.nn.init.xavier_normal_(e.v))
+row("nn.init: calculate_gain unknown", ValueError, lambda e: nn.init.calculate_gain("bogus"),
+    lambda t, e: t.nn.init.calculate_gain("bogus"))
+row("nn.init: constant_ None", TypeError, lambda e: nn.init.constant_(e.x, None),
+    lambda t, e: t.nn.init.constant_(e.x, None))
+
+# ============================================================================== nn.functional
+row("F.linear: shapes do not multiply", RuntimeError, lambda e: F.linear(e.x, f32(4, 2)),
+    lambda t, e: t.nn.functional.linear(e.x, t.ones(2, 4)))
+row("F.linear: float64 weight", RuntimeError, lambda e: F.linear(e.x, f64(3, 2)),
+    lambda t, e: t.nn.functional.linear(e.x, t.ones(2, 3, dtype=t.float64)))
+row("F.linear: bias of the wrong size", RuntimeError,
+    lambda e: F.linear(e.x, f32(3, 2), f32(5)),
+    lambda t, e: t.nn.functional.linear(e.x, t.ones(2, 3), t.ones(5)))
+row("F.conv2d: 3-D weight", RuntimeError, lambda e: F.conv2d(_img(), f32(2, 3, 3)),
+    lambda t, e: t.nn.functional.conv2d(t.ones(2, 3, 4, 4), t.ones(2, 3, 3)))
+row("F.conv2d: stride 0", RuntimeError, lambda e: F.conv2d(_img(), f32(2, 3, 3, 3), stride=0),
+    lambda t, e: t.nn.functional.conv2d(t.ones(2, 3, 4, 4), t.ones(2, 3, 3, 3), stride=0))
+row("F.conv2d: channels differ", RuntimeError, lambda e: F.conv2d(_img(), f32(2, 2, 3, 3)),
+    lambda t, e: t.nn.functional.conv2d(t.ones(2, 3, 4, 4), t.ones(2, 2, 3, 3)))
+row("F.conv2d: float64 weight", RuntimeError, lambda e: F.conv2d(_img(), f64(2, 3, 3, 3)),
+    lambda t, e: t.nn.functional.conv2d(t.ones(2, 3, 4, 4), t.ones(2, 3, 3, 3, dtype=t.float64)))
+row("F.max_pool2d: kernel larger than the input", RuntimeError,
+    lambda e: F.max_pool2d(_img(), 5), lambda t, e: t.nn.functional.max_pool2d(t.ones(2, 3, 4, 4), 5))
+row("F.max_pool2d: kernel 0", RuntimeError, lambda e: F.max_pool2d(_img(), 0),
+    lambda t, e: t.nn.functional.max_pool2d(t.ones(2, 3, 4, 4), 0))
+row("F.avg_pool2d: kernel larger than the input", RuntimeError,
+    lambda e: F.avg_pool2d(_img(), 5), lambda t, e: t.nn.functional.avg_pool2d(t.ones(2, 3, 4, 4), 5))
+row("F.avg_pool2d: divisor_override 0", RuntimeError,
+    lambda e: F.avg_pool2d(_img(), 2, divisor_override=0),
+    lambda t, e: t.nn.functional.avg_pool2d(t.ones(2, 3, 4, 4), 2, divisor_override=0))
+row("F.adaptive_avg_pool2d: 2-D input", RuntimeError, lambda e: F.adaptive_avg_pool2d(e.x, 2),
+    lambda t, e: t.nn.functional.adaptive_avg_pool2d(e.x, 2))
+row("F.adaptive_avg_pool2d: float output size", TypeError,
+    lambda e: F.adaptive_avg_pool2d(_img(), 2.5),
+    lambda t, e: t.nn.functional.adaptive_avg_pool2d(t.ones(2, 3, 4, 4), 2.5))
+row("F.batch_norm: running mean of the wrong size", RuntimeError,
+    lambda e: F.batch_norm(e.x, f32(4), f32(4)),
+    lambda t, e: t.nn.functional.batch_norm(e.x, t.ones(4), t.ones(4)))
+row("F.batch_norm: training on a batch of one", ValueError,
+    lambda e: F.batch_norm(f32(1, 3), e.rm, e.rv, training=True),
+    lambda t, e: t.nn.functional.batch_norm(t.ones(1, 3), t.zeros(3), t.ones(3), training=True),
+    build=lambda: dict(rm=oar.zeros([3]), rv=oar.ones([3])))
+row("F.layer_norm: normalized shape does not match", RuntimeError,
+    lambda e: F.layer_norm(e.x, [4]), lambda t, e: t.nn.functional.layer_norm(e.x, [4]))
+row("F.layer_norm: weight of the wrong size", RuntimeError,
+    lambda e: F.layer_norm(e.x, [3], weight=f32(4)),
+    lambda t, e: t.nn.functional.layer_norm(e.x, [3], weight=t.ones(4)))
+row("F.embedding: negative index", IndexError,
+    lambda e: F.embedding(oar.to_tensor([0, -1]), f32(4, 2)),
+    lambda t, e: t.nn.functional.embedding(t.tensor([0, -1]), t.ones(4, 2)))
+row("F.embedding: float index", RuntimeError, lambda e: F.embedding(e.fidx, f32(4, 2)),
+    lambda t, e: t.nn.functional.embedding(e.fidx, t.ones(4, 2)))
+row("F.embedding: index out of range", IndexError,
+    lambda e: F.embedding(oar.to_tensor([4]), f32(4, 2)),
+    lambda t, e: t.nn.functional.embedding(t.tensor([4]), t.ones(4, 2)))
+row("F.one_hot: class value too large", RuntimeError,
+    lambda e: F.one_hot(oar.to_tensor([0, 3]), 3),
+    lambda t, e: t.nn.functional.one_hot(t.tensor([0, 3]), 3))
+row("F.one_hot: negative class", RuntimeError, lambda e: F.one_hot(oar.to_tensor([0, -1]), 3),
+    lambda t, e: t.nn.functional.one_hot(t.tensor([0, -1]), 3))
+row("F.one_hot: float input", RuntimeError, lambda e: F.one_hot(e.fidx, 3),
+    lambda t, e: t.nn.functional.one_hot(e.fidx, 3))
+row("F.pad: odd length", RuntimeError, lambda e: F.pad(_img(), [1, 1, 1]),
+    lambda t, e: t.nn.functional.pad(t.ones(2, 3, 4, 4), [1, 1, 1]))
+row("F.pad: more pads than dims", RuntimeError, lambda e: F.pad(e.v, [1, 1, 1, 1]),
+    lambda t, e: t.nn.functional.pad(e.v, [1, 1, 1, 1]))
+row("F.pad: negative pad larger than the dim", RuntimeError, lambda e: F.pad(e.v, [-3, -3]),
+    lambda t, e: t.nn.functional.pad(e.v, [-3, -3]))
+row("F.pad: mode bogus", (NotImplementedError, ValueError, RuntimeError),
+    lambda e: F.pad(_img(), [1, 1], mode="bogus"),
+    lambda t, e: t.nn.functional.pad(t.ones(2, 3, 4, 4), [1, 1], mode="bogus"))
+row("F.pad: float pad", TypeError, lambda e: F.pad(e.v, [1.5, 1]),
+    lambda t, e: t.nn.functional.pad(e.v, [1.5, 1]))
+row("F.softmax: axis out of range", IndexError, lambda e: F.softmax(e.x, 5),
+    lambda t, e: t.nn.functional.softmax(e.x, 5))
+row("F.softmax: unknown dtype", TypeError, lambda e: F.softmax(e.x, -1, dtype="bogus"),
+    lambda t, e: t.nn.functional.softmax(e.x, -1, dtype="bogus"))
+row("F.log_softmax: axis out of range", IndexError, lambda e: F.log_softmax(e.x, 5),
+    lambda t, e: t.nn.functional.log_softmax(e.x, 5))
+row("F.log_softmax: int64 input", RuntimeError, lambda e: F.log_softmax(e.n, -1),
+    lambda t, e: t.nn.functional.log_softmax(e.n, -1))
+row("F.dropout: p > 1", ValueError, lambda e: F.dropout(e.x, 1.5),
+    lambda t, e: t.nn.functional.dropout(e.x, 1.5))
+row("F.dropout: inplace on a leaf that requires grad", RuntimeError,
+    lambda e: F.dropout(e.w, 0.5, inplace=True),
+    lambda t, e: t.nn.functional.dropout(e.w, 0.5, inplace=True))
+row("F.relu: str input", TypeError, lambda e: F.relu("x"),
+    lambda t, e: t.nn.functional.relu("x"))
+row("F.relu_: leaf that requires grad", RuntimeError, lambda e: F.relu_(e.w),
+    lambda t, e: t.nn.functional.relu_(e.w))
+row("F.leaky_relu_: leaf that requires grad", RuntimeError, lambda e: F.leaky_relu_(e.w),
+    lambda t, e: t.nn.functional.leaky_relu_(e.w))
+row("F.leaky_relu: str slope", TypeError, lambda e: F.leaky_relu(e.x, "a"),
+    lambda t, e: t.nn.functional.leaky_relu(e.x, "a"))
+row("F.tanh_: leaf that requires grad", RuntimeError, lambda e: F.tanh_(e.w),
+    lambda t, e: e.w.tanh_())
+row("F.tanh: str input", TypeError, lambda e: F.tanh("x"), lambda t, e: t.tanh("x"))
+row("F.sigmoid: str input", TypeError, lambda e: F.sigmoid("x"), lambda t, e: t.sigmoid("x"))
+row("F.gelu: int64 input", RuntimeError, lambda e: F.gelu(e.n),
+    lambda t, e: t.nn.functional.gelu(e.n))
+row("F.flatten: start after stop", RuntimeError, lambda e: F.flatten(f32(2, 3, 4), 2, 1),
+    lambda t, e: t.flatten(t.ones(2, 3, 4), 2, 1))
+row("F.cross_entropy: label out of range", IndexError,
+    lambda e: F.cross_entropy(e.x, oar.to_tensor([0, 3])),
+    lambda t, e: t.nn.functional.cross_entropy(e.x, t.tensor([0, 3])))
+row("F.cross_entropy: reduction bogus", ValueError,
+    lambda e: F.cross_entropy(e.x, e.idx, reduction="bogus"),
+    lambda t, e: t.nn.functional.cross_entropy(e.x, e.idx, reduction="bogus"))
+row("F.cross_entropy: label_smoothing > 1", RuntimeError,
+    lambda e: F.cross_entropy(e.x, e.idx, label_smoothing=1.5),
+    lambda t, e: t.nn.functional.cross_entropy(e.x, e.idx, label_smoothing=1.5))
+row("F.nll_loss: label out of range", IndexError,
+    lambda e: F.nll_loss(e.x, oar.to_tensor([0, 3])),
+    lambda t, e: t.nn.functional.nll_loss(e.x, t.tensor([0, 3])))
+row("F.nll_loss: float labels", RuntimeError, lambda e: F.nll_loss(e.x, e.fidx),
+    lambda t, e: t.nn.functional.nll_loss(e.x, e.fidx))
+row("F.mse_loss: reduction bogus", ValueError, lambda e: F.mse_loss(e.x, e.y, reduction="bogus"),
+    lambda t, e: t.nn.functional.mse_loss(e.x, e.y, reduction="bogus"))
+row("F.mse_loss: shapes do not broadcast", RuntimeError, lambda e: F.mse_loss(e.x, e.v),
+    lambda t, e: t.nn.functional.mse_loss(e.x, e.v))
+row("F.l1_loss: reduction bogus", ValueError, lambda e: F.l1_loss(e.x, e.y, reduction="bogus"),
+    lambda t, e: t.nn.functional.l1_loss(e.x, e.y, reduction="bogus"))
+row("F.binary_cross_entropy_with_logits: shapes differ", ValueError,
+    lambda e: F.binary_cross_entropy_with_logits(e.x, f32(2, 1)),
+    lambda t, e: t.nn.functional.binary_cross_entropy_with_logits(e.x, t.ones(2, 1)))
+row("F.binary_cross_entropy_with_logits: reduction bogus", ValueError,
+    lambda e: F.binary_cross_entropy_with_logits(e.x, e.y, reduction="bogus"),
+    lambda t, e: t.nn.functional.binary_cross_entropy_with_logits(e.x, e.y, reduction="bogus"))
+
+
+# ============================================================================== optimizers
+def _params():
+    return dict(p=leaf(2, 3), q=leaf(3))
+
+
+def _with_grads():
+    p, q = leaf(2, 3), leaf(3)
+    p.grad = oar.ones([2, 3])
+    q.grad = oar.ones([3])
+    return dict(p=p, q=q)
+
+
+_OPT = {  # oar door constructor, torch constructor (lr, params)
+    "SGD": (lambda ps, **k: opt.SGD(parameters=ps, **k),
+            lambda t, ps, **k: t.optim.SGD(ps, **k)),
+    "Momentum": (lambda ps, **k: opt.Momentum(parameters=ps, **k),
+                 lambda t, ps, **k: t.optim.SGD(ps, momentum=0.9, **k)),
+    "Adam": (lambda ps, **k: opt.Adam(parameters=ps, **k),
+             lambda t, ps, **k: t.optim.Adam(ps, **k)),
+    "AdamW": (lambda ps, **k: opt.AdamW(parameters=ps, **k),
+              lambda t, ps, **k: t.optim.AdamW(ps, **k)),
+}
+
+
+def _tp(t):
+    return [t.ones(2, 3, requires_grad=True)]
+
+
+for _cls, (_mk, _tmk) in _OPT.items():
+    row(f"optimizer.{_cls}: negative learning rate", ValueError,
+        lambda e, m=_mk: m([e.p, e.q], learning_rate=-0.1),
+        lambda t, e, m=_tmk: m(t, _tp(t), lr=-0.1), build=_params)
+    row(f"optimizer.{_cls}: nan learning rate", ValueError,
+        lambda e, m=_mk: m([e.p, e.q], learning_rate=float("nan")), build=_params)
+    row(f"optimizer.{_cls}: str learning rate", (TypeError, ValueError),
+        lambda e, m=_mk: m([e.p, e.q], learning_rate="a"),
+        lambda t, e, m=_tmk: m(t, _tp(t), lr="a"), build=_params)
+    row(f"optimizer.{_cls}: negative weight decay", ValueError,
+        lambda e, m=_mk: m([e.p, e.q], learning_rate=0.1, weight_decay=-1.0),
+        lambda t, e, m=_tmk: m(t, _tp(t), lr=0.1, weight_decay=-1.0), build=_params)
+    row(f"optimizer.{_cls}: a single tensor as parameters", TypeError,
+        lambda e, m=_mk: m(e.p, learning_rate=0.1),
+        lambda t, e, m=_tmk: m(t, t.ones(2, requires_grad=True), lr=0.1), build=_params)
+    row(f"optimizer.{_cls}: a non-leaf parameter", ValueError,
+        lambda e, m=_mk: m([e.p * 2.0], learning_rate=0.1),
+        lambda t, e, m=_tmk: m(t, [t.ones(2, requires_grad=True) * 2.0], lr=0.1),
+        build=_params)
+    row(f"optimizer.{_cls}: ints as parameters", TypeError,
+        lambda e, m=_mk: m([1, 2], learning_rate=0.1),
+        lambda t, e, m=_tmk: m(t, [1, 2], lr=0.1))
+    row(f"optimizer.{_cls}: empty parameter list", ValueError,
+        lambda e, m=_mk: m([], learning_rate=0.1),
+        lambda t, e, m=_tmk: m(t, [], lr=0.1))
+    row(f"optimizer.{_cls}: step with a bad second gradient", RuntimeError,
+        lambda e, m=_mk: _bad_second_grad(m([e.p, e.q], learning_rate=0.1), e.q),
+        build=_with_grads)
+    row(f"optimizer.{_cls}: set_state_dict with a bad second entry", (RuntimeError, ValueError),
+        lambda e, m=_mk: e.o.set_state_dict(_bad_opt_state(e.o)),
+        build=lambda m=_mk: _stepped(m))
+row("optimizer.SGD: ints as parameters then step", TypeError,
+    lambda e: opt.SGD(learning_rate=0.1, parameters=[1, 2]).step(),
+    lambda t, e: t.optim.SGD([1, 2], lr=0.1).step())
+row("optimizer.SGD: negative momentum", ValueError,
+    lambda e: opt.SGD(parameters=[e.p], learning_rate=0.1, momentum=-0.5),
+    lambda t, e: t.optim.SGD(_tp(t), lr=0.1, momentum=-0.5), build=_params)
+row("optimizer.SGD: nesterov without momentum", ValueError,
+    lambda e: opt.SGD(parameters=[e.p], learning_rate=0.1, nesterov=True),
+    lambda t, e: t.optim.SGD(_tp(t), lr=0.1, nesterov=True), build=_params)
+row("optimizer.Momentum: negative momentum", ValueError,
+    lambda e: opt.Momentum(learning_rate=0.1, momentum=-0.5, parameters=[e.p]),
+    lambda t, e: t.optim.SGD(_tp(t), lr=0.1, momentum=-0.5), build=_params)
+for _cls in ["Adam", "AdamW"]:
+    _O = getattr(opt, _cls)
+    _T = _cls
+    row(f"optimizer.{_cls}: beta1 = 1", ValueError,
+        lambda e, O=_O: O(learning_rate=0.1, beta1=1.0, parameters=[e.p]),
+        lambda t, e, T=_T: getattr(t.optim, T)(_tp(t), lr=0.1, betas=(1.0, 0.999)), build=_params)
+    row(f"optimizer.{_cls}: beta2 < 0", ValueError,
+        lambda e, O=_O: O(learning_rate=0.1, beta2=-0.1, parameters=[e.p]),
+        lambda t, e, T=_T: getattr(t.optim, T)(_tp(t), lr=0.1, betas=(0.9, -0.1)), build=_params)
+    row(f"optimizer.{_cls}: betas keyword outside [0, 1)", ValueError,
+        lambda e, O=_O: O(lr=0.1, betas=(0.9, 1.5), params=[e.p]),
+        lambda t, e, T=_T: getattr(t.optim, T)(_tp(t), lr=0.1, betas=(0.9, 1.5)), build=_params)
+    row(f"optimizer.{_cls}: negative epsilon", ValueError,
+        lambda e, O=_O: O(learning_rate=0.1, epsilon=-1e-8, parameters=[e.p]),
+        lambda t, e, T=_T: getattr(t.optim, T)(_tp(t), lr=0.1, eps=-1e-8), build=_params)
+row("optimizer.L2Decay: negative coefficient", ValueError,
+    lambda e: opt.SGD(learning_rate=0.1, parameters=[e.p], weight_decay=opt.L2Decay(-1.0)),
+    build=_params)
+row("optimizer.Optimizer: add_param_group with a parameter already present", ValueError,
+    lambda e: e.o.add_param_group({"params": [e.o.param_groups[0]["params"][0]]}),
+    lambda t, e: _t_dup_group(t), build=lambda: _stepped(_OPT["SGD"][0]))
+row("optimizer.Optimizer: add_param_group not a dict", TypeError,
+    lambda e: e.o.add_param_group([leaf(2)]),
+    lambda t, e: t.optim.SGD(_tp(t), lr=0.1).add_param_group([t.ones(2, requires_grad=True)]),
+    build=lambda: _stepped(_OPT["SGD"][0]))
+row("optimizer.Optimizer: set_lr str", TypeError, lambda e: e.o.set_lr("a"),
+    build=lambda: _stepped(_OPT["SGD"][0]))
+row("optimizer.Optimizer: set_lr negative", ValueError, lambda e: e.o.set_lr(-1.0),
+    build=lambda: _stepped(_OPT["SGD"][0]))
+row("optimizer.Optimizer: set_state_dict not a dict", TypeError,
+    lambda e: e.o.set_state_dict([1]), lambda t, e: t.optim.SGD(_tp(t), lr=0.1).load_state_dict([1]),
+    build=lambda: _stepped(_OPT["SGD"][0]))
+row("optimizer.Optimizer: load_state_dict with another group count", ValueError,
+    lambda e: e.o.load_state_dict({"param_groups": [{}, {}]}),
+    lambda t, e: t.optim.SGD(_tp(t), lr=0.1).load_state_dict({"state": {},
+                                                              "param_groups": [{}, {}]}),
+    build=lambda: _stepped(_OPT["SGD"][0]))
+row("optimizer.Optimizer: minimize a non-tensor", TypeError, lambda e: e.o.minimize(1.0),
+    build=lambda: _stepped(_OPT["SGD"][0]))
+
+
+def _bad_second_grad(o, q):
+    # a gradient that the .grad setter would refuse, put where an old hook could leave it
+    q._grad = oar.ones([5])
+    try:
+        o.step()
+    finally:
+        q._grad = oar.ones([3])
+
+
+def _stepped(mk):
+    p, q = leaf(2, 3), leaf(3)
+    o = mk([p, q], learning_rate=0.1)
+    p.grad = oar.ones([2, 3])
+    q.grad = oar.ones([3])
+    o.step()
+    return dict(o=o, p=p, q=q)
+
+
+def _bad_opt_state(o):
+    sd = o.state_dict()
+    sd = {k: (dict(v) if isinstance(v, dict) else v) for k, v in sd.items()}
+    key = "state.0.1"
+    if key in sd and sd[key]:
+        sd[key] = {k: (f32(7) if isinstance(v, oar.Tensor) and k != "step" else v)
+                   for k, v in sd[key].items()}
+    else:  # stateless (plain SGD): a bad hyper-parameter in the group
+        sd["param_groups"] = [dict(g, lr=-1.0) for g in sd.get("param_groups", [{}])]
+    return sd
+
+
+def _t_dup_group(t):
+    p = t.ones(2, requires_grad=True)
+    o = t.optim.SGD([p], lr=0.1)
+    o.add_param_group({"params": [p]})
+
+
+# ============================================================================== DataLoader
+def _ds():
+    return dict(ds=io.TensorDataset(f32(5, 2), i64(5)))
+
+
+def _tds(t):
+    return t.utils.data.TensorDataset(t.ones(5, 2), t.arange(5))
+
+
+row("io.DataLoader: unknown keyword", TypeError, lambda e: io.DataLoader(e.ds, sampelr=None),
+    lambda t, e: t.utils.data.DataLoader(_tds(t), sampelr=None), build=_ds)
+row("io.DataLoader: batch_size 0", ValueError, lambda e: io.DataLoader(e.ds, batch_size=0),
+    lambda t, e: t.utils.data.DataLoader(_tds(t), batch_size=0), build=_ds)
+row("io.DataLoader: negative batch_size", ValueError,
+    lambda e: io.DataLoader(e.ds, batch_size=-1),
+    lambda t, e: t.utils.data.DataLoader(_tds(t), batch_size=-1), build=_ds)
+row("io.DataLoader: float batch_size", ValueError,
+    lambda e: io.DataLoader(e.ds, batch_size=2.5),
+    lambda t, e: t.utils.data.DataLoader(_tds(t), batch_size=2.5), build=_ds)
+row("io.DataLoader: negative num_workers", ValueError,
+    lambda e: io.DataLoader(e.ds, num_workers=-1),
+    lambda t, e: t.utils.data.DataLoader(_tds(t), num_workers=-1), build=_ds)
+row("io.DataLoader: str drop_last", ValueError,
+    lambda e: io.DataLoader(e.ds, batch_size=2, drop_last="x"),
+    lambda t, e: t.utils.data.DataLoader(_tds(t), batch_size=2, drop_last="x"), build=_ds)
+row("io.DataLoader: collate_fn not callable", TypeError,
+    lambda e: next(iter(io.DataLoader(e.ds, batch_size=2, collate_fn=5))),
+    lambda t, e: next(iter(t.utils.data.DataLoader(_tds(t), batch_size=2, collate_fn=5))),
+    build=_ds)
+row("io.DataLoader: dataset without __getitem__", TypeError,
+    lambda e: next(iter(io.DataLoader(5, batch_size=2))),
+    lambda t, e: next(iter(t.utils.data.DataLoader(5, batch_size=2))))
+row("io.DataLoader: samples that cannot be stacked", RuntimeError,
+    lambda e: next(iter(io.DataLoader([f32(2), f32(3)], batch_size=2))),
+    lambda t, e: next(iter(t.utils.data.DataLoader([t.ones(2), t.ones(3)], batch_size=2))))
+row("io.TensorDataset: first dims differ", (AssertionError, ValueError),
+    lambda e: io.TensorDataset(f32(5, 2), i64(4)),
+    lambda t, e: t.utils.data.TensorDataset(t.ones(5, 2), t.arange(4)))
+row("io.TensorDataset: index out of range", IndexError, lambda e: e.ds[7],
+    lambda t, e: _tds(t)[7], build=_ds)
+row("io.Dataset: __getitem__ not implemented", NotImplementedError, lambda e: io.Dataset()[0],
+    lambda t, e: t.utils.data.Dataset()[0])
+row("io.default_collate: shapes differ", RuntimeError,
+    lambda e: io.default_collate([f32(2), f32(3)]),
+    lambda t, e: t.utils.data.default_collate([t.ones(2), t.ones(3)]))
+row("io.default_collate: dict samples with different keys", (KeyError, RuntimeError),
+    lambda e: io.default_collate([{"a": f32(2)}, {"b": f32(2)}]),
+    lambda t, e: t.utils.data.default_collate([{"a": t.ones(2)}, {"b": t.ones(2)}]))
+
+
+# ============================================================================== save / load
+_TMP = tempfile.mkdtemp(prefix="oar_bad_inputs_")
+
+
+class _Boom:
+    """A pickle payload that would create a marker file when unpickled (crafted checkpoint)."""
+
+    def __reduce__(self):
+        return (open, (os.path.join(_TMP, "PWNED"), "w"))
+
+
+def _crafted():
+    path = os.path.join(_TMP, "crafted.pdparams")
+    with open(path, "wb") as fh:
+        pickle.dump({"w": _Boom()}, fh)
+    return dict(path=path)
+
+
+def _textfile():
+    path = os.path.join(_TMP, "notes.txt")
+    with open(path, "w") as fh:
+        fh.write("not a checkpoint\n")
+    return dict(path=path)
+
+
+# PyTorch's zip writer wraps the OSError in RuntimeError; Paddle raises the OSError
+row("oar.save: path is a directory", (OSError, RuntimeError), lambda e: oar.save({"x": e.x}, _TMP),
+    lambda t, e: t.save({"x": e.x}, _TMP))
+row("oar.save: path in a missing directory", (OSError, RuntimeError),
+    lambda e: oar.save({"x": e.x}, os.path.join(_TMP, "missing", "a.pdparams")),
+    lambda t, e: t.save({"x": e.x}, os.path.join(_TMP, "missing", "a.pt")))
+row("oar.load: missing file", FileNotFoundError,
+    lambda e: oar.load(os.path.join(_TMP, "nope.pdparams")),
+    lambda t, e: t.load(os.path.join(_TMP, "nope.pt")))
+row("oar.load: a text file", pickle.UnpicklingError, lambda e: oar.load(e.path),
+    lambda t, e: t.load(_textfile()["path"]), build=_textfile)
+row("oar.load: a crafted pickle runs no code", pickle.UnpicklingError,
+    lambda e: oar.load(e.path), lambda t, e: t.load(_crafted()["path"]), build=_crafted,
+    check=lambda e: not os.path.exists(os.path.join(_TMP, "PWNED")))
+row("oar.load: a directory", IsADirectoryError, lambda e: oar.load(_TMP),
+    lambda t, e: t.load(_TMP))
