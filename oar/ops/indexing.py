@@ -86,6 +86,15 @@ def _key(idx, op="__getitem__"):
     return key, advanced
 
 
+def _autograd_first(x, op):
+    """PyTorch applies the in-place autograd rules (leaf, view of a leaf) before it looks at
+    the arguments; so do the indexed in-place ops (the same check runs again in
+    dispatch_inplace, cheaply)."""
+    if x._requires_grad or x._view is not None or x._grad_fn is not None:
+        if grad_mode.is_grad_enabled() and x.requires_grad:
+            check_inplace_autograd(x, op)
+
+
 def _range_error(op, x, e):
     return A.IndexRangeError(f"{op}(): {e} (tensor of shape {fmt_shape(x._data.shape)})")
 
@@ -264,6 +273,7 @@ def _put_value(x, value, key, advanced, op, accumulate=False):
 
 
 def setitem(x, idx, value):
+    _autograd_first(x, "__setitem__")
     key, advanced = _key(idx, "__setitem__")
     value = _put_value(x, value, key, advanced, "__setitem__")
     if isinstance(value, Tensor) and value._storage is x._storage and advanced:
@@ -272,6 +282,7 @@ def setitem(x, idx, value):
 
 
 def index_put_(x, indices, value, accumulate=False, name=None):
+    _autograd_first(x, "index_put_")
     if not isinstance(indices, (tuple, list)):
         raise ArgTypeError(f"index_put_(): argument 'indices' must be a tuple of Tensors, got "
                            f"{A._describe(indices)}. Fix: pass (index,) for one index.")
@@ -341,6 +352,7 @@ def index_add_(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim
         source = value
     if isinstance(axis, Tensor) and not isinstance(index, Tensor):   # Paddle positional order
         axis, index = index, axis
+    _autograd_first(x, "index_add_")
     if axis is None:
         raise ArgTypeError("index_add_(): argument 'dim' (axis) is required")
     op = "index_add_"
@@ -492,9 +504,18 @@ SCATTER_ADD_ = OpDef("scatter_add_",
                      _b_scatter_add, kind="inplace", inputs=("x", "src", "index"),
                      attrs=(("axis", 0),), save={1: (2,)}, check=_check_scatter,
                      node_name="ScatterAddBackward")
-# no derivative (PyTorch: "derivative for aten::scatter_ is not implemented" for reduce=):
-# dispatch_inplace refuses it when a gradient is needed, never a silently wrong gradient
-SCATTER_REDUCE_ = OpDef("scatter_reduce_", _k_scatter_any, None, kind="inplace",
+def _b_scatter_reduce(c, g):
+    """PyTorch: scatter_(..., reduce=) has no derivative and raises when the backward reaches
+    it (not at the forward); oar also lacks the derivative of scatter_reduce's prod / mean /
+    amax / amin and of put_along_axis's mul / mean / amin / amax: the same error, never a
+    silently wrong gradient."""
+    _, mode, include_self = c.attrs
+    raise RuntimeError(f"derivative for scatter_ with reduce='{mode}' (include_self="
+                       f"{include_self}) is not implemented. Fix: use scatter_add_ / "
+                       "put_along_axis(reduce='add') / assignment, or detach the operands.")
+
+
+SCATTER_REDUCE_ = OpDef("scatter_reduce_", _k_scatter_any, _b_scatter_reduce, kind="inplace",
                         inputs=("x", "src", "index"),
                         attrs=(("axis", 0), ("reduce", "sum"), ("include_self", True)),
                         check=_check_scatter, node_name="ScatterReduceBackward")
@@ -503,6 +524,7 @@ SCATTER_REDUCE_ = OpDef("scatter_reduce_", _k_scatter_any, None, kind="inplace",
 def _scatter_call(x, dim, index, src, mode, include_self, op, src_tensor_only=False,
                   differentiable=True):
     """The one path of scatter_, scatter_add_, scatter_reduce_ and put_along_axis_."""
+    _autograd_first(x, op)
     ax = A.axis(dim, x._data.ndim, op, "dim")
     idx = A.index_dtype(index, op)
     if src is None:
@@ -532,6 +554,7 @@ def scatter_(x, dim, index=None, src=None, reduce=None, name=None, *, value=None
     """PyTorch scatter_(dim, index, src, reduce=None|'add'|'multiply'); Paddle
     scatter_(index, updates, overwrite) (rows of axis 0). Told apart by the type of the
     second argument."""
+    _autograd_first(x, "scatter_")
     if isinstance(dim, Tensor):   # Paddle form
         op = "scatter_"
         idx = A.index_dtype(dim, op)
@@ -610,6 +633,7 @@ def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=Tr
     """Paddle put_along_axis_: with broadcast (the default) indices broadcast against arr
     outside `axis`, and values against the indices."""
     op = "put_along_axis_"
+    _autograd_first(arr, op)
     reduce = A.one_of(reduce, tuple(_PUT_MODES), op, "reduce")
     ax = A.axis(axis, arr._data.ndim, op)
     idx = A.index_dtype(indices, op, "indices")
@@ -657,8 +681,8 @@ def _check_copy(self, args, attrs, op_name):
     except ValueError:
         b = None
     if b != self._data.shape:
-        raise ValueError(f"{op_name}: source of shape {fmt_shape(src._data.shape)} cannot be "
-                         f"broadcast to the destination shape {fmt_shape(self._data.shape)}")
+        raise ArgValueError(f"{op_name}(): source of shape {fmt_shape(src._data.shape)} cannot "
+                            f"be broadcast to the destination shape {fmt_shape(self._data.shape)}")
 
 
 def _k_copy(out, src):
