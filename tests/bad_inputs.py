@@ -412,6 +412,7 @@ _LEAF_ARGS = {
     "exponential_": lambda e: (), "normal_": lambda e: (), "uniform_": lambda e: (),
     "bernoulli_": lambda e: (), "leaky_relu_": lambda e: (), "scale_": lambda e: (2.0,),
     "where_self_": lambda e: (e.b, e.y),
+    "scatter_reduce_": lambda e: (0, oar.zeros([2, 3], dtype="int64"), e.y, "sum"),
 }
 _LEAF_TORCH = {  # torch spelling of the same in-place call on e.w
     "add_": lambda t, e: e.w.add_(e.y), "sub_": lambda t, e: e.w.sub_(e.y),
@@ -1657,11 +1658,12 @@ row("optimizer.Optimizer: minimize a non-tensor", TypeError, lambda e: e.o.minim
 
 def _bad_second_grad(o, q):
     # a gradient that the .grad setter would refuse, put where an old hook could leave it
+    good = q._grad
     q._grad = oar.ones([5])
     try:
         o.step()
     finally:
-        q._grad = oar.ones([3])
+        q._grad = good
 
 
 def _stepped(mk):
@@ -1674,14 +1676,18 @@ def _stepped(mk):
 
 
 def _bad_opt_state(o):
+    """The optimizer's own state with the first entry changed (legal) and the second broken:
+    a buffer of the wrong shape (stateful optimizers) or a non-dict entry (plain SGD)."""
     sd = o.state_dict()
     sd = {k: (dict(v) if isinstance(v, dict) else v) for k, v in sd.items()}
-    key = "state.0.1"
-    if key in sd and sd[key]:
-        sd[key] = {k: (f32(7) if isinstance(v, oar.Tensor) and k != "step" else v)
-                   for k, v in sd[key].items()}
-    else:  # stateless (plain SGD): a bad hyper-parameter in the group
-        sd["param_groups"] = [dict(g, lr=-1.0) for g in sd.get("param_groups", [{}])]
+    first, second = sd["state.0.0"], sd["state.0.1"]
+    buffers = [k for k, v in second.items() if isinstance(v, (np.ndarray, oar.Tensor))]
+    for k in buffers:
+        first[k] = first[k] * 0 + 7          # legal new value: must not be written either
+        second[k] = np.zeros([7], dtype=np.float32)
+    if not buffers:
+        first["step"] = 41
+        sd["state.0.1"] = 5
     return sd
 
 
@@ -1753,6 +1759,8 @@ class _Boom:
 
 
 def _crafted():
+    if os.path.exists(os.path.join(_TMP, "PWNED")):
+        os.remove(os.path.join(_TMP, "PWNED"))
     path = os.path.join(_TMP, "crafted.pdparams")
     with open(path, "wb") as fh:
         pickle.dump({"w": _Boom()}, fh)
