@@ -7,9 +7,8 @@ from . import engine
 from .errors import ArgTypeError, ArgValueError
 
 
-def _tensors(seq, what, fn):
+def _tensors(seq, what, fn, Tensor):
     """Note [Argument layer]: every entry a Tensor, checked before anything runs."""
-    from ..tensor import Tensor
     for i, t in enumerate(seq):
         if not isinstance(t, Tensor):
             raise ArgTypeError(f"{fn}: all {what} have to be Tensors, but got "
@@ -17,10 +16,9 @@ def _tensors(seq, what, fn):
     return seq
 
 
-def _grads_for(grads, n, fn):
+def _grads_for(grads, n, fn, Tensor):
     """The gradients given for n outputs: None (implicit), one Tensor, or a sequence with
     at least n entries (PyTorch: 'got 2 tensors and 1 gradients')."""
-    from ..tensor import Tensor
     if grads is None:
         return [None] * n
     if isinstance(grads, Tensor):
@@ -44,16 +42,16 @@ def _root_grad(t, g):
         from ..ops.creation import to_tensor
         g = to_tensor(g, dtype=t.dtype)
     if g._data.shape != t._data.shape:
-        raise ArgValueError(f"Mismatch in shape: grad_tensor has shape {list(g._data.shape)} but the output has shape "
-                         f"{list(t._data.shape)}")
+        raise ArgValueError(f"Mismatch in shape: grad_tensor has shape {list(g._data.shape)} "
+                            f"but the output has shape {list(t._data.shape)}")
     return g
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     from ..tensor import Tensor
     tensors = [tensors] if isinstance(tensors, Tensor) else _tensors(list(tensors), "tensors",
-                                                                      "backward")
-    grad_tensors = _grads_for(grad_tensors, len(tensors), "backward")
+                                                                      "backward", Tensor)
+    grad_tensors = _grads_for(grad_tensors, len(tensors), "backward", Tensor)
     if retain_graph is None:
         retain_graph = create_graph
     roots, grads = [], []
@@ -73,9 +71,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     from ..tensor import Tensor
     single = isinstance(inputs, Tensor)
     outputs = [outputs] if isinstance(outputs, Tensor) else _tensors(list(outputs), "outputs",
-                                                                      "oar.grad")
-    inputs = [inputs] if single else _tensors(list(inputs), "inputs", "oar.grad")
-    grad_outputs = _grads_for(grad_outputs, len(outputs), "oar.grad")
+                                                                      "oar.grad", Tensor)
+    inputs = [inputs] if single else _tensors(list(inputs), "inputs", "oar.grad", Tensor)
+    grad_outputs = _grads_for(grad_outputs, len(outputs), "oar.grad", Tensor)
     if retain_graph is None:
         retain_graph = create_graph
     for i, t in enumerate(inputs):

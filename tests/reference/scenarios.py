@@ -551,4 +551,113 @@ def s_nograd_view_of_stale_unbind_output(L, log):
     piece * 1                             # using it in a recorded op is refused
 
 
+# ---- issue 8, autograd: retained gradients, detach_, second backward, hooks, .grad setter
+def s_retain_grad_views_after_base_inplace(L, log):
+    base = L.tensor([1.0], requires_grad=True).clone()
+    v, v2 = base[:], base[:]
+    v.retain_grad()
+    v2.retain_grad()
+    v.mul_(2)
+    log["stage"] = "backward"
+    (v + v2).sum().backward()
+    log["v.grad"] = obs(v.grad)
+    log["v2.grad"] = obs(v2.grad)
+
+
+def s_retain_grad_base_through_copy_slices(L, log):
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x * 1
+    b.retain_grad()
+    v = b[1:]
+    v.retain_grad()
+    v.mul_(3)
+    log["stage"] = "backward"
+    (b * b).sum().backward()
+    log["b.grad"] = obs(b.grad)
+    log["v.grad"] = obs(v.grad)
+    log["x.grad"] = obs(x.grad)
+
+
+def s_custom_function_two_outputs_retain(L, log):
+    class Two(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 * 2 + g2 * 3
+
+    x = L.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    o1, o2 = Two.apply(x)
+    o1.retain_grad()
+    o2.retain_grad()
+    o1.mul_(2)
+    log["stage"] = "backward"
+    (o1 + o2).sum().backward()
+    log["o1.grad"] = obs(o1.grad)
+    log["o2.grad"] = obs(o2.grad)
+    log["x.grad"] = obs(x.grad)
+
+
+def s_detach_inplace_of_saved_input(L, log):
+    x = L.tensor(1.0, requires_grad=True).clone()
+    b = x.sin()
+    x.detach_()
+    log["version"] = x._version
+    log["stage"] = "backward"
+    b.backward()
+
+
+def s_second_backward_through_advanced_index(L, log):
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x[L.tensor([0, 2])].sum()
+    y.backward()
+    log["x.grad"] = obs(x.grad)
+    log["stage"] = "second backward"
+    y.backward()
+
+
+def s_second_backward_through_copy_slices(L, log):
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.clone()
+    y[1:].add_(1)
+    s = y.sum()
+    s.backward()
+    log["x.grad"] = obs(x.grad)
+    log["stage"] = "second backward"
+    s.backward()
+
+
+def s_second_backward_without_saved_tensors(L, log):
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    s = (x[1:] + 1).sum()
+    s.backward()
+    s.backward()
+    log["x.grad"] = obs(x.grad)
+
+
+def s_hook_changes_gradient_size(L, log):
+    x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: g[:2])
+    log["stage"] = "backward"
+    y.sum().backward()
+
+
+def s_grad_setter_wrong_shape(L, log):
+    w = L.tensor([1.0, 2.0], requires_grad=True)
+    log["stage"] = "set grad"
+    w.grad = L.tensor([1.0, 2.0, 3.0])
+
+
+def s_leaf_detached_after_use_gets_no_grad(L, log):
+    w = L.tensor([1.0, 2.0], requires_grad=True)
+    b = (w * w).sum()
+    w.detach_()
+    b.backward()
+    log["w.grad"] = obs(w.grad)
+    log["requires_grad"] = w.requires_grad
+
+
 SCENARIOS = {k: v for k, v in globals().items() if k.startswith("s_")}
