@@ -30,8 +30,10 @@ tensor that requires grad is a copy (Paddle); `backward()` of a non-scalar seeds
 """
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -342,8 +344,6 @@ for _name in BITWISE:
         lambda t, e, f=_name: getattr(e.n[:1], f + "_")(e.n))
 row("Tensor.bitwise_not: float tensor", (RuntimeError, TypeError), lambda e: e.x.bitwise_not(),
     lambda t, e: e.x.bitwise_not())
-row("Tensor.logical_not: str operand", TypeError, lambda e: e.x.logical_not("x"),
-    lambda t, e: e.x.logical_not("x"))
 row("oar.bitwise_not_,Tensor.bitwise_not_: float tensor", (RuntimeError, TypeError),
     lambda e: e.x.bitwise_not_(), lambda t, e: e.x.bitwise_not_())
 row("oar.add_: alpha str", TypeError, lambda e: oar.add_(e.x, e.y, alpha="x"),
@@ -684,8 +684,6 @@ row("Tensor.repeat: negative repeat", RuntimeError, lambda e: e.x.repeat(-1, 1),
     lambda t, e: e.x.repeat(-1, 1))
 row("oar.detach_,Tensor.detach_: a view", RuntimeError, lambda e: e.w[0].detach_(),
     lambda t, e: e.w[0].detach_())
-row("Tensor.detach: an argument", TypeError, lambda e: e.x.detach(5),
-    lambda t, e: e.x.detach(5))
 row("oar.detach: not a tensor", TypeError, lambda e: oar.detach([1.0]),
     lambda t, e: t.detach([1.0]))
 row("oar.clone,Tensor.clone: not a tensor", TypeError, lambda e: oar.clone([1.0]),
@@ -942,8 +940,9 @@ row("Tensor.__matmul__: float32 @ int64", RuntimeError, lambda e: e.x @ e.n.t(),
     lambda t, e: e.x @ e.n.t())
 row("oar.matmul: str operand", TypeError, lambda e: oar.matmul(e.x, "a"),
     lambda t, e: t.matmul(e.x, "a"))
-row("oar.mm,Tensor.mm: 3-D operand", RuntimeError, lambda e: oar.mm(f32(2, 2, 2), e.x),
-    lambda t, e: t.mm(t.ones(2, 2, 2), e.x))
+# Paddle's mm accepts batched operands (it is matmul), so no 3-D row here.
+row("oar.mm,Tensor.mm: str operand", TypeError, lambda e: e.x.mm("a"),
+    lambda t, e: e.x.mm("a"))
 row("oar.mm: inner dims differ", RuntimeError, lambda e: oar.mm(e.x, e.y),
     lambda t, e: t.mm(e.x, e.y))
 row("oar.bmm,Tensor.bmm: 2-D operands", RuntimeError, lambda e: oar.bmm(e.x, e.y.t()),
@@ -1254,8 +1253,14 @@ row("nn.BatchNorm1D: 4-D input", ValueError, lambda e: e.bn(_img()),
 row("nn.BatchNorm1D: negative num_features", RuntimeError, lambda e: nn.BatchNorm1D(-1),
     lambda t, e: t.nn.BatchNorm1d(-1))
 row("nn.BatchNorm1D: eval with the wrong channel count", RuntimeError,
-    lambda e: e.bn.eval()(f32(2, 4)), lambda t, e: t.nn.BatchNorm1d(3).eval()(t.ones(2, 4)),
-    build=lambda: dict(bn=nn.BatchNorm1D(3)))
+    lambda e: e.bn(f32(2, 4)), lambda t, e: t.nn.BatchNorm1d(3).eval()(t.ones(2, 4)),
+    build=lambda: _eval(bn=nn.BatchNorm1D(3)))
+
+
+def _eval(**layers):
+    for layer in layers.values():
+        layer.eval()
+    return layers
 row("nn.LayerNorm: last dims do not match", RuntimeError, lambda e: e.ln(e.x),
     lambda t, e: t.nn.LayerNorm(4)(e.x), build=lambda: dict(ln=nn.LayerNorm(4)))
 row("nn.LayerNorm: negative size", RuntimeError, lambda e: nn.LayerNorm(-1),
@@ -1749,6 +1754,7 @@ row("io.default_collate: dict samples with different keys", (KeyError, RuntimeEr
 
 # ============================================================================== save / load
 _TMP = tempfile.mkdtemp(prefix="oar_bad_inputs_")
+atexit.register(shutil.rmtree, _TMP, True)
 
 
 class _Boom:

@@ -74,6 +74,28 @@ def _collect(obj, out, seen, depth=0):
         _collect(vars(obj), out, seen, depth + 1)
 
 
+_SCALARS = (int, float, str, bool, type(None))
+
+
+def _scalars(obj, path, out, seen, depth=0):
+    """The plain settings inside layers and optimizers (lr, betas, step counts, training
+    flags, ...) by path, so a refused call that changed one of them is caught too."""
+    if depth > 8 or id(obj) in seen or isinstance(obj, (oar.Tensor, np.ndarray)):
+        return
+    if isinstance(obj, _SCALARS):
+        out[path] = obj
+        return
+    seen.add(id(obj))
+    if isinstance(obj, dict):
+        for k, v in list(obj.items()):
+            _scalars(v, f"{path}[{k!r}]", out, seen, depth + 1)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _scalars(v, f"{path}[{i}]", out, seen, depth + 1)
+    elif isinstance(obj, _CONTAINERS):
+        _scalars(vars(obj), f"{path}.{type(obj).__name__}", out, seen, depth + 1)
+
+
 def snapshot(e):
     items = []
     _collect(dict(e), items, set())
@@ -85,7 +107,15 @@ def snapshot(e):
                          t._grad, t._requires_grad))
         else:
             snap.append((t, np.array(t, copy=True), t.shape, t.dtype, t.strides, None, None, None))
-    return snap
+    settings = {}
+    for k, v in e.items():
+        if isinstance(v, _CONTAINERS):
+            _scalars(v, k, settings, set())
+    return snap, settings, e
+
+
+def _same_scalar(a, b):
+    return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
 
 
 def _same_values(a, b):
@@ -96,7 +126,16 @@ def _same_values(a, b):
     return bool(np.array_equal(a, b))
 
 
-def assert_unchanged(snap, row_id):
+def assert_unchanged(snapshot_, row_id):
+    snap, settings, e = snapshot_
+    after = {}
+    for k, v in e.items():
+        if isinstance(v, _CONTAINERS):
+            _scalars(v, k, after, set())
+    changed = sorted(k for k in set(settings) | set(after)
+                     if k not in settings or k not in after
+                     or not _same_scalar(settings[k], after[k]))
+    assert not changed, f"{row_id}: settings changed by a refused call: {changed[:5]}"
     for t, data, shape, dtype, strides, version, grad, req in snap:
         a = t._data if isinstance(t, oar.Tensor) else t
         what = f"{row_id}: operand of shape {list(shape)} ({dtype})"
@@ -198,6 +237,8 @@ NO_BAD_INPUT = {
     "Tensor.get_storage_nbytes", "Tensor.is_contiguous", "Tensor.numpy", "Tensor.tolist",
     "Tensor.storage_offset", "Tensor.float", "Tensor.double", "Tensor.half", "Tensor.int",
     "Tensor.long", "Tensor.bool",
+    # (x, name=None): the only argument is Paddle's `name`, which accepts any value
+    "Tensor.detach", "Tensor.logical_not",
     # nn containers and the base class
     "nn.Layer", "nn.Module",    # abstract base: its methods are covered as Layer.*
     "nn.OrderedDict",           # collections.OrderedDict re-exported
