@@ -529,3 +529,23 @@ def test_0d_views_match_torch():
             f(torch.tensor(2.0))
         with pytest.raises((RuntimeError, IndexError)):
             f(oar.to_tensor(np.float64(2.0)))
+
+
+EMPTY_PIECES = {
+    "tensor_split": lambda x: x.tensor_split([0, 1, 0, 5, -1], 0),
+    "tensor_split_dim1": lambda x: x.tensor_split([3, 1, 9], 1),
+    "split": lambda x: x.split([0, 3, 0], dim=0),
+    "narrow_end": lambda x: [x.narrow(0, 3, 0), x.narrow(1, 2, 0), x.narrow(1, -1, 0)],
+    "chunk_empty": lambda x: x[:, :0].chunk(2, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_PIECES))
+def test_empty_pieces_start_where_torch_starts_them(name):
+    # an empty view still has an offset (storage_offset() is observable): torch's slice
+    # puts it at the clamped start, NumPy at 0
+    f = EMPTY_PIECES[name]
+    po = f(oar.to_tensor(np.arange(12.0).reshape(3, 4)))
+    pt = f(torch.arange(12.0).reshape(3, 4))
+    assert [(list(p.shape), p.stride(), p.storage_offset()) for p in po] == \
+        [(list(p.shape), p.stride(), p.storage_offset()) for p in pt]

@@ -27,6 +27,7 @@ also bad, arguments.
 """
 from __future__ import annotations
 
+import functools
 from math import prod as _prod
 
 import numpy as np
@@ -467,12 +468,31 @@ def _strides_of(x, shape):
     return view_strides(a.shape, tuple(s // a.itemsize for s in a.strides), shape)
 
 
+def _tensor_first(fn, op):
+    """The function spelling of a view op: its first operand must be a tensor."""
+    @functools.wraps(fn)
+    def call(x, *args, **kwargs):
+        if not isinstance(x, Tensor):
+            raise ArgTypeError(f"{op}(): argument 'x' must be a Tensor, got "
+                               f"{type(x).__name__}. Fix: convert it with oar.to_tensor(...)")
+        return fn(x, *args, **kwargs)
+    return call
+
+
+def _other_shape(other, op):
+    if not isinstance(other, Tensor):
+        raise ArgTypeError(f"{op}(): argument 'other' must be a Tensor, got "
+                           f"{type(other).__name__}. Fix: pass a tensor, or call "
+                           f"{op.replace('_as', '')}(shape) with the shape")
+    return list(other._data.shape)
+
+
 def view_as(x, other, name=None):
-    return view(x, list(other.shape))
+    return view(x, _other_shape(other, "view_as"))
 
 
 def reshape_as(x, other, name=None):
-    return reshape(x, list(other.shape))
+    return reshape(x, _other_shape(other, "reshape_as"))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None):
@@ -682,7 +702,7 @@ def broadcast_to(x, shape, name=None):
 
 
 def expand_as(x, other, name=None):
-    return expand(x, list(other.shape))
+    return expand(x, _other_shape(other, "expand_as"))
 
 
 # generic strided views: select, narrow, split pieces, diagonal, as_strided, unfold
@@ -767,12 +787,33 @@ def narrow(x, dim, start, length, name=None):
     if start + length > n:
         raise ArgValueError(f"narrow(): start ({start}) + length ({length}) exceeds dimension "
                             f"size ({n}) of dimension {d}")
-    key = (slice(None),) * d + (slice(start, start + length),)
-    return _generic_view(x, "narrow", lambda a: a[key])
+    return _generic_view(x, "narrow", lambda a: _slice_dim(a, d, start, start + length))
+
+
+class _At:
+    """An object exposing an array interface; np.asarray of it is a view that keeps `base`."""
+    __slots__ = ("__array_interface__", "base")
+
+
+def _slice_dim(a, d, start, stop):
+    """a[..., start:stop, ...] along dim d (0 <= start <= size), PyTorch's slice: an empty
+    result still starts at `start` (NumPy would put every empty slice at offset 0; the
+    offset is observable through storage_offset())."""
+    if stop > start:
+        return a[(slice(None),) * d + (slice(start, stop),)]
+    shape = a.shape[:d] + (0,) + a.shape[d + 1:]
+    if start == 0 or a.size == 0:
+        return a[(slice(None),) * d + (slice(0, 0),)]
+    it = dict(a.__array_interface__)
+    it["data"] = (it["data"][0] + start * a.strides[d], it["data"][1])
+    it["shape"], it["strides"] = shape, a.strides
+    it.pop("descr", None)
+    o = _At()
+    o.__array_interface__, o.base = it, a
+    return np.asarray(o)
 
 
 def _pieces(x, sizes, d, name):
-    key_pre = (slice(None),) * d
     bounds = []
     s = 0
     for n in sizes:
@@ -780,7 +821,7 @@ def _pieces(x, sizes, d, name):
         s += n
 
     def make(a):
-        return [a[key_pre + (slice(lo, hi),)] for lo, hi in bounds]
+        return [_slice_dim(a, d, lo, hi) for lo, hi in bounds]
     return _generic_view(x, name, make, multi=True)
 
 
@@ -875,8 +916,8 @@ def tensor_split(x, indices_or_sections, axis=0, name=None, *, dim=None):
         bounds = [None] + idx + [None]
         slices = [slice(*slice(a, b).indices(n)[:2]) for a, b in zip(bounds[:-1], bounds[1:])]
     # tensor_split is a composite of single-output slices in PyTorch: pieces may be modified
-    key_pre = (slice(None),) * d
-    return [_generic_view(x, "tensor_split", lambda a, sl=sl: a[key_pre + (sl,)])
+    return [_generic_view(x, "tensor_split",
+                          lambda a, sl=sl: _slice_dim(a, d, sl.start, sl.stop))
             for sl in slices]
 
 
@@ -1019,6 +1060,9 @@ for _name, _fn in dict(view=view, reshape=reshape, view_as=view_as, reshape_as=r
                        narrow=narrow, split=split, chunk=chunk, tensor_split=tensor_split,
                        unbind=unbind, diagonal=diagonal, as_strided=as_strided, unfold=unfold,
                        detach=detach, detach_=detach_, contiguous=contiguous).items():
-    R.register_function(_name, _fn)
+    # the method gets a Tensor by construction; the function spelling checks its operand
+    R.register_function(_name, _fn, function=False)
+    R.register_function(_name, _fn if _name == "reshape" else _tensor_first(_fn, _name),
+                        method=False)
 Tensor.T = property(T)
 Tensor.mT = property(lambda x: transpose(x, -2, -1))
