@@ -22,9 +22,8 @@ options:
 
 
 def _error(message):
-    """argparse's convention: usage and a one-line message on stderr, exit status 2."""
-    print(USAGE, file=sys.stderr)
-    print(f"python -m oar: error: {message}", file=sys.stderr)
+    """argparse's convention (exit status 2), on one line."""
+    print(f"python -m oar: error: {message}; see 'python -m oar --help'", file=sys.stderr)
     return 2
 
 
@@ -48,7 +47,7 @@ def _run(argv):
         except ImportError as e:
             return _error(str(e))
         return train(rest)
-    return _error(f"argument command: invalid choice: {cmd!r} (choose from 'train', 'tour')")
+    return _error(f"unknown command {cmd!r} (choose from 'train', 'tour')")
 
 
 def main(argv=None):

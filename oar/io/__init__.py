@@ -21,10 +21,10 @@ from ..tensor import Tensor
 
 class Dataset:
     def __getitem__(self, idx):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__(idx)")
 
     def __len__(self):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define __len__()")
 
 
 class IterableDataset(Dataset):

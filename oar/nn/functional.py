@@ -14,11 +14,22 @@ from ._kernels import (adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d, pad)
 _F = R.FUNCTIONS
 
 
+def _tensor_in(x, op, floating=False):
+    if not isinstance(x, Tensor):
+        raise ArgTypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
+    if floating and x._data.dtype.kind != "f":
+        raise ArgTypeError(f"{op}(): expected a floating input, got {x.dtype.name}. Fix: "
+                           "x.astype('float32')")
+    return x
+
+
 def relu(x, inplace=False, name=None):
+    _tensor_in(x, "relu")
     return x.relu_() if inplace else x.relu()
 
 
 def relu_(x, name=None):
+    _tensor_in(x, "relu_")
     return x.relu_()
 
 
@@ -32,11 +43,11 @@ def leaky_relu_(x, negative_slope=0.01, name=None):
 
 
 def sigmoid(x, name=None):
-    return x.sigmoid()
+    return _tensor_in(x, "sigmoid").sigmoid()
 
 
 def tanh(x, name=None):
-    return x.tanh()
+    return _tensor_in(x, "tanh").tanh()
 
 
 def tanh_(x, name=None):
@@ -49,6 +60,7 @@ def gelu(x, approximate=False, name=None):
             raise ArgValueError(f"gelu: approximate argument must be either 'none' or 'tanh', "
                                 f"got {approximate!r}")
         approximate = approximate == "tanh"
+    _tensor_in(x, "gelu", floating=True)
     return _F["gelu"](x, bool(approximate))
 
 
@@ -57,6 +69,7 @@ def log_softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
         axis = dim
     if dtype is not None:
         x = x.astype(dtype)
+    _tensor_in(x, "log_softmax", floating=True)
     return x - x.logsumexp(axis=axis, keepdim=True)
 
 
@@ -65,6 +78,7 @@ def softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
         axis = dim
     if dtype is not None:
         x = x.astype(dtype)
+    _tensor_in(x, "softmax", floating=True)
     e = (x - x.amax(axis=axis, keepdim=True).detach()).exp()
     return e / e.sum(axis=axis, keepdim=True)
 
@@ -397,6 +411,12 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=N
         raise ArgValueError(f"layer_norm: Given normalized_shape={normalized_shape}, expected "
                             f"input with shape [*, {', '.join(map(str, normalized_shape))}], but "
                             f"got input of size {_c.shape_str(x._data.shape)}")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and list(t._data.shape) != normalized_shape:
+            raise ArgValueError(f"layer_norm: Expected {what} to be of same shape as "
+                                f"normalized_shape, but got {what} of shape "
+                                f"{_c.shape_str(t._data.shape)} and normalized_shape = "
+                                f"{normalized_shape}")
     axes = list(range(x.ndim - k, x.ndim))
     mean = x.mean(axis=axes, keepdim=True)
     xc = x - mean

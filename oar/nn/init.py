@@ -4,12 +4,22 @@ from __future__ import annotations
 import math
 
 from ..autograd import grad_mode
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..tensor import Tensor
 
 
-def _fans(t):
+def _tensor(t, op):
+    if not isinstance(t, Tensor):
+        raise ArgTypeError(f"nn.init.{op}: expected a Tensor, got {type(t).__name__}")
+    return t
+
+
+def _fans(t, op="init"):
+    _tensor(t, op)
     shape = list(t.shape)
     if len(shape) < 2:
-        return shape[0] if shape else 1, shape[0] if shape else 1
+        raise ArgValueError(f"nn.init.{op}: Fan in and fan out can not be computed for tensor "
+                            f"with fewer than 2 dimensions (shape {shape})")
     if len(shape) == 2:        # oar's Linear weight is [in, out] (Paddle's layout)
         return shape[0], shape[1]
     receptive = 1
@@ -18,30 +28,44 @@ def _fans(t):
     return shape[1] * receptive, shape[0] * receptive
 
 
-def _gain(nonlinearity, a=0.0):
-    if nonlinearity in ("relu",):
+_LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "sigmoid")
+
+
+def _gain(nonlinearity, a=None):
+    if nonlinearity in _LINEAR:
+        return 1.0
+    if nonlinearity == "relu":
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
+        a = 0.01 if a is None else a
+        if isinstance(a, bool) or not isinstance(a, (int, float)):
+            raise ArgValueError(f"nn.init.calculate_gain: negative_slope {a!r} not a valid number")
         return math.sqrt(2.0 / (1 + a * a))
     if nonlinearity == "tanh":
         return 5.0 / 3
-    return 1.0
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ArgValueError(f"nn.init.calculate_gain: Unsupported nonlinearity {nonlinearity!r}")
 
 
 calculate_gain = _gain
 
 
 def uniform_(t, a=0.0, b=1.0):
+    _tensor(t, "uniform_")
     with grad_mode.no_grad():
         return t.uniform_(a, b)
 
 
 def normal_(t, mean=0.0, std=1.0):
+    _tensor(t, "normal_")
     with grad_mode.no_grad():
         return t.normal_(mean, std)
 
 
 def constant_(t, val):
+    _tensor(t, "constant_")
     with grad_mode.no_grad():
         return t.fill_(val)
 
@@ -55,24 +79,34 @@ def ones_(t):
 
 
 def xavier_uniform_(t, gain=1.0):
-    fi, fo = _fans(t)
+    fi, fo = _fans(t, "xavier_uniform_")
     bound = gain * math.sqrt(6.0 / (fi + fo))
     return uniform_(t, -bound, bound)
 
 
 def xavier_normal_(t, gain=1.0):
-    fi, fo = _fans(t)
+    fi, fo = _fans(t, "xavier_normal_")
     return normal_(t, 0.0, gain * math.sqrt(2.0 / (fi + fo)))
 
 
 def kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
-    fi, fo = _fans(t)
-    fan = fi if mode == "fan_in" else fo
+    fi, fo = _fans(t, "kaiming_uniform_")
+    fan = _fan(fi, fo, mode)
     bound = _gain(nonlinearity, a) * math.sqrt(3.0 / fan)
     return uniform_(t, -bound, bound)
 
 
 def kaiming_normal_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
-    fi, fo = _fans(t)
-    fan = fi if mode == "fan_in" else fo
+    fi, fo = _fans(t, "kaiming_normal_")
+    fan = _fan(fi, fo, mode)
     return normal_(t, 0.0, _gain(nonlinearity, a) / math.sqrt(fan))
+
+
+def _fan(fi, fo, mode):
+    if mode not in ("fan_in", "fan_out"):
+        raise ArgValueError(f"nn.init: Mode {mode!r} not supported, please use one of "
+                            "fan_in, fan_out")
+    fan = fi if mode == "fan_in" else fo
+    if fan == 0:
+        raise ArgValueError("nn.init: cannot initialise a tensor with a zero-size fan")
+    return fan

@@ -24,6 +24,9 @@ class Parameter(Tensor):
 
     def __new__(cls, data, requires_grad=True):
         arr = data._data if isinstance(data, Tensor) else np.asarray(data)
+        if arr.dtype.kind not in "biuf":
+            raise ArgTypeError(f"Parameter: data must be a tensor or an array of numbers, got "
+                               f"{type(data).__name__} {data!r}"[:160])
         if arr.dtype.kind != "f":
             arr = arr.astype(np.float32)
         p = cls._wrap(np.array(arr, copy=True))
@@ -73,6 +76,10 @@ class _StateDictKeyError(KeyError, RuntimeError):
         return str(self.args[0]) if self.args else ""
 
 
+def _dt_names():
+    return ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
+
+
 def _param(shape, dtype="float32"):
     return Parameter(np.zeros(shape, dtype=_dt.as_dtype(dtype).np))
 
@@ -113,16 +120,38 @@ class Layer:
                 return
         object.__delattr__(self, name)
 
+    def _check_name(self, name, what):
+        if not isinstance(name, str):
+            raise ArgTypeError(f"{type(self).__name__}: {what} name should be a string, got "
+                               f"{type(name).__name__}")
+        if "." in name or name == "":
+            raise _StateDictKeyError(f"{type(self).__name__}: {what} name can't contain \".\" "
+                                     f"and can't be empty, got {name!r}")
+
     def register_buffer(self, name, tensor, persistable=True):
+        self._check_name(name, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise ArgTypeError(f"{type(self).__name__}.register_buffer: cannot assign "
+                               f"{type(tensor).__name__} object to buffer {name!r} (a Tensor "
+                               "or None is required)")
         self._buffers[name] = tensor
 
     def add_parameter(self, name, parameter):
+        self._check_name(name, "parameter")
+        if parameter is not None and not isinstance(parameter, Parameter):
+            raise ArgTypeError(f"{type(self).__name__}.add_parameter: cannot assign "
+                               f"{type(parameter).__name__} object to parameter {name!r} (a "
+                               "Parameter or None is required)")
         self._parameters[name] = parameter
         return parameter
 
     register_parameter = add_parameter
 
     def add_sublayer(self, name, sublayer):
+        self._check_name(name, "sublayer")
+        if sublayer is not None and not isinstance(sublayer, Layer):
+            raise ArgTypeError(f"{type(self).__name__}.add_sublayer: {type(sublayer).__name__} "
+                               "is not a Layer subclass")
         self._sub_layers[name] = sublayer
         return sublayer
 
@@ -191,6 +220,10 @@ class Layer:
 
     # modes ------------------------------------------------------------------------
     def train(self, mode=True):
+        if not isinstance(mode, (bool, np.bool_)):
+            raise ArgValueError(f"{type(self).__name__}.train: training mode is expected to be "
+                                f"boolean, got {mode!r}")
+        mode = bool(mode)
         for layer in self.sublayers(include_self=True):
             object.__setattr__(layer, "training", mode)
         return self
@@ -265,6 +298,32 @@ class Layer:
             p.clear_grad(not set_to_none)
 
     def to(self, *args, **kwargs):
+        """CPU only: to('cpu') / to(dtype=float32) are no-ops; another device or dtype is
+        refused rather than silently ignored."""
+        dev = kwargs.pop("device", None)
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("blocking", None)
+        if kwargs:
+            raise ArgTypeError(f"{type(self).__name__}.to: unexpected keyword(s) {list(kwargs)}")
+        for a in args:
+            if isinstance(a, _dt.DType) or (isinstance(a, str) and a in _dt_names()):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            else:
+                dev = a
+        if dev is not None and str(dev).split(":")[0].lower() not in ("cpu", "place(cpu)"):
+            raise RuntimeError(f"{type(self).__name__}.to({dev!r}): oar runs on the CPU only "
+                               "(Torch not compiled with CUDA enabled)")
+        if dtype is not None:
+            try:
+                want = _dt.as_dtype(dtype)
+            except Exception as e:
+                raise ArgTypeError(f"{type(self).__name__}.to: unknown dtype {dtype!r}") from e
+            if any(p._data.dtype != want.np for p in self.parameters()):
+                raise NotImplementedError(f"{type(self).__name__}.to(dtype={want.name}): "
+                                          "converting parameters is not supported yet")
         return self
 
     def float(self):
@@ -336,6 +395,10 @@ class Conv2D(Layer):
         if out_channels % g:
             raise ArgValueError(f"{op}: out_channels must be divisible by groups "
                                 f"(out_channels={out_channels}, groups={g})")
+        _c_modes = ("zeros", "reflect", "replicate", "circular")
+        if padding_mode not in _c_modes:
+            raise ArgValueError(f"{op}: padding_mode must be one of {list(_c_modes)}, but got "
+                                f"padding_mode={padding_mode!r}")
         if padding_mode != "zeros":
             raise NotImplementedError(f"{op}: padding_mode {padding_mode!r} is not supported "
                                       "yet ('zeros' only)")
@@ -567,12 +630,12 @@ class LeakyReLU(Layer):
 
 class Sigmoid(Layer):
     def forward(self, x):
-        return x.sigmoid()
+        return F.sigmoid(x)
 
 
 class Tanh(Layer):
     def forward(self, x):
-        return x.tanh()
+        return F.tanh(x)
 
 
 class GELU(Layer):
@@ -632,6 +695,11 @@ class Sequential(Layer):
         super().__init__()
         if len(layers) == 1 and isinstance(layers[0], (dict, OrderedDict)):
             layers = list(layers[0].items())
+        for i, l in enumerate(layers):
+            sub = l[1] if isinstance(l, tuple) and len(l) == 2 else l
+            if not isinstance(sub, Layer):
+                raise ArgTypeError(f"Sequential: {type(sub).__name__} is not a Layer subclass "
+                                   f"(entry {i})")
         for i, l in enumerate(layers):
             if isinstance(l, tuple):
                 self.add_sublayer(l[0], l[1])

@@ -266,6 +266,9 @@ class Optimizer:
                 bump(p, f"{type(self).__name__}.step")
 
     def minimize(self, loss, *a, **k):
+        if not isinstance(loss, Tensor):
+            raise ArgTypeError(f"{type(self).__name__}.minimize: loss must be a Tensor, got "
+                               f"{type(loss).__name__}")
         loss.backward()
         self.step()
         return None, None
