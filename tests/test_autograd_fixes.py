@@ -629,3 +629,67 @@ def test_gradients_at_special_values_match_torch(name, dtype):
             assert go is None
         else:
             np.testing.assert_allclose(go, gt, equal_nan=True)
+
+
+# ---------------------------------------------------------------- 6b. custom Function results
+BACKWARD_RETURNS = {
+    "one per argument": lambda L, g: (g, None, g),
+    "extra trailing Nones": lambda L, g: (g, None, g, None, None),
+    "too many": lambda L, g: (g, None, g, g),
+    "too few": lambda L, g: (g,),
+    "broadcast shape summed": lambda L, g: (L.ones([2, 2, 3]), None, g),
+    "incompatible shape": lambda L, g: (L.ones([3, 2]), None, g),
+    "shape [1]": lambda L, g: (L.ones([1]), None, g),
+    "str": lambda L, g: ("a", None, g),
+    "float": lambda L, g: (1.0, None, g),
+    "all None": lambda L, g: (None, None, None),
+    "float64": lambda L, g: (g.to(L.float64), None, g),
+}
+
+
+@pytest.mark.parametrize("what", list(BACKWARD_RETURNS))
+def test_custom_function_backward_results_checked_like_torch(what):
+    torch = torch_or_skip()
+
+    def run(L):
+        class F(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k, y):
+                return x * k + y
+
+            @staticmethod
+            def backward(ctx, g):
+                return BACKWARD_RETURNS[what](L, g)
+
+        w, v = L.ones([2, 3]), L.ones([2, 3])
+        w.requires_grad_()
+        v.requires_grad_()
+        e = _exc(lambda: F.apply(w, 2.0, v).sum().backward())
+        return e, [None if t.grad is None else (t.grad.tolist(), t.grad.dtype == L.float32)
+                   for t in (w, v)]
+
+    (et, gt), (eo, go) = run(torch), run(oar)
+    if et is None:
+        assert eo is None and go == gt, (eo, go, gt)
+    else:
+        assert isinstance(eo, RuntimeError) and not isinstance(eo, AttributeError), eo
+
+
+def test_set_grad_enabled_takes_a_bool_only():
+    torch = torch_or_skip()
+    for bad in ("x", 1, None):
+        with pytest.raises(TypeError):
+            torch.set_grad_enabled(bad)
+        with pytest.raises(TypeError):
+            oar.set_grad_enabled(bad)
+        assert oar.is_grad_enabled()
+
+
+def test_grad_of_an_unused_input_raises_runtime_error():
+    torch = torch_or_skip()
+    for L in (torch, oar):
+        x, z = L.ones([2]), L.ones([2])
+        x.requires_grad_()
+        z.requires_grad_()
+        with pytest.raises(RuntimeError, match="not have been used|not appear"):
+            L.autograd.grad((x * 2).sum(), [x, z])

@@ -189,7 +189,8 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
     if inputs is not None:
         for i, (t, r) in enumerate(zip(inputs, results)):
             if r is None and not allow_unused:
-                raise ValueError(
+                from .errors import ArgValueError
+                raise ArgValueError(
                     f"(InvalidArgument) The {i}-th input does not appear in the backward graph "
                     f"(input of shape {list(t.shape)}). One of the differentiated Tensors "
                     "appears to not have been used in the graph. Check the input or set "

@@ -5,7 +5,8 @@ import numpy as np
 
 from . import grad_mode
 from .errors import GraphReleasedError
-from .node import Node, SavedTensor, _released_message
+from .errors import ArgTypeError
+from .node import Node, SavedTensor, _fit, _fmt_shape, _released_message
 
 
 class PyLayerContext:
@@ -39,7 +40,7 @@ class PyLayerContext:
 
 
 class PyLayerNode(Node):
-    __slots__ = ("cls", "ctx", "n_out", "out_meta")
+    __slots__ = ("cls", "ctx", "n_out", "out_meta", "arg_pos", "n_args")
 
     @property
     def name(self):
@@ -56,7 +57,47 @@ class PyLayerNode(Node):
         res = self.cls.backward(self.ctx, *grads)
         if not isinstance(res, tuple):
             res = (res,)
-        return tuple(res)
+        return self._validate(res)
+
+    def _validate(self, res):
+        """The gradients backward returned, checked as PyTorch checks them (one per forward
+        argument, PyTorch's spelling, or one per tensor argument, Paddle's; extra trailing
+        Nones dropped), each None or a tensor whose shape the input broadcasts to (summed
+        back to the input's shape) and cast to the input's dtype."""
+        from ..tensor import Tensor
+        n_t, n_a, pos = len(self.input_meta), self.n_args, self.arg_pos
+        if len(res) > n_a and all(r is None for r in res[n_a:]):
+            res = res[:n_a]
+        if len(res) != n_t:
+            if len(res) != n_a:
+                want = f"{n_a}" if n_a == n_t else (f"{n_a}, one per forward argument, or "
+                                                    f"{n_t}, one per tensor argument")
+                raise RuntimeError(f"function {self.name} returned an incorrect number of "
+                                   f"gradients (expected {want}, got {len(res)})")
+            res = tuple(res[p] for p in pos)
+        out = []
+        for i, (g, (shape, dt)) in enumerate(zip(res, self.input_meta)):
+            if g is None:
+                out.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                raise ArgTypeError(f"function {self.name} returned {type(g).__name__} as the "
+                                   f"gradient at index {i}: expected a Tensor or None")
+            a = g._data
+            if a.shape != shape:
+                try:
+                    ok = np.broadcast_shapes(shape, a.shape) == a.shape
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise RuntimeError(
+                        f"Function {self.name} returned an invalid gradient at index {i} - got "
+                        f"{_fmt_shape(a.shape)} but expected shape compatible with "
+                        f"{_fmt_shape(shape)}")
+            if a.shape != shape or a.dtype != dt:
+                g = _fit(g, shape, dt)
+            out.append(g)
+        return tuple(out)
 
     def release(self):
         # Note [Second backward]: only what save_for_backward saved is freed (attributes
@@ -106,6 +147,10 @@ class PyLayer:
             node.ctx = ctx
             node.n_out = len(outs)
             node.out_meta = tuple((o._data.shape, o._data.dtype) for o in outs if isinstance(o, Tensor))
+            # positions of the tensor arguments among forward's arguments (PyTorch's backward
+            # returns one gradient per argument)
+            node.arg_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+            node.n_args = len(args)
             ctx._node = node
             for i, o in enumerate(outs):
                 if isinstance(o, Tensor) and o._data.dtype.kind == "f":

@@ -56,7 +56,11 @@ class enable_grad(no_grad):
 
 class set_grad_enabled(_GradModeBase):
     def __init__(self, mode: bool):
-        self._target = bool(mode)
+        if mode.__class__ is not bool:   # PyTorch: "must be bool, not str"
+            from .errors import ArgTypeError
+            raise ArgTypeError(f"set_grad_enabled(): argument 'mode' must be bool, not "
+                               f"{type(mode).__name__}")
+        self._target = mode
         self._prev = STATE.enabled
         STATE.enabled = self._target  # takes effect on call, like torch
 

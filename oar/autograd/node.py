@@ -131,7 +131,7 @@ class Node:
         self.input_meta = input_meta
         self.seq = next(_seq)
         self.pre_hooks = None
-        self.retained = None   # weakref to a non-leaf tensor whose .grad is retained
+        self.retained = None   # {out_nr: weakref}, Note [Retained gradients]
         self.released = False
 
     def apply(self, grad):
