@@ -697,3 +697,20 @@ def test_leaf_rule_comes_before_argument_checks_like_torch():
 def test_copy_shape_error_like_torch():
     x, s = O(F[:, :1].copy()), O(F)
     check_refused(lambda: x.copy_(s), lambda: T(F[:, :1].copy()).copy_(T(F)), [x, s])
+
+
+@needs_torch
+def test_sweep_more_refusals_like_torch():
+    x, n = O(F), O(I)
+    check_refused(lambda: oar.clone([1.0]), lambda: torch.clone([1.0]), [])
+    check_refused(lambda: x.fill_(O(np.ones(4, np.float32))),
+                  lambda: T(F).fill_(T(np.ones(4, np.float32))), [x])
+    check_refused(lambda: n.index_add_(0, O([0, 1]), n),
+                  lambda: (lambda t: t.index_add_(0, T([0, 1]), t))(T(I)), [n])
+    check_refused(lambda: oar.matmul(x, 0), lambda: torch.matmul(T(F), 0), [x])
+    for bad in (lambda: oar.cast(x, None), lambda: oar.where_(x > 1, 0, 2.5),
+                lambda: oar.reshape_(None, [6]), lambda: oar.index_add_(None, 0, O([0]), x)):
+        snap = _snapshot([x])
+        with pytest.raises(TypeError):
+            bad()
+        _unchanged([x], snap)

@@ -275,3 +275,11 @@ def device(value, op):
             "accelerator) enabled and runs on the CPU only. Fix: use 'cpu' or drop the "
             ".to(device) call.")
     return "cpu"
+
+
+def tensor(value, op, name="x"):
+    """The tensor an op works on (self of an in-place op, the input of a composite): never
+    None or a list silently turned into something else."""
+    if isinstance(value, Tensor):
+        return value
+    raise ArgTypeError(f"{op}(): argument '{name}' must be a Tensor, got {_describe(value)}")

@@ -18,7 +18,16 @@ def _dtype_np(d):
 
 # ---------------------------------------------------------------- clone / cast
 CLONE = OpDef("clone", lambda x: np.array(x, copy=True), lambda c, g: (g,))
-declare(CLONE)
+_clone = declare(CLONE)
+
+
+def clone(x, name=None, *, memory_format=None):
+    if x.__class__ is not Tensor and not isinstance(x, Tensor):
+        A.tensor(x, "clone")       # a list is no tensor to clone (PyTorch: TypeError)
+    return _clone(x)
+
+
+R.register_function("clone", clone)
 
 
 def _k_cast(x, dtype):
@@ -41,6 +50,8 @@ def _differentiable_cast(x, dtype):
 
 
 def astype(x, dtype, name=None):
+    if dtype is None:     # NumPy would read None as float64
+        raise ArgTypeError("astype(): argument 'dtype' must be a dtype, got None")
     if x._data.dtype == _dtype_np(dtype):
         return x
     return _differentiable_cast(x, dtype)
@@ -95,6 +106,9 @@ R.register_function("cuda", _cuda, function=False)
 
 # ---------------------------------------------------------------- matmul
 def _k_matmul(a, b, transpose_x=False, transpose_y=False):
+    if a.__class__ is not np.ndarray or b.__class__ is not np.ndarray:
+        raise ArgTypeError(f"matmul(): both arguments must be Tensors, got "
+                           f"{type(a).__name__} and {type(b).__name__}")
     if transpose_x and a.ndim >= 2:
         a = np.swapaxes(a, -1, -2)
     if transpose_y and b.ndim >= 2:
@@ -204,8 +218,8 @@ def _check_matmul_(self, args, attrs, op_name):
         raise TypeError(f"{op_name}: expected a Tensor operand, got {type(other).__name__}")
     res_shape = _matmul_shape(self._data.shape, other._data.shape)
     if res_shape != self._data.shape:
-        raise ValueError(
-            f"{op_name}: the product of shapes {list(self._data.shape)} and "
+        raise ArgValueError(
+            f"{op_name}(): the product of shapes {list(self._data.shape)} and "
             f"{list(other._data.shape)} has shape {list(res_shape) if res_shape is not None else '(invalid)'}, "
             f"which differs from self's shape {list(self._data.shape)}; an in-place matmul "
             "must not change its tensor's shape. Fix: use `x = x @ y`.")
@@ -388,6 +402,7 @@ declare(TAKE_ALONG)
 def gather(x, dim=None, index=None, name=None, *, axis=None, sparse_grad=False):
     """PyTorch gather(x, dim, index) (= take_along_axis); Paddle gather(x, index, axis)
     (= index_select). Told apart by the argument kinds."""
+    A.tensor(x, "gather")
     if isinstance(dim, Tensor) or isinstance(dim, (list, np.ndarray)):
         idx = R.as_tensor(dim)
         ax = axis if axis is not None else (index if index is not None else 0)
@@ -432,6 +447,7 @@ FLIP = OpDef("flip", _k_flip, lambda c, g: (g.flip(list(c.attrs[0])),), attrs=((
 
 
 def flip(x, axis=None, name=None, *, dims=None, dim=None):
+    A.tensor(x, "flip")
     axis = dims if dims is not None else (dim if dim is not None else axis)
     if axis is None:
         raise ArgTypeError("flip(): argument 'axis' (dims) is required: the axes to reverse")
@@ -469,6 +485,7 @@ def where(condition, x=None, y=None, name=None):
 
 def where_(condition, x, y, name=None):
     """Writes the result into x and returns x."""
+    A.tensor(x, "where_")
     return R.dispatch_inplace(R.OPS["where_self"], (x, R.as_tensor(condition), R.operand(y)), (),
                               "where_")
 
@@ -505,6 +522,7 @@ R.register_function("nonzero", nonzero)
 
 def masked_select(x, mask, name=None):
     """x's elements where mask is True, as a 1-D tensor; x and mask broadcast together."""
+    A.tensor(x, "masked_select")
     mask = R.as_tensor(R.operand(mask, op_name="masked_select", name="mask"))
     if mask._data.dtype != np.bool_:
         raise ArgTypeError(f"masked_select(): expected BoolTensor for mask, got "
@@ -527,6 +545,7 @@ def take(x, index, mode="raise", name=None):
     has the index's shape). Negative indices count from the end; out of range raises
     (Paddle's mode='wrap' / 'clip' are honoured)."""
     op = "take"
+    A.tensor(x, op)
     mode = A.one_of(mode, ("raise", "wrap", "clip"), op, "mode")
     idx = A.index_dtype(index, op)
     n = x._data.size
@@ -546,6 +565,7 @@ R.register_function("take", take)
 
 
 def tile(x, repeat_times, name=None):
+    A.tensor(x, "tile")
     reps = A.shape(repeat_times, "tile", name="repeat_times")
     nd = max(len(reps), x._data.ndim)
     xs = (1,) * (nd - x._data.ndim) + x._data.shape

@@ -90,6 +90,8 @@ def _autograd_first(x, op):
     """PyTorch applies the in-place autograd rules (leaf, view of a leaf) before it looks at
     the arguments; so do the indexed in-place ops (the same check runs again in
     dispatch_inplace, cheaply)."""
+    if not isinstance(x, Tensor):
+        A.tensor(x, op)
     if x._requires_grad or x._view is not None or x._grad_fn is not None:
         if grad_mode.is_grad_enabled() and x.requires_grad:
             check_inplace_autograd(x, op)
@@ -299,7 +301,7 @@ def index_put_(x, indices, value, accumulate=False, name=None):
 
 
 def index_put(x, indices, value, accumulate=False, name=None):
-    return index_put_(x.clone(), indices, value, accumulate)
+    return index_put_(A.tensor(x, "index_put").clone(), indices, value, accumulate)
 
 
 Tensor.__getitem__ = getitem
@@ -323,6 +325,10 @@ def _check_index_add(self, args, attrs, op_name):
             f"(self {fmt_shape(self._data.shape)} with dim {axis} replaced by the number of "
             f"indices, {len(index)})")
     A.in_range(index, self._data.shape[axis] if self._data.ndim else 1, op_name, dim=axis)
+    if np.shares_memory(self._data, src._data):
+        raise ArgValueError(f"{op_name}(): unsupported operation: the source and self share "
+                            "memory (some elements of the input refer to the written-to tensor). "
+                            "Fix: pass source.clone().")
 
 
 def _k_index_add(out, src, index, axis, alpha):
@@ -379,7 +385,7 @@ def index_add_(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim
 
 
 def index_add(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim=None, value=None):
-    return index_add_(x.clone(), axis, index, source, alpha, dim=dim, value=value)
+    return index_add_(A.tensor(x, "index_add").clone(), axis, index, source, alpha, dim=dim, value=value)
 
 
 R.register_function("index_add_", index_add_)
@@ -594,7 +600,7 @@ def scatter_(x, dim, index=None, src=None, reduce=None, name=None, *, value=None
 
 
 def scatter(x, dim, index=None, src=None, reduce=None, name=None, **kw):
-    return scatter_(x.clone(), dim, index, src, reduce, **kw)
+    return scatter_(A.tensor(x, "scatter").clone(), dim, index, src, reduce, **kw)
 
 
 def scatter_add_(x, dim, index, src, name=None):
@@ -602,7 +608,7 @@ def scatter_add_(x, dim, index, src, name=None):
 
 
 def scatter_add(x, dim, index, src, name=None):
-    return scatter_add_(x.clone(), dim, index, src)
+    return scatter_add_(A.tensor(x, "scatter_add").clone(), dim, index, src)
 
 
 _SCATTER_REDUCE_MODES = ("sum", "prod", "mean", "amax", "amin")
@@ -615,7 +621,7 @@ def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True, name=None)
 
 
 def scatter_reduce(x, dim, index, src, reduce, *, include_self=True, name=None):
-    return scatter_reduce_(x.clone(), dim, index, src, reduce, include_self=include_self)
+    return scatter_reduce_(A.tensor(x, "scatter_reduce").clone(), dim, index, src, reduce, include_self=include_self)
 
 
 for _n, _f in dict(scatter_=scatter_, scatter=scatter, scatter_add_=scatter_add_,
@@ -666,7 +672,7 @@ def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=Tr
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
                    broadcast=True, name=None):
-    return put_along_axis_(arr.clone(), indices, values, axis, reduce, include_self, broadcast)
+    return put_along_axis_(A.tensor(arr, "put_along_axis", "arr").clone(), indices, values, axis, reduce, include_self, broadcast)
 
 
 R.register_function("put_along_axis_", put_along_axis_)
@@ -716,8 +722,9 @@ def _b_fill(c, g):
 def _check_fill(self, args, attrs, op_name):
     v = args[1]
     if isinstance(v, Tensor) and v._data.size != 1:
-        raise ValueError(f"{op_name}: expected a number or a one-element tensor, got shape "
-                         f"{fmt_shape(v._data.shape)}")
+        raise ArgValueError(f"{op_name}(): fill_ only supports a 0-dimension value tensor (a "
+                            f"number or a one-element tensor), got shape "
+                            f"{fmt_shape(v._data.shape)}. Fix: use copy_ for a tensor of values.")
 
 
 FILL_ = OpDef("fill_", _k_fill, _b_fill, kind="inplace", inputs=("x", "value"),
@@ -731,6 +738,7 @@ declare(ZERO_)
 # ---------------------------------------------------------------- metadata in-place (Paddle)
 def _meta_inplace(name, out_of_place):
     def fn(x, *args, **kwargs):
+        A.tensor(x, name)
         need_grad = grad_mode.is_grad_enabled() and x.requires_grad
         if need_grad:
             check_inplace_autograd(x, name)
