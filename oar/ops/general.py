@@ -49,6 +49,23 @@ def _differentiable_cast(x, dtype):
     return out
 
 
+def _type(x, dtype=None):
+    """Tensor.type(): the dtype name without an argument; a cast with one (an unknown name is
+    a ValueError, as PyTorch's "invalid type", and a TypeError for Paddle code)."""
+    if dtype is None:
+        return x.dtype
+    if isinstance(dtype, str):
+        try:
+            _dt.as_dtype(dtype)
+        except TypeError:
+            raise _InvalidType(f"type(): invalid type: {dtype!r}") from None
+    return astype(x, dtype)
+
+
+class _InvalidType(ArgValueError, TypeError):
+    pass
+
+
 def astype(x, dtype, name=None):
     if dtype is None:     # NumPy would read None as float64
         raise ArgTypeError("astype(): argument 'dtype' must be a dtype, got None")
@@ -94,7 +111,7 @@ def _cuda(x, device=None, non_blocking=False, **kwargs):
 
 
 for _n, _f in (("astype", astype), ("cast", lambda x, dtype, name=None: astype(x, dtype)),
-               ("type", lambda x, dtype=None: astype(x, dtype) if dtype is not None else x.dtype),
+               ("type", _type),
                ("to", to), ("float", lambda x: astype(x, "float32")),
                ("double", lambda x: astype(x, "float64")), ("half", lambda x: astype(x, "float16")),
                ("long", lambda x: astype(x, "int64")), ("int", lambda x: astype(x, "int32")),
