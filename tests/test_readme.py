@@ -20,6 +20,6 @@ def test_readme_block_runs(title, tmp_path, monkeypatch, capsys):
     exec(compile(code, f"README: {title}", "exec"), {})
     out = capsys.readouterr().out
     if title == "API by example":
-        assert out.count("Error") == 3      # the three refusals, each reported
+        assert out.count("Error ") == 7     # the three refusals and the four bad arguments, each reported
     else:
         assert "Leaf Var" in out
