@@ -283,3 +283,29 @@ def tensor(value, op, name="x"):
     if isinstance(value, Tensor):
         return value
     raise ArgTypeError(f"{op}(): argument '{name}' must be a Tensor, got {_describe(value)}")
+
+
+def input_tensor(value, op, name="x"):
+    """The tensor input of a hand-written public function (a reduction, a sampler): a Tensor
+    passes; a number or an array-like of numbers becomes a tensor as the registry's
+    `as_tensor` makes one (as registered ops accept them); None, strings, dicts and anything
+    else are refused with ArgTypeError (a TypeError and a RuntimeError), never left to fail
+    later as an AttributeError. Use `tensor` where only a Tensor is valid (PyTorch's
+    zeros_like([1, 2]) is a TypeError)."""
+    if isinstance(value, Tensor):
+        return value
+    if (value is None or isinstance(value, (str, bytes, dict, set)) or not (
+            isinstance(value, (list, tuple, np.ndarray, np.generic, numbers.Number))
+            or hasattr(value, "__array__"))):
+        raise ArgTypeError(f"{op}(): argument '{name}' must be a Tensor, got "
+                           f"{_describe(value)}")
+    from .registry import as_tensor
+    try:
+        out = as_tensor(value)
+    except (TypeError, ValueError) as e:
+        raise ArgTypeError(f"{op}(): argument '{name}' must be a Tensor (or an array-like of "
+                           f"numbers), got {_describe(value)}: {e}") from e
+    if not isinstance(out, Tensor):
+        raise ArgTypeError(f"{op}(): argument '{name}' must be a Tensor, got "
+                           f"{_describe(value)}")
+    return out

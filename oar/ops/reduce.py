@@ -10,6 +10,30 @@ from . import registry as R
 from .registry import OpDef, declare
 
 
+class EmptyReductionError(_args.AxisError, RuntimeError):
+    """max/min/amax/amin/argmax/argmin over no elements: there is no identity to return.
+    PyTorch raises IndexError (a named dim of size 0) or RuntimeError (no dim, numel() == 0);
+    Paddle raises ValueError. This class is all three."""
+
+
+def _nonempty(x, axes, op):
+    """Refuse a max/min-like reduction over a size-0 extent (axes already normalised; None
+    means all axes), before anything is computed."""
+    shape = x._data.shape
+    if axes is None:
+        if x._data.size == 0:
+            raise EmptyReductionError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0 "
+                f"(input shape {list(shape)}). Fix: specify the reduction dim with the "
+                "'axis'/'dim' argument.")
+        return
+    for a in axes:
+        if shape[a] == 0:
+            raise EmptyReductionError(
+                f"{op}(): Expected reduction dim {a} to have non-zero size (input shape "
+                f"{list(shape)}).")
+
+
 def _axes(axis, ndim, op="reduction"):
     """Note [Argument layer]: the reduced axes, range-checked (IndexError-compatible) and
     free of repeats (RuntimeError-compatible), sorted; None (or []) means all axes."""
@@ -56,7 +80,7 @@ def _k_sum(x, axes, keepdim, dtype):
 
 def _k_mean(x, axes, keepdim, dtype):
     if x.dtype.kind != "f":
-        raise TypeError(f"mean: expected a floating point tensor, got {x.dtype} "
+        raise _args.ArgTypeError(f"mean(): expected a floating point tensor, got {x.dtype} "
                         "(cast it first, e.g. x.astype('float32'))")
     return np.mean(x, axis=axes, keepdims=keepdim)
 
@@ -75,8 +99,7 @@ MEAN = OpDef("mean", _k_mean, _b_mean, attrs=(("axis", None), ("keepdim", False)
 
 def _reduction(op):
     def fn(x, axis=None, keepdim=False, dtype=None, name=None, *, dim=None, keepdims=None):
-        if not isinstance(x, Tensor):
-            x = R.as_tensor(x)
+        x = _args.input_tensor(x, op.name)
         if dim is not None:
             axis = dim
         if keepdims is not None:
@@ -141,8 +164,7 @@ def _extreme(op, argop, fname):
         """Paddle spelling `max(x, axis=...)` returns values; PyTorch spelling with a dim
         (`max(x, 1)`, `max(x, dim=1)`) returns (values, indices). `max(x, y)` with a tensor
         is the elementwise maximum."""
-        if not isinstance(x, Tensor):
-            x = R.as_tensor(x)
+        x = _args.input_tensor(x, fname)
         if args and isinstance(args[0], Tensor) and args[0]._data.ndim > 0 or isinstance(dim, Tensor):
             other = args[0] if args else dim
             return R.FUNCTIONS["maximum" if op is AMAX else "minimum"](x, other)
@@ -153,7 +175,9 @@ def _extreme(op, argop, fname):
                 keepdim = args[1]
         if dim is not None:
             axis = dim
-        values = R.dispatch(op, (x,), (_axes(axis, x._data.ndim, fname), bool(keepdim)))
+        axes = _axes(axis, x._data.ndim, fname)
+        _nonempty(x, axes, fname)
+        values = R.dispatch(op, (x,), (axes, bool(keepdim)))
         if not torch_style:
             return values
         idx = argop(x, axis=axis, keepdim=keepdim)
@@ -166,16 +190,19 @@ def _arg(npfn, fname):
     def fn(x, axis=None, keepdim=False, dtype="int64", name=None, *, dim=None):
         if dim is not None:
             axis = dim
-        if not isinstance(x, Tensor):
-            x = R.as_tensor(x)
+        x = _args.input_tensor(x, fname)
         a = x._data
         if axis is None:
+            _nonempty(x, None, fname)
             r = npfn(a.reshape(-1))
             r = np.asarray(r, dtype=np.int64)
             if keepdim:
                 r = r.reshape((1,) * a.ndim)
         else:
-            r = npfn(a, axis=_args.axis(axis, a.ndim, fname), keepdims=bool(keepdim)).astype(np.int64)
+            ax = _args.axis(axis, a.ndim, fname)
+            if a.ndim:
+                _nonempty(x, (ax,), fname)
+            r = npfn(a, axis=ax, keepdims=bool(keepdim)).astype(np.int64)
         return Tensor._wrap(np.asarray(r))
     fn.__name__ = fname
     return fn
@@ -187,10 +214,20 @@ R.register_function("argmax", argmax)
 R.register_function("argmin", argmin)
 R.register_function("max", _extreme(AMAX, argmax, "max"))
 R.register_function("min", _extreme(AMIN, argmin, "min"))
-R.register_function("amax", _reduction_simple := (lambda x, axis=None, keepdim=False, name=None, *, dim=None:
-                                                  R.dispatch(AMAX, (x,), (_axes(axis if dim is None else dim, x._data.ndim, 'amax'), bool(keepdim)))))
-R.register_function("amin", lambda x, axis=None, keepdim=False, name=None, *, dim=None:
-                    R.dispatch(AMIN, (x,), (_axes(axis if dim is None else dim, x._data.ndim, 'amin'), bool(keepdim))))
+
+
+def _amax_like(op):
+    def fn(x, axis=None, keepdim=False, name=None, *, dim=None):
+        x = _args.input_tensor(x, op.name)
+        axes = _axes(axis if dim is None else dim, x._data.ndim, op.name)
+        _nonempty(x, axes, op.name)
+        return R.dispatch(op, (x,), (axes, bool(keepdim)))
+    fn.__name__ = op.name
+    return fn
+
+
+R.register_function("amax", _amax_like(AMAX))
+R.register_function("amin", _amax_like(AMIN))
 
 
 def _k_prod(x, axes, keepdim, dtype):
@@ -243,9 +280,17 @@ STD = OpDef("std", lambda x, a, k, d: np.std(x, axis=a, keepdims=k, ddof=d),
 
 def _stat(op):
     def fn(x, axis=None, unbiased=True, keepdim=False, name=None, *, dim=None, correction=None):
+        x = _args.input_tensor(x, op.name)
+        if x._data.dtype.kind != "f":
+            raise _args.ArgTypeError(
+                f"{op.name}(): std and var only support floating point dtypes, got "
+                f"{x.dtype.name}. Fix: cast it first, e.g. x.astype('float32').")
         if dim is not None:
             axis = dim
-        ddof = int(correction) if correction is not None else (1 if unbiased else 0)
+        if correction is not None:
+            ddof = _args.number(correction, op.name, "correction")
+        else:
+            ddof = 1 if unbiased else 0
         return R.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), ddof))
     fn.__name__ = op.name
     return fn
@@ -256,7 +301,8 @@ R.register_function("std", _stat(STD))
 
 
 def _k_lse(x, axes, keepdim):
-    m = np.max(x, axis=axes, keepdims=True)
+    m = np.max(x, axis=axes, keepdims=True, initial=-np.inf) if x.size == 0 else \
+        np.max(x, axis=axes, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     r = np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True)) + m
     return r if keepdim else np.squeeze(r, axis=axes) if axes is not None else r.reshape(())
@@ -266,12 +312,20 @@ LSE = OpDef("logsumexp", _k_lse,
             lambda c, g: (g.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0])))
                           * (c.input(0) - c.out.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0])))).exp(),),
             save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False)))
-R.register_function("logsumexp", lambda x, axis=None, keepdim=False, name=None, *, dim=None:
-                    R.dispatch(LSE, (x,), (_axes(axis if dim is None else dim, x._data.ndim, 'logsumexp'), bool(keepdim))))
+
+
+def logsumexp(x, axis=None, keepdim=False, name=None, *, dim=None):
+    x = _args.input_tensor(x, "logsumexp")
+    return R.dispatch(LSE, (x,), (_axes(axis if dim is None else dim, x._data.ndim, "logsumexp"),
+                                  bool(keepdim)))
+
+
+R.register_function("logsumexp", logsumexp)
 
 
 def _bool_red(npfn, fname):
     def fn(x, axis=None, keepdim=False, name=None, *, dim=None):
+        x = _args.input_tensor(x, fname)
         if dim is not None:
             axis = dim
         return Tensor._wrap(np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim, fname), keepdims=bool(keepdim))))
@@ -281,8 +335,16 @@ def _bool_red(npfn, fname):
 
 R.register_function("all", _bool_red(np.all, "all"))
 R.register_function("any", _bool_red(np.any, "any"))
-R.register_function("count_nonzero", lambda x, axis=None, keepdim=False, name=None, *, dim=None:
-                    Tensor._wrap(np.asarray(np.count_nonzero(x._data, axis=_axes(axis if dim is None else dim, x._data.ndim, 'count_nonzero'), keepdims=keepdim), dtype=np.int64)))
+
+
+def count_nonzero(x, axis=None, keepdim=False, name=None, *, dim=None):
+    x = _args.input_tensor(x, "count_nonzero")
+    axes = _axes(axis if dim is None else dim, x._data.ndim, "count_nonzero")
+    return Tensor._wrap(np.asarray(np.count_nonzero(x._data, axis=axes, keepdims=bool(keepdim)),
+                                   dtype=np.int64))
+
+
+R.register_function("count_nonzero", count_nonzero)
 
 
 def _k_cumsum(x, axis, dtype):
