@@ -113,6 +113,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 def from_numpy(arr):
     """Zero-copy is not offered: writes through `arr` would bypass the version counter."""
+    if not isinstance(arr, np.ndarray):
+        raise _args.ArgTypeError(f"from_numpy(): expected np.ndarray (got {type(arr).__name__}). "
+                                 "Fix: use oar.to_tensor for lists and numbers.")
     return to_tensor(np.asarray(arr))
 
 
@@ -140,6 +143,7 @@ def full(shape, fill_value, dtype=None, name=None, requires_grad=False, device=N
 
 def _like(fn):
     def like(x, dtype=None, name=None, requires_grad=False, device=None):
+        x = _args.tensor(x, fn.__name__ + "_like")
         return fn(list(x.shape), dtype=dtype if dtype is not None else x.dtype,
                   requires_grad=requires_grad)
     return like
@@ -151,6 +155,7 @@ empty_like = _like(empty)
 
 
 def full_like(x, fill_value, dtype=None, name=None, requires_grad=False, device=None):
+    x = _args.tensor(x, "full_like")
     return full(list(x.shape), fill_value, dtype=dtype if dtype is not None else x.dtype,
                 requires_grad=requires_grad)
 

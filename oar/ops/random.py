@@ -169,15 +169,58 @@ declare(OpDef("exponential_", _k_exponential_, _fill_grad, kind="inplace", check
 
 
 def bernoulli(x, name=None):
-    return _finish((_GEN[0].random(x._data.shape) < x._data).astype(x._data.dtype))
+    """Draws 1 with probability x (elementwise). x must be a floating tensor with every value in
+    [0, 1] (PyTorch: RuntimeError otherwise; NaN is refused too)."""
+    x = _args.input_tensor(x, "bernoulli")
+    p = x._data
+    if p.dtype.kind != "f":
+        raise ArgTypeError(f"bernoulli(): expected a floating point tensor of probabilities, got "
+                           f"{x.dtype.name}. Fix: cast it first, e.g. x.astype('float32').")
+    if p.size and not ((p >= 0) & (p <= 1)).all():
+        raise ArgValueError("bernoulli(): Expected 0 <= p <= 1 for every element of x, got values "
+                            f"in [{np.nanmin(p) if not np.isnan(p).all() else 'nan'}, "
+                            f"{np.nanmax(p) if not np.isnan(p).all() else 'nan'}]"
+                            f"{' and NaN' if np.isnan(p).any() else ''}.")
+    return _finish((_GEN[0].random(p.shape) < p).astype(p.dtype))
 
 
 def multinomial(x, num_samples=1, replacement=False, name=None):
-    p = x._data / x._data.sum(-1, keepdims=True)
-    if p.ndim == 1:
-        return _finish(_GEN[0].choice(p.shape[0], num_samples, replace=replacement, p=p).astype(np.int64))
-    return _finish(np.stack([_GEN[0].choice(p.shape[1], num_samples, replace=replacement, p=r)
-                             for r in p]).astype(np.int64))
+    """Category indices drawn from each row of x (1-D or 2-D, non-negative finite weights with
+    a positive sum), checked as PyTorch checks them (RuntimeError-compatible errors)."""
+    x = _args.input_tensor(x, "multinomial")
+    n = _args.integer(num_samples, "multinomial", "num_samples")
+    if not isinstance(replacement, (bool, np.bool_)):
+        raise ArgTypeError(f"multinomial(): argument 'replacement' must be a bool, got "
+                           f"{type(replacement).__name__} {replacement!r:.40}")
+    w = x._data
+    if w.dtype.kind != "f":
+        raise ArgTypeError(f"multinomial(): only floating point probabilities are supported, got "
+                           f"{x.dtype.name}. Fix: cast it first, e.g. x.astype('float32').")
+    if w.ndim not in (1, 2):
+        raise ArgValueError(f"multinomial(): prob_dist must be 1 or 2 dim, got shape "
+                            f"{list(w.shape)}.")
+    if n <= 0:
+        raise ArgValueError(f"multinomial(): cannot sample n_sample <= 0 samples "
+                            f"(num_samples={n}).")
+    k = w.shape[-1]
+    if not replacement and n > k:
+        raise ArgValueError(f"multinomial(): cannot sample n_sample > prob_dist.size(-1) samples "
+                            f"without replacement (num_samples={n}, {k} categories).")
+    rows = w.reshape(-1, k).astype(np.float64)
+    if rows.size and not (np.isfinite(rows).all() and (rows >= 0).all()):
+        raise ArgValueError("multinomial(): probability tensor contains either `inf`, `nan` or "
+                            "element < 0.")
+    sums = rows.sum(-1)
+    if (sums <= 0).any():
+        raise ArgValueError("multinomial(): invalid multinomial distribution (sum of "
+                            "probabilities <= 0).")
+    if not replacement and ((rows > 0).sum(-1) < n).any():
+        raise ArgValueError("multinomial(): invalid multinomial distribution (with "
+                            "replacement=False, not enough non-negative category to sample).")
+    out = np.empty((rows.shape[0], n), np.int64)
+    for i, r in enumerate(rows):
+        out[i] = _GEN[0].choice(k, n, replace=bool(replacement), p=r / r.sum())
+    return _finish(out.reshape(w.shape[:-1] + (n,)))
 
 
 R.register_function("bernoulli", bernoulli)
