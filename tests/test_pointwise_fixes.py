@@ -493,3 +493,95 @@ def test_integer_and_bool_refusals_match_torch(call):
     expected = RuntimeError if isinstance(t_err.value, RuntimeError) else type(t_err.value)
     with pytest.raises(expected):
         call(oar, ot)
+
+
+# ---------------------------------------------------------------- broadcast mismatches
+# Every spelling of a pointwise op on operands that cannot broadcast raises PyTorch's
+# RuntimeError in PyTorch's words (ArgValueError: also a ValueError, for Paddle code), never
+# NumPy's bare ValueError; in-place and out= leave every tensor unchanged.
+# (name, call(L, a, b) where a, b are the two mismatched tensors, shape of a, shape of b)
+BROADCAST_CALLS = {
+    "maximum_fn": (lambda L, a, b: L.maximum(a, b), [16], [4, 4]),
+    "add_op": (lambda L, a, b: a + b, [4], [3]),
+    "sub_method": (lambda L, a, b: a.sub(b), [2, 4], [3]),
+    "mul_fn_rank3": (lambda L, a, b: L.mul(a, b), [4, 1], [2, 5, 3]),
+    "div_op": (lambda L, a, b: a / b, [4], [3]),
+    "pow_op": (lambda L, a, b: a ** b, [4], [3]),
+    "eq_op": (lambda L, a, b: a == b, [4], [3]),
+    "lt_op": (lambda L, a, b: a < b, [4], [3]),
+    "minimum_method": (lambda L, a, b: a.minimum(b), [4], [3]),
+    "add_int_float": (lambda L, a, b: a.long() + b, [4], [3]),
+    "add_requires_grad": (lambda L, a, b: a.requires_grad_() + b, [4], [3]),
+    "mul_float64": (lambda L, a, b: a.double() * b.double(), [4], [3]),
+    "clamp_tensor_min": (lambda L, a, b: L.clamp(a, b, None), [4], [3]),
+}
+BROADCAST_INPLACE = {
+    "add_": (lambda L, a, b: a.add_(b), [4], [3]),
+    "iadd": (lambda L, a, b: a.__iadd__(b), [4], [3]),
+    "mul_rank2": (lambda L, a, b: a.mul_(b), [2, 4], [3]),
+    "maximum_out": (lambda L, a, b: L.maximum(a, b, out=a), [4], [3]),
+    "add_out": (lambda L, a, b: L.add(a, b, out=a), [4], [3]),
+    "clamp_": (lambda L, a, b: a.clamp_(b, None), [4], [3]),
+    "add_view": (lambda L, a, b: a[:, 1:3].add_(b), [2, 4], [3]),
+    "add_grad": (lambda L, a, b: (a.requires_grad_() * 1.0).add_(b), [4], [3]),
+}
+
+
+def _ones(L, shape):
+    return L.ones(shape) if L is oar else torch.ones(shape)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(BROADCAST_CALLS) + sorted(BROADCAST_INPLACE))
+def test_broadcast_mismatch_raises_torchs_error(name):
+    call, sa, sb = {**BROADCAST_CALLS, **BROADCAST_INPLACE}[name]
+    with pytest.raises(RuntimeError) as et:
+        call(torch, _ones(torch, sa), _ones(torch, sb))
+    a, b = _ones(oar, sa), _ones(oar, sb)
+    before = _snapshot(a, b)
+    with pytest.raises(RuntimeError) as eo:
+        call(oar, a, b)
+    assert isinstance(eo.value, ValueError), type(eo.value)
+    assert isinstance(eo.value, oar.autograd.errors.ArgValueError)
+    # torch's sentence, then both shapes and the op name
+    assert str(et.value).split(" at non-singleton")[0] in str(eo.value)
+    msg = str(eo.value)
+    if name != "add_view":
+        assert str(sa).replace(" ", "") in msg.replace(" ", "")
+    assert str(sb).replace(" ", "") in msg.replace(" ", "")
+    assert "`" in msg
+    _assert_unchanged(before, a, b)
+
+
+@needs_torch
+def test_broadcast_mismatch_names_torchs_dimension():
+    for sa, sb in [([16], [4, 4]), ([4, 1], [2, 5, 3]), ([2, 4], [3]), ([3, 1, 2], [4, 3])]:
+        with pytest.raises(RuntimeError) as et:
+            torch.ones(sa) + torch.ones(sb)
+        with pytest.raises(RuntimeError) as eo:
+            oar.ones(sa) + oar.ones(sb)
+        assert str(eo.value).startswith(str(et.value)), (str(eo.value), str(et.value))
+
+
+def test_broadcast_mismatch_on_pooled_large_tensors():
+    # the generated fast path with a pooled result buffer (Note [Caching allocator])
+    n = 1 << 18
+    t = oar.ones([n]) * 2.0
+    del t
+    with pytest.raises(RuntimeError, match="must match the size"):
+        oar.ones([n]) * oar.ones([n - 1])
+    assert (oar.ones([n]) * oar.ones([2, n])).shape == [2, n]
+
+
+@needs_torch
+def test_inplace_into_smaller_output_matches_torch():
+    with pytest.raises(RuntimeError) as et:
+        torch.ones(4).add_(torch.ones(3, 4))
+    a, b = oar.ones([4]), oar.ones([3, 4])
+    before = _snapshot(a, b)
+    with pytest.raises(RuntimeError) as eo:
+        a.add_(b)
+    assert isinstance(eo.value, ValueError)
+    assert "output with shape [4] doesn't match the broadcast shape [3, 4]" in str(et.value)
+    assert "output with shape [4] doesn't match the broadcast shape [3, 4]" in str(eo.value)
+    _assert_unchanged(before, a, b)

@@ -24,7 +24,8 @@ def _gen(fname, op, mode, sym=None, reflected=False):
            "_operand": operand, "_dispatch": dispatch, "_dispatch_inplace": dispatch_inplace,
            "_FLOATS": R._FLOATS, "_STATE": R._STATE, "_ndarray": np.ndarray,
            "_asarray": np.asarray, "_wrap": Tensor._wrap, "_fast": op.fast,
-           "_take": R._storage.take, "_POOL_MIN": R._storage.POOL_MIN_BYTES}
+           "_take": R._storage.take, "_POOL_MIN": R._storage.POOL_MIN_BYTES,
+           "_fast_failed": R._fast_failed}
     for a, d in op.attrs:
         env[f"_D_{a}"] = d
     lines = [f"def {fname}(self, other):"]

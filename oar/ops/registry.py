@@ -152,6 +152,54 @@ def fmt_shape(shape):
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 
 
+def broadcast_error(op_name, shapes):
+    """Note [Broadcast errors]: operands that cannot broadcast raise ArgValueError (PyTorch
+    RuntimeError, Paddle ValueError) in PyTorch's words, never NumPy's bare ValueError.
+    Like PyTorch's infer_size, shapes are folded left to right: "tensor a" is the broadcast
+    of the operands before "tensor b", and the dimension is counted in the result, from the
+    right. Returns the error (the caller raises it)."""
+    acc = tuple(shapes[0])
+    for s in shapes[1:]:
+        s = tuple(s)
+        nd = max(len(acc), len(s))
+        res = []
+        for i in range(nd - 1, -1, -1):
+            off = nd - 1 - i
+            sa = acc[len(acc) - 1 - off] if off < len(acc) else 1
+            sb = s[len(s) - 1 - off] if off < len(s) else 1
+            if sa != sb and sa != 1 and sb != 1:
+                return ArgValueError(
+                    f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                    f"non-singleton dimension {i}: `{op_name}` got operands of shapes "
+                    f"{', '.join(fmt_shape(x) for x in shapes)}, which cannot be broadcast "
+                    "together. Fix: reshape or unsqueeze an operand so that each dimension "
+                    "(aligned from the right) is equal or 1.")
+            res.append(sa if sb == 1 else sb)
+        acc = tuple(reversed(res))
+    return None
+
+
+def broadcast_shapes(op_name, shapes):
+    """The broadcast shape of `shapes`, or Note [Broadcast errors]."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        err = broadcast_error(op_name, shapes)
+        if err is None:
+            raise
+        raise err from None
+
+
+def _fast_failed(op, arrays, exc):
+    """A ValueError out of a fast kernel: a broadcast mismatch becomes Note [Broadcast
+    errors]; anything else propagates unchanged."""
+    shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
+    err = broadcast_error(op.name, shapes) if len(shapes) > 1 else None
+    if err is None:
+        raise exc
+    raise err from None
+
+
 def pointwise_dtype(op, args):
     """Result dtype: torch.result_type of the operands (Note [Type promotion] in dtypes.py),
     then the op's own rule (division and transcendental ops: floating; comparisons: bool)."""
@@ -296,7 +344,10 @@ def dispatch(op, args, attrs):
     if fast is not None:
         arrays = _fast_arrays(op, args, attrs, False)
         if arrays is not None:
-            res = fast(*arrays, *op.fast_const)
+            try:
+                res = fast(*arrays, *op.fast_const)
+            except ValueError as e:
+                _fast_failed(op, arrays, e)
             if res.__class__ is not _ndarray:
                 res = np.asarray(res)
             out = Tensor._wrap(res)
@@ -305,11 +356,23 @@ def dispatch(op, args, attrs):
                 _attach(node, out, needs_out)
             return out
     if op.kind == "pointwise":
+        shape = None
+        for a in args:   # Note [Broadcast errors]
+            if isinstance(a, Tensor):
+                if shape is None:
+                    shape = a._data.shape
+                elif a._data.shape != shape:
+                    broadcast_shapes(op.name, [t._data.shape for t in args if isinstance(t, Tensor)])
+                    break
         rdt = pointwise_dtype(op, args)
         if op.check is not None:
             op.check(op.name, args, attrs, rdt)
         arrays = int_scalars([a._data if isinstance(a, Tensor) else a for a in args], rdt)
-        res = op.kernel(None, rdt, *arrays, *attrs)
+        try:
+            res = op.kernel(None, rdt, *arrays, *attrs)
+        except ValueError as e:   # a tensor attr (clip's min/max) that does not broadcast
+            _fast_failed(op, list(arrays) + [a._data if isinstance(a, Tensor) else a
+                                             for a in attrs], e)
     else:
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         res = op.kernel(*arrays, *attrs)
@@ -405,26 +468,23 @@ def check_overlap(self, other, op_name):
             "to a single memory location. Fix: clone() the input before the operation.")
 
 
-def check_pointwise_inplace(op, args, op_name):
+def check_pointwise_inplace(op, args, op_name, attrs=()):
     self = args[0]
     x = self._data
     shapes = None
-    for a in args[1:]:
+    for a in (*args[1:], *attrs):   # tensor attrs (clip's min/max) broadcast too
         if isinstance(a, Tensor) and a._data.shape != x.shape:
-            shapes = [a2._data.shape for a2 in args if isinstance(a2, Tensor)]
+            shapes = [a2._data.shape for a2 in (*args, *attrs) if isinstance(a2, Tensor)]
             break
     if shapes is not None:
-        try:
-            b = np.broadcast_shapes(*shapes)
-        except ValueError:
-            b = None
+        b = broadcast_shapes(op_name, shapes)   # Note [Broadcast errors]
         if b != x.shape:
             others = ", ".join(fmt_shape(s) for s in shapes[1:])
             raise ArgValueError(
-                f"The shape of broadcast output {fmt_shape(b) if b is not None else '(incompatible)'} "
+                f"The shape of broadcast output {fmt_shape(b)} "
                 f"is different from that of inplace tensor {fmt_shape(x.shape)} in the Inplace "
                 f"operation `{op_name}` (operand shapes {others}): output with shape "
-                f"{fmt_shape(x.shape)} doesn't match the broadcast shape. An in-place op never "
+                f"{fmt_shape(x.shape)} doesn't match the broadcast shape {fmt_shape(b)}. An in-place op never "
                 "changes its tensor's shape. Fix: use the out-of-place op "
                 f"(`z = {op.name}(x, y)`) or make the operand broadcast to {fmt_shape(x.shape)}.")
     rdt = pointwise_dtype(op, args)
@@ -468,7 +528,7 @@ def dispatch_inplace(op, args, attrs, op_name=None):
                 "under oar.no_grad() on a detached tensor, or use the out-of-place op.")
     # Note [Check, then write]
     if op.kind == "pointwise":
-        rdt = check_pointwise_inplace(op, args, op_name)
+        rdt = check_pointwise_inplace(op, args, op_name, attrs)
         if op.check is not None:
             op.check(op_name, args, attrs, rdt)
     elif op.check is not None:
@@ -607,7 +667,8 @@ def dispatch_out(op, args, attrs, out):
     res = dispatch(op, args, attrs) if op.kind != "pointwise" else None
     if res is None:
         rdt = pointwise_dtype(op, args)
-        shape = np.broadcast_shapes(*[a._data.shape for a in args if isinstance(a, Tensor)])
+        shape = broadcast_shapes(op.name, [a._data.shape for a in (*args, *attrs)
+                                           if isinstance(a, Tensor)])
         if shape != out._data.shape:
             raise ArgValueError(f"out= has shape {fmt_shape(out._data.shape)} but `{op.name}` "
                              f"produces {fmt_shape(shape)}")
@@ -690,7 +751,10 @@ def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
     L += [f"            c = {y}.__class__", "            if c is Tensor:",
           f"                yd = {y}._data",
           f"                if yd.dtype is xd.dtype and ({_PLAIN.format(v=y)} or not _STATE.enabled):",
-          f"                    r = _fast(xd, yd, out={pooled_y})"] + \
+          "                    try:",
+          f"                        r = _fast(xd, yd, out={pooled_y})",
+          "                    except ValueError as e:",
+          "                        _fast_failed(_op, (xd, yd), e)"] + \
          ["                    " + w for w in wrap] + \
          ["            elif c is float or c is int:", f"                r = _fast(xd, {y}, out={pooled})"] + \
          ["                " + w for w in wrap]
@@ -705,7 +769,8 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True):
            "_as_tensor": as_tensor, "_operand": operand, "_UNSET": _UNSET, "_FLOATS": _FLOATS,
            "_STATE": _STATE, "_ndarray": _ndarray, "_asarray": np.asarray, "_wrap": Tensor._wrap,
            "_take": _storage.take, "_POOL_MIN": _storage.POOL_MIN_BYTES,
-           "_number_attr": number_attr, "_axis_attr": axis_attr}
+           "_number_attr": number_attr, "_axis_attr": axis_attr,
+           "_fast_failed": _fast_failed}
     params = [p for p in op.inputs]
     attr_defaults = []
     for a, default in op.attrs:
