@@ -57,6 +57,15 @@ def step(L, tensors, w, op, i, view):
     if op == "unbind":
         tensors.append(t.unbind(0)[0] if t.ndim >= 1 and t.shape[0] > 0 else t)
         return
+    if L is torch:
+        # Normalise a torch inconsistency: torch's in-place leaf check reads a stale view's raw
+        # grad_fn without regenerating it, so `t1=base.t(); t2=base.detach(); base.add_(.25);
+        # t3=t2.t(); t2.mul_(w.t()); t3.add_(.25)` raises "a leaf Variable that requires grad
+        # is being used in an in-place operation" -- but succeeds (with the right gradient) if
+        # anything read t3.grad_fn or t3.is_leaf first. Reading grad_fn here puts torch on its
+        # consistent path, which is the behaviour oar implements (Note [View grad_fn
+        # regeneration] in oar/tensor.py).
+        t.grad_fn
     wv = VIEWS[view](w) if tuple(t.shape) == tuple(VIEWS[view](w).shape) else None
     if op == "add_c":
         t.add_(0.25)
