@@ -9,6 +9,7 @@ from . import dtypes as _dtypes
 from .tensor import Size, Tensor  # noqa: F401  (public)
 from .place import CPUPlace, Place  # noqa: F401  (public)
 from .ops import registry as _registry
+from .ops import args as _args
 from .ops import pointwise as _pointwise  # noqa: F401  (declarations register themselves)
 from .ops import views as _views  # noqa: F401
 from .ops import general as _general  # noqa: F401
@@ -46,11 +47,11 @@ def is_tensor(x):
 
 
 def numel(x):
-    return x.numel()
+    return _args.tensor(x, "numel").numel()
 
 
 def shape(x):
-    return x.shape
+    return _args.tensor(x, "shape").shape
 
 
 def get_default_dtype():

@@ -1,12 +1,30 @@
 """Where a tensor lives. Only the CPU exists until the GPU backend lands."""
 
 
+# Device kinds a Place may name (as torch.device / Paddle places spell them); only "cpu" is
+# usable in this build (as_place refuses the rest), but naming one is not an error.
+_KINDS = ("cpu", "gpu", "cuda", "xpu", "npu", "ipu", "mps", "hip", "xla", "meta")
+
+
 class Place:
     __slots__ = ("kind", "index")
 
     def __init__(self, kind: str = "cpu", index: int = 0):
-        self.kind = kind
-        self.index = index
+        from .autograd.errors import ArgTypeError, ArgValueError   # lazy: no import cycle
+        if not isinstance(kind, str):
+            raise ArgTypeError(f"Place(): kind must be a device string such as 'cpu', got "
+                               f"{type(kind).__name__} {kind!r:.40}")
+        if kind.strip().lower() not in _KINDS:
+            raise ArgValueError(f"Place(): unknown device kind {kind!r}; expected one of "
+                                f"{list(_KINDS)} (this build runs on 'cpu' only).")
+        if index.__class__ is not int and not (hasattr(index, "__index__")
+                                               and not isinstance(index, bool)):
+            raise ArgTypeError(f"Place(): index must be an integer, got "
+                               f"{type(index).__name__} {index!r:.40}")
+        if int(index) < 0:
+            raise ArgValueError(f"Place(): Device index must not be negative, got {int(index)}")
+        self.kind = kind.strip().lower()
+        self.index = int(index)
 
     def __repr__(self):
         return "Place(cpu)" if self.kind == "cpu" else f"Place({self.kind}:{self.index})"

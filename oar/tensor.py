@@ -411,8 +411,9 @@ class Tensor:
         if index:
             return self._data[index].item()
         if self._data.size != 1:
-            raise ValueError(f"item() needs a tensor with one element, got shape "
-                             f"{list(self._data.shape)} ({self._data.size} elements)")
+            raise ArgValueError(f"item(): a Tensor with {self._data.size} elements (shape "
+                                f"{list(self._data.shape)}) cannot be converted to a Python "
+                                "number; item() needs exactly one element")
         return self._data.item()
 
     def __float__(self):
@@ -428,7 +429,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise ValueError(
+            raise ArgValueError(
                 f"The truth value of a tensor with {self._data.size} elements (shape "
                 f"{list(self._data.shape)}) is ambiguous; use .any() or .all()")
         return bool(self._data.item())
