@@ -585,3 +585,17 @@ def test_inplace_into_smaller_output_matches_torch():
     assert "output with shape [4] doesn't match the broadcast shape [3, 4]" in str(et.value)
     assert "output with shape [4] doesn't match the broadcast shape [3, 4]" in str(eo.value)
     _assert_unchanged(before, a, b)
+
+
+@needs_torch
+def test_pow_exponent_grad_of_float32_base_in_result_dtype():
+    # PyTorch's pow_backward_exponent promotes the base to the result dtype before the log:
+    # a float32 base with a float64 exponent keeps float64 precision in the gradient
+    base = np.array([0.5, 1.5, 1.0, 0.0, 2.0], dtype=np.float32)
+    e = np.array([0.3, 1.7, 2.0, 1.0, -0.4])
+    eo = oar.tensor(e, dtype=oar.float64, requires_grad=True)
+    et = torch.tensor(e, dtype=torch.float64, requires_grad=True)
+    oar.pow(oar.tensor(base), eo).sum().backward()
+    torch.pow(torch.tensor(base), et).sum().backward()
+    assert eo.grad.dtype == oar.float64
+    np.testing.assert_allclose(eo.grad.numpy(), et.grad.numpy(), rtol=1e-14, atol=0)

@@ -311,7 +311,10 @@ def _pow_back(c, g):
     if c.needs[1]:
         out = c.out
         if isinstance(x, Tensor):
-            gy = g * _where((x == 0) & (y >= 0), 0.0, out * x.log())
+            # the log in the result dtype (PyTorch promotes self first): a float32 base with
+            # a float64 exponent must not lose the gradient's precision to a float32 log
+            xl = x if x.dtype == out.dtype else x.astype(out.dtype)
+            gy = g * _where((x == 0) & (y >= 0), 0.0, out * xl.log())
         elif x == 0:
             gy = g * _where(y >= 0, 0.0, out * _log_of_number(x))
         else:
