@@ -186,14 +186,38 @@ def _scale(out, rdt, x, scale, bias, bias_after_scale):
     return np.multiply(r, scale, out=r)
 
 
+def _no_float_into_int(op_name, rdt, attrs, names, integral_ok=False):
+    """An in-place op (name ending in '_') on an integer/bool tensor refuses a floating
+    scalar or tensor attribute: PyTorch's "result type Float can't be cast to the desired
+    output type Long" (RuntimeError), never a silent truncation. integral_ok: a float with an
+    integral value passes (Paddle's scale/bias are float attributes, 1.0 and 0.0 by default)."""
+    if not op_name.endswith("_") or rdt.kind not in "biu":
+        return
+    for v, n in zip(attrs, names):
+        if isinstance(v, Tensor):
+            bad, what = v._data.dtype.kind in "fc", f"a {v.dtype.name} tensor"
+        else:
+            bad = isinstance(v, (float, np.floating)) and not (integral_ok and float(v).is_integer())
+            what = repr(v)
+        if bad:
+            raise ArgTypeError(f"{op_name}(): result type Float can't be cast to the desired "
+                               f"output type {rdt} ({n}={what}). Fix: pass an integer "
+                               f"{n}, or cast the tensor to a floating dtype first.")
+
+
+def _check_scale(op_name, args, attrs, rdt):
+    _no_float_into_int(op_name, rdt, attrs[:2], ("scale", "bias"), integral_ok=True)
+
+
 P("scale", _scale, lambda c, g: (g * c.attrs[0],),
-  attrs=(("scale", 1.0), ("bias", 0.0), ("bias_after_scale", True)))
+  attrs=(("scale", 1.0), ("bias", 0.0), ("bias_after_scale", True)), check=_check_scale)
 
 
 def _check_clip(op_name, args, attrs, rdt):
     if attrs[0] is None and attrs[1] is None:
         raise ArgValueError(f"{op_name}(): At least one of 'min' or 'max' must not be None. "
                             "Fix: pass min=, max= or both.")
+    _no_float_into_int(op_name, rdt, attrs, ("min", "max"))
 
 
 def _clip(out, rdt, x, lo, hi):
