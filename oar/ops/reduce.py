@@ -304,7 +304,8 @@ def _k_lse(x, axes, keepdim):
     m = np.max(x, axis=axes, keepdims=True, initial=-np.inf) if x.size == 0 else \
         np.max(x, axis=axes, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
-    r = np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True)) + m
+    with np.errstate(divide="ignore"):   # log(0) = -inf is the answer for an empty row
+        r = np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True)) + m
     return r if keepdim else np.squeeze(r, axis=axes) if axes is not None else r.reshape(())
 
 
