@@ -322,7 +322,11 @@ from tests.test_bad_inputs import leak_reason, FUZZ_SKIP
 
 warnings.simplefilter("ignore")
 def junk():
-    return [None, "x", 2.5, -1, [], oar.to_tensor([1, 2], dtype="int64")]
+    return [None, "x", 2.5, -1, [], float("nan"), oar.to_tensor([1, 2], dtype="int64"),
+            oar.to_tensor([True]), oar.to_tensor(1.5, dtype="float64")]
+
+def show(j):
+    return f"<{j.dtype.name} tensor {list(j.shape)}>" if isinstance(j, oar.Tensor) else repr(j)
 
 def tensor():
     return oar.to_tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
@@ -353,9 +357,9 @@ for n in names:
     if not callable(f) or isinstance(f, type(oar)):
         continue
     for j in junk():
-        attempt(f"oar.{n}({j!r})", f, j); count += 1
-        attempt(f"oar.{n}(x, {j!r})", f, tensor(), j); count += 1
-        attempt(f"oar.{n}(x, 0, {j!r})", f, tensor(), 0, j); count += 1
+        attempt(f"oar.{n}({show(j)})", f, j); count += 1
+        attempt(f"oar.{n}(x, {show(j)})", f, tensor(), j); count += 1
+        attempt(f"oar.{n}(x, 0, {show(j)})", f, tensor(), 0, j); count += 1
 for n in dir(oar.Tensor):
     if n.startswith("_") or n in FUZZ_SKIP:
         continue
@@ -370,16 +374,16 @@ for n in dir(oar.Tensor):
             break
         if not callable(m):
             break
-        attempt(f"Tensor.{n}({j!r})", m, j); count += 1
-        attempt(f"Tensor.{n}(0, {j!r})", getattr(tensor(), n), 0, j); count += 1
-        attempt(f"Tensor.{n}({j!r}, {j!r})", getattr(tensor(), n), j, j); count += 1
+        attempt(f"Tensor.{n}({show(j)})", m, j); count += 1
+        attempt(f"Tensor.{n}(0, {show(j)})", getattr(tensor(), n), 0, j); count += 1
+        attempt(f"Tensor.{n}({show(j)}, {show(j)})", getattr(tensor(), n), j, j); count += 1
 print(json.dumps({"count": count, "leaks": leaks}))
 """
 
 
 def test_junk_arguments_leak_nothing_and_never_crash():
     """Every public callable of oar and every Tensor method, called with junk (None, "x",
-    2.5, -1, [], a tensor of the wrong dtype) in a child process: whatever is raised is not
+    2.5, -1, [], nan, tensors of the wrong dtype or rank) in a child process: whatever is raised is not
     ZeroDivisionError / AttributeError / a NumPy-internal class, and the process survives
     (a SIGSEGV or abort shows as a negative return code)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
