@@ -693,3 +693,16 @@ def test_grad_of_an_unused_input_raises_runtime_error():
         z.requires_grad_()
         with pytest.raises(RuntimeError, match="not have been used|not appear"):
             L.autograd.grad((x * 2).sum(), [x, z])
+
+
+def test_leaf_hooks_apply_to_oar_grad_as_in_torch():
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (oar, torch):
+        x = L.tensor(np.array([1.0, 2.0]), requires_grad=True)
+        x.register_hook(lambda g: g * 2)
+        a = L.autograd.grad((x * x).sum(), [x])[0]
+        y = x.unbind(0)[1]
+        b = L.autograd.grad((y * y).sum(), [x])[0]
+        got.append((a.tolist(), b.tolist(), x.grad))
+    assert got[0] == got[1]

@@ -714,3 +714,24 @@ def test_sweep_more_refusals_like_torch():
         with pytest.raises(TypeError):
             bad()
         _unchanged([x], snap)
+
+
+def test_empty_basic_slices_sit_at_torch_storage_offset():
+    torch = pytest.importorskip("torch")
+    keys = [np.s_[1:1], np.s_[4:4], np.s_[3:1], np.s_[-1:-1], np.s_[:, 3:1], np.s_[1, 2:2],
+            np.s_[None, 2:2], np.s_[..., 1:1]]
+    for make in (lambda L: L.arange(16.).reshape([4, 4]), lambda L: L.arange(16.).reshape([4, 4]).t()):
+        o, t = make(oar), make(torch)
+        for k in keys:
+            assert o[k].storage_offset() == t[k].storage_offset(), k
+            assert tuple(o[k].shape) == tuple(t[k].shape), k
+
+
+def test_copy_into_integer_tensor_records_no_gradient():
+    torch = pytest.importorskip("torch")
+    for L in (oar, torch):
+        x = L.tensor(np.full((2, 2), 1.5), requires_grad=True)
+        k = L.tensor(np.ones((2, 2), dtype=np.int64))
+        k.copy_(x)
+        assert not k.requires_grad and k.grad_fn is None
+        assert k.tolist() == [[1, 1], [1, 1]]

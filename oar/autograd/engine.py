@@ -118,6 +118,11 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                         t._retain(g)
             run = grads_in is not None
             if capture is not None:
+                if grads_in and node.__class__ is AccumulateGrad and node.variable._hooks:
+                    # a leaf's hooks see its gradient in oar.grad too, as in PyTorch (there
+                    # AccumulateGrad is not run, so they run here, once)
+                    _run_leaf_hooks(node.variable, grads_in)
+                    _disown(grads_in)
                 for nr, g in (grads_in or {}).items():
                     for i in capture.get((node, nr), ()):
                         results[i] = _add(results[i], g)
@@ -197,6 +202,16 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                     "allow_unused=True to get None for it.")
         return results
     return None
+
+
+def _run_leaf_hooks(leaf, grads_in):
+    from .node import hook_result
+    g = grads_in[0]
+    for hook in leaf._hooks:
+        r = hook(g)
+        if r is not None:
+            g = hook_result(hook, g, r)
+    grads_in[0] = g
 
 
 def _disown(grads_in):

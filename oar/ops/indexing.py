@@ -122,6 +122,8 @@ def getitem(x, idx):
             arr = x._data[idx] if c is slice else x._data[idx, ...]
         except IndexError as e:
             raise _range_error("__getitem__", x, e) from None
+        if arr.size == 0:
+            arr = _empty_at_torch_offset(x._data, (idx,), arr)
         return _generic_view(x, "slice", lambda a: arr)
     key, advanced = _key(idx)
     if advanced:
@@ -137,7 +139,49 @@ def getitem(x, idx):
         raise _range_error("__getitem__", x, e) from None
     if None in key:
         arr = _torch_unit_strides(arr)
+    if arr.size == 0:
+        arr = _empty_at_torch_offset(x._data, key, arr)
     return _generic_view(x, "slice", lambda a: arr)
+
+
+def _empty_at_torch_offset(src, key, arr):
+    """An empty basic-indexing result placed where PyTorch places it: at the clamped start
+    of each slice (NumPy puts every empty result at the source's first element; the offset
+    is observable through storage_offset() and as_strided). `key` holds ints, slices, None
+    and at most one Ellipsis, already checked against src's shape."""
+    if src.size == 0:
+        return arr
+    n_dims = sum(1 for k in key if k is not None and k is not Ellipsis)
+    offset = 0
+    d = 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            d += src.ndim - n_dims
+            continue
+        n, st = src.shape[d], src.strides[d]
+        if k.__class__ is slice:
+            offset += k.indices(n)[0] * st
+        else:
+            offset += (k % n) * st
+        d += 1
+    if offset == 0:
+        return arr
+    from .views import _At
+    it = dict(arr.__array_interface__)
+    it["data"] = (src.__array_interface__["data"][0] + offset, it["data"][1])
+    it["strides"] = arr.strides
+    it.pop("descr", None)
+    o = _At()
+    o.__array_interface__, o.base = it, src
+    return np.asarray(o)
+    from .views import _slice_dim
+    flat = src.reshape(-1) if src.flags.c_contiguous else None
+    if flat is not None and 0 <= offset // src.itemsize < flat.size:
+        return _slice_dim(flat, 0, offset // src.itemsize, 0).reshape(arr.shape) \
+            if arr.ndim != 1 else _slice_dim(flat, 0, offset // src.itemsize, 0)
+    return arr
 
 
 def _torch_unit_strides(a):

@@ -517,7 +517,9 @@ def dispatch_inplace(op, args, attrs, op_name=None):
                     st.log_mutation(op_name or op.name + "_")
                 return self
     op_name = op_name or op.name + "_"
-    need_grad = _STATE.enabled and _needs_grad(args)
+    # an integer or bool result is not differentiable: writing a float tensor that needs a
+    # gradient into it (copy_) records nothing, as in PyTorch
+    need_grad = _STATE.enabled and self._data.dtype.kind == "f" and _needs_grad(args)
     if need_grad:
         check_inplace_autograd(self, op_name)
         if not op.differentiable:
