@@ -57,6 +57,7 @@ class Row:
     torch: Callable = None
     build: Callable = None
     check: Callable = None
+    area: str = ""
 
     @property
     def names(self):
@@ -66,8 +67,15 @@ class Row:
 ROWS: list[Row] = []
 
 
+_AREA = [""]
+
+
+def area(name):
+    _AREA[0] = name
+
+
 def row(id, exc, call, torch=None, build=None, check=None):
-    ROWS.append(Row(id, exc, call, torch, build, check))
+    ROWS.append(Row(id, exc, call, torch, build, check, _AREA[0]))
 
 
 class Env(dict):
@@ -129,6 +137,7 @@ def nonleaf(e):
 
 
 # ============================================================================== creation
+area("creation")
 SHAPE_CREATORS = ["zeros", "ones", "empty", "rand", "randn"]
 for _name in SHAPE_CREATORS:
     row(f"oar.{_name}: float size [2.5]", TypeError,
@@ -236,6 +245,7 @@ row("Tensor.new_tensor: string data", TypeError, lambda e: e.x.new_tensor("abc")
     lambda t, e: e.x.new_tensor("abc"))
 
 # ============================================================================== random in place
+area("random in place")
 row("oar.exponential_,Tensor.exponential_: lambda 0", RuntimeError,
     lambda e: e.x.exponential_(0), lambda t, e: e.x.exponential_(0))
 row("oar.exponential_: negative lambda", RuntimeError, lambda e: oar.exponential_(e.x, -1.0),
@@ -268,6 +278,7 @@ row("oar.multinomial: 3-D input", RuntimeError, lambda e: oar.multinomial(f32(2,
     lambda t, e: t.multinomial(t.ones(2, 2, 2), 1))
 
 # ============================================================================== pointwise
+area("pointwise")
 UNARY_FLOAT = ["exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos",
                "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal"]
 UNARY_ANY = ["abs", "neg", "negative", "square", "sign", "floor", "ceil", "round", "trunc",
@@ -468,6 +479,7 @@ def _nograd_view_inplace(e, t=None):
 
 
 # ============================================================================== reductions
+area("reductions")
 REDUCE = ["sum", "mean", "prod", "amax", "amin", "all", "any", "argmax", "argmin", "logsumexp",
           "std", "var", "count_nonzero", "cumsum", "max", "min"]
 for _name in REDUCE:
@@ -508,6 +520,7 @@ row("oar.std: str correction", TypeError, lambda e: oar.std(e.x, correction="a")
     lambda t, e: t.std(e.x, correction="a"))
 
 # ============================================================================== views
+area("views")
 row("oar.reshape,Tensor.reshape: float in shape", TypeError,
     lambda e: oar.reshape(f32(6), [1.5, 4]), lambda t, e: t.reshape(t.ones(6), [1.5, 4]))
 row("oar.reshape: string shape", TypeError, lambda e: oar.reshape(e.x, "6"),
@@ -710,6 +723,7 @@ row("oar.matmul_,Tensor.matmul_: result shape differs from self", RuntimeError,
     lambda e: e.x.matmul_(f32(3, 4)))   # Paddle-only in-place matmul
 
 # ============================================================================== indexing
+area("indexing")
 row("Tensor.__getitem__: float index tensor", IndexError, lambda e: e.x[e.fidx],
     lambda t, e: e.x[e.fidx])
 row("Tensor.__getitem__: int out of range", IndexError, lambda e: e.x[5],
@@ -931,6 +945,7 @@ row("Tensor.copy_: None source", TypeError, lambda e: e.x.copy_(None),
     lambda t, e: e.x.copy_(None))
 
 # ============================================================================== linear algebra
+area("linear algebra")
 row("oar.matmul,Tensor.matmul: inner dims differ", RuntimeError,
     lambda e: oar.matmul(e.x, e.y), lambda t, e: t.matmul(e.x, e.y))
 row("oar.matmul: float32 @ float64", RuntimeError, lambda e: oar.matmul(e.x, e.d.t()),
@@ -952,6 +967,7 @@ row("oar.bmm: batch sizes differ", RuntimeError, lambda e: oar.bmm(f32(2, 2, 3),
     lambda t, e: t.bmm(t.ones(2, 2, 3), t.ones(3, 3, 2)))
 
 # ============================================================================== conversion, device
+area("conversion, device")
 row("oar.astype,Tensor.astype: unknown dtype", TypeError, lambda e: oar.astype(e.x, "bogus"),
     lambda t, e: e.x.to(dtype="bogus"))
 row("oar.cast,Tensor.cast: None dtype", TypeError, lambda e: oar.cast(e.x, None))  # Paddle
@@ -994,6 +1010,7 @@ row("oar.Place,oar.CPUPlace: unknown place", (ValueError, RuntimeError),
     lambda e: oar.Place("bogus"), lambda t, e: t.device("bogus"))
 
 # ============================================================================== autograd
+area("autograd")
 row("Tensor.backward: does not require grad", RuntimeError, lambda e: e.x.sum().backward(),
     lambda t, e: e.x.sum().backward())
 row("Tensor.backward: gradient of the wrong shape", RuntimeError,
@@ -1161,6 +1178,7 @@ def _pylayer(lib, how, w):
 
 
 # ============================================================================== nn layers
+area("nn layers")
 def _img(n=2, c=3, h=4, w=4):
     return f32(n, c, h, w)
 
@@ -1426,6 +1444,7 @@ row("nn.init: constant_ None", TypeError, lambda e: nn.init.constant_(e.x, None)
     lambda t, e: t.nn.init.constant_(e.x, None))
 
 # ============================================================================== nn.functional
+area("nn.functional")
 row("F.linear: shapes do not multiply", RuntimeError, lambda e: F.linear(e.x, f32(4, 2)),
     lambda t, e: t.nn.functional.linear(e.x, t.ones(2, 4)))
 row("F.linear: float64 weight", RuntimeError, lambda e: F.linear(e.x, f64(3, 2)),
@@ -1551,6 +1570,7 @@ row("F.binary_cross_entropy_with_logits: reduction bogus", ValueError,
 
 
 # ============================================================================== optimizers
+area("optimizers")
 def _params():
     return dict(p=leaf(2, 3), q=leaf(3))
 
@@ -1704,6 +1724,7 @@ def _t_dup_group(t):
 
 
 # ============================================================================== DataLoader
+area("DataLoader")
 def _ds():
     return dict(ds=io.TensorDataset(f32(5, 2), i64(5)))
 
@@ -1754,6 +1775,7 @@ row("io.default_collate: dict samples with different keys", (KeyError, RuntimeEr
 
 
 # ============================================================================== save / load
+area("save / load")
 _TMP = tempfile.mkdtemp(prefix="oar_bad_inputs_")
 atexit.register(shutil.rmtree, _TMP, True)
 
