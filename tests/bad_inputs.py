@@ -1824,4 +1824,10 @@ row("oar.load: a directory", IsADirectoryError, lambda e: oar.load(_TMP),
 # ============================================================================== known failures
 # Rows that oar still fails, by id -> what oar does (strict xfail: a fix makes them XPASS and
 # the entry must then be removed). Empty when every row passes.
-XFAIL: dict[str, str] = {}
+XFAIL: dict[str, str] = {
+    # deliberate: the Paddle door follows Paddle (README, "Where Paddle and PyTorch disagree");
+    # the PyTorch door of issue 10 raises as PyTorch does
+    "Tensor.backward: does not require grad": "Paddle door: backward() without history is a no-op",
+    # the checkpoint redesign (restricted unpickler) is issue 11
+    "oar.load: a crafted pickle runs no code": "issue 11: oar.load still unpickles",
+}

@@ -451,10 +451,19 @@ def _k_leaky(out, rdt, x, slope):
     return out
 
 
+def _floating_only(op_name, args, attrs, rdt):
+    """Activations defined on real numbers refuse integer input, as PyTorch does."""
+    x = args[0]
+    if x._data.dtype.kind != "f":
+        from ..autograd.errors import ArgTypeError
+        raise ArgTypeError(f"{op_name}(): expected a floating point tensor, got {x.dtype.name} "
+                           f"of shape {list(x._data.shape)}. Fix: cast it with .astype('float32').")
+
+
 # backward from the result: out > 0 exactly where x > 0 (slope > 0), so leaky_relu_ is legal
 LEAKY = P("leaky_relu", _k_leaky,
           lambda c, g: (g * R.FUNCTIONS["where"](c.out > 0, 1.0, c.attrs[0]),), save_out=(0,),
-          attrs=(("negative_slope", 0.01),), method=False)
+          attrs=(("negative_slope", 0.01),), method=False, check=_floating_only)
 
 
 def _erf(x):
@@ -496,4 +505,4 @@ def _b_gelu(c, g):
 
 
 GELU = P("gelu", _k_gelu, _b_gelu, save={0: (0,)}, attrs=(("approximate", False),), method=False,
-         inplace=False)
+         inplace=False, check=_floating_only)

@@ -69,7 +69,7 @@ def normal(mean=0.0, std=1.0, shape=None, name=None, *, size=None):
         s = std._data if isinstance(std, Tensor) else _args.number(std, "normal", "std")
         if np.any(~(np.asarray(s) >= 0)):
             raise ArgValueError("normal(): normal expects all elements of std >= 0.0")
-        return _finish(_GEN[0].normal(m, s).astype(np.float32))
+        return _finish(np.asarray(_GEN[0].normal(m, s), dtype=np.float32))   # 0-d: a float
     mean = _args.number(mean, "normal", "mean")
     std = _std(_args.number(std, "normal", "std"), "normal")
     return _finish(_GEN[0].normal(mean, std, size=_args.shape(shape, "normal")).astype(np.float32))

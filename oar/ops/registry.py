@@ -404,7 +404,8 @@ def check_inplace_autograd(self, op_name):
         if meta.creation != DEFAULT:
             raise InplaceViewError(_view_error(self, meta, direct=True))
         base = self._base
-        if base.requires_grad and base.grad_fn is None:
+        # a view with history whose base lost its own (detach_) counts as a view of a leaf
+        if base.grad_fn is None and (base.requires_grad or self._grad_fn is not None):
             raise InplaceLeafError(
                 f"(InvalidArgument) Leaf Var ({base.name}) that doesn't stop gradient can't use "
                 f"inplace strategy: `{op_name}` writes into a view (shape {fmt_shape(self._data.shape)}) "

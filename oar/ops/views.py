@@ -995,7 +995,9 @@ def as_strided(x, shape, stride, offset=None, name=None, *, storage_offset=None)
     start = min(offset - lo, flat.size)
 
     def make(a):
-        return strided(flat[start:], shape, tuple(s * item for s in stride), "as_strided")
+        # an empty window at the very end keeps its offset (NumPy's flat[size:] would not)
+        src = flat[start:] if start < flat.size else _slice_dim(flat, 0, start, start)
+        return strided(src, shape, tuple(s * item for s in stride), "as_strided")
     return _generic_view(x, "as_strided", make)
 
 
