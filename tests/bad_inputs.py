@@ -26,7 +26,8 @@ Deliberate Paddle-door meanings not contradicted here (README disagreement table
 `reshape` with 0 copies the dimension; `split(x, 2)` is 2 pieces; `transpose(x, [1, 0])` is a
 permutation; `max(x, 1)` gives values; negative slice steps are legal (Paddle); `numpy()` of a
 tensor that requires grad is a copy (Paddle); `backward()` of a non-scalar seeds ones (Paddle);
-`Linear.weight` is [in, out]; `Layer.set_state_dict` ignores missing keys (Paddle).
+`Linear.weight` is [in, out]; `Layer.set_state_dict` ignores missing keys (Paddle);
+`backward()` of a tensor without gradient history is a no-op (Paddle; PyTorch raises).
 """
 from __future__ import annotations
 
@@ -1011,8 +1012,8 @@ row("oar.Place,oar.CPUPlace: unknown place", (ValueError, RuntimeError),
 
 # ============================================================================== autograd
 area("autograd")
-row("Tensor.backward: does not require grad", RuntimeError, lambda e: e.x.sum().backward(),
-    lambda t, e: e.x.sum().backward())
+# backward() of a tensor without gradient history: a no-op in the Paddle door (README
+# disagreement table; PyTorch raises), so no row here.
 row("Tensor.backward: gradient of the wrong shape", RuntimeError,
     lambda e: (e.w * 2.0).backward(f32(3)), lambda t, e: (e.w * 2.0).backward(t.ones(3)))
 row("Tensor.backward: gradient is a str", TypeError,
@@ -1825,9 +1826,6 @@ row("oar.load: a directory", IsADirectoryError, lambda e: oar.load(_TMP),
 # Rows that oar still fails, by id -> what oar does (strict xfail: a fix makes them XPASS and
 # the entry must then be removed). Empty when every row passes.
 XFAIL: dict[str, str] = {
-    # deliberate: the Paddle door follows Paddle (README, "Where Paddle and PyTorch disagree");
-    # the PyTorch door of issue 10 raises as PyTorch does
-    "Tensor.backward: does not require grad": "Paddle door: backward() without history is a no-op",
     # the checkpoint redesign (restricted unpickler) is issue 11
     "oar.load: a crafted pickle runs no code": "issue 11: oar.load still unpickles",
 }
