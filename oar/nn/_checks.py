@@ -65,3 +65,14 @@ def floating_like(x, w, op, what="weight"):
         raise ArgTypeError(f"{op}: input dtype {x.dtype.name} and {what} dtype {w.dtype.name} "
                            f"must be the same (mat1 and mat2 must have the same dtype). Fix: "
                            f"x.astype('{w.dtype.name}')")
+
+
+def padding_idx(value, num_embeddings, op):
+    """Embedding's padding_idx: None, or an index in [-n, n) made non-negative."""
+    if value is None:
+        return None
+    value = _args.integer(value, op, "padding_idx")
+    if not -num_embeddings <= value < num_embeddings:
+        raise ArgValueError(f"{op}: Padding_idx must be within num_embeddings "
+                            f"({num_embeddings}), got {value}")
+    return value + num_embeddings if value < 0 else value

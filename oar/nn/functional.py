@@ -387,13 +387,7 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
         bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
         raise AxisError(f"embedding: index out of range in self: index {bad} with "
                         f"num_embeddings={n} (valid indices are [0, {n - 1}])")
-    if padding_idx is not None:
-        padding_idx = _args.integer(padding_idx, "embedding", "padding_idx")
-        if not -n <= padding_idx < n:
-            raise ArgValueError(f"embedding: Padding_idx must be within num_embeddings ({n}), "
-                                f"got {padding_idx}")
-        if padding_idx < 0:
-            padding_idx += n
+    padding_idx = _c.padding_idx(padding_idx, n, "embedding")
     idx = x if isinstance(x, Tensor) else Tensor._wrap(arr)
     out = weight[idx]
     if padding_idx is not None:

@@ -672,14 +672,7 @@ class Embedding(Layer):
         super().__init__()
         num_embeddings = _c.count(num_embeddings, "Embedding", "num_embeddings")
         embedding_dim = _c.count(embedding_dim, "Embedding", "embedding_dim")
-        if padding_idx is not None:
-            padding_idx = _args.integer(padding_idx, "Embedding", "padding_idx")
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ArgValueError(f"Embedding: Padding_idx must be within num_embeddings "
-                                    f"({num_embeddings}), got {padding_idx}")
-            if padding_idx < 0:
-                padding_idx += num_embeddings
-        self.padding_idx = padding_idx
+        self.padding_idx = _c.padding_idx(padding_idx, num_embeddings, "Embedding")
         self.weight = _param([num_embeddings, embedding_dim])
         init.normal_(self.weight)
         if padding_idx is not None:

@@ -126,20 +126,6 @@ def index_array(index, op, name="index", allow_bool=False):
                        f"{index.dtype.name}. Fix: cast it with .astype('int64').")
 
 
-def bounded_index(arr, size, op, name="index", allow_negative=False, dim=None):
-    """Check integer indices against a dimension of `size` elements."""
-    if arr.size == 0:
-        return arr
-    lo = -size if allow_negative else 0
-    mn, mx = int(arr.min()), int(arr.max())
-    if mn < lo or mx >= size:
-        bad = mn if mn < lo else mx
-        where = f" for dimension {dim}" if dim is not None else ""
-        raise AxisError(f"{op}(): {name} {bad} is out of bounds{where} with size {size} "
-                        f"(valid range [{lo}, {size - 1}]).")
-    return arr
-
-
 def same_dtype(a, b, op, what="src"):
     """Tensors written into another tensor keep its dtype (PyTorch's rule for scatter,
     index_put, index_add): a float source into an integer tensor is refused."""
@@ -218,7 +204,7 @@ def index_dtype(arr, op, name="index"):
 
 
 def in_range(arr, size, op, name="index", allow_negative=False, dim=None):
-    """Like bounded_index, raising IndexRangeError (an IndexError and a RuntimeError, as
+    """Check integer indices against a dimension of `size` elements, raising IndexRangeError (an IndexError and a RuntimeError, as
     PyTorch uses either depending on the op), with PyTorch's wording."""
     if arr.size == 0:
         return arr
