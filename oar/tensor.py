@@ -71,6 +71,18 @@ class ViewMeta:
         self.out_index = out_index
 
 
+def _empty_strides(shape):
+    """NumPy reports all-zero strides for a new array with no elements; PyTorch reports the
+    contiguous strides with every size counted as at least 1, and so does oar. Views of an
+    empty tensor keep NumPy's strides and offset (no element is reachable through them, so
+    data and gradients agree; README, disagreement table)."""
+    st, acc = [], 1
+    for n in reversed(shape):
+        st.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(st))
+
+
 class Tensor:
     # Hot fields are slots; rarely set ones live in the instance __dict__ (created on first
     # write) with class-level defaults, so making a tensor sets six fields, not twelve.
@@ -143,9 +155,16 @@ class Tensor:
         return self._data.itemsize
 
     def stride(self, dim=None):
-        item = self._data.itemsize
-        st = tuple(s // item for s in self._data.strides)
-        return st if dim is None else st[dim]
+        a = self._data
+        if a.size or self._view is not None:
+            item = a.itemsize
+            st = tuple(s // item for s in a.strides)
+        else:
+            st = _empty_strides(a.shape)
+        if dim is None:
+            return st
+        from .ops.args import axis
+        return st[axis(dim, a.ndim, "stride")]
 
     @property
     def strides(self):

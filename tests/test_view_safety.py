@@ -549,3 +549,18 @@ def test_empty_pieces_start_where_torch_starts_them(name):
     pt = f(torch.arange(12.0).reshape(3, 4))
     assert [(list(p.shape), p.stride(), p.storage_offset()) for p in po] == \
         [(list(p.shape), p.stride(), p.storage_offset()) for p in pt]
+
+
+def test_fill_on_expanded_view_has_exact_gradient():
+    # torch 2.13 lets fill_/zero_ write through an expanded view but raises in backward;
+    # oar gives the exact gradient (README disagreement table). Reference worked by hand:
+    # row 1 of t0 is overwritten, so its gradient is 0; the other rows get 2 * weight.
+    x0 = oar.ones([3, 4], dtype="float64", requires_grad=True)
+    t0 = x0 * 2.0
+    t0.expand(2, 3, 4)[:, 1].fill_(0.5)
+    w = np.arange(12.0).reshape(3, 4)
+    (t0 * oar.to_tensor(w)).sum().backward()
+    expected = 2 * w
+    expected[1] = 0
+    np.testing.assert_array_equal(x0.grad.numpy(), expected)
+    np.testing.assert_array_equal(t0.detach().numpy()[1], [0.5] * 4)

@@ -17,7 +17,13 @@ class PyLayerContext:
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
-        self._saved = tuple(SavedTensor(t) if t is not None else None for t in tensors)
+        saved = tuple(SavedTensor(t) if t is not None else None for t in tensors)
+        for s in saved:
+            # PyTorch unpacks a Function's saved tensors together with the Function's own
+            # node, so a later detach_() of one is not an error there (built-in ops do raise)
+            if s is not None:
+                s.had_fn = False
+        self._saved = saved
 
     @property
     def saved_tensors(self):

@@ -18,7 +18,7 @@ SavedVariables. Saved state is: saved inputs (tensors, and numbers, which PyTorc
 wrapped-number tensors), a saved output, an index array among the attrs (advanced
 indexing, index_put_, scatter_: PyTorch saves the index tensor, except index_add_ and
 scatter-add, whose self gradient does not need it), a custom Function's save_for_backward,
-and any op wrapped by CopySlices (PyTorch's CopySlices drops its op when released).
+and CopySlices, which drops the op it wraps when released (ops/views.py), as PyTorch's.
 Nodes that keep only shapes and numbers (sum, expand, add, a basic slice, a cast) may be
 run again, as in PyTorch.
 
@@ -150,9 +150,7 @@ class Node:
 
 class OpNode(Node):
     """Backward of a registered op (ops/registry.py OpDef)."""
-    # force_release is set (never initialised: read with getattr) on an op wrapped by
-    # CopySlices (ops/registry.py rebase_history; Note [Second backward])
-    __slots__ = ("op", "attrs", "saved", "out_saved", "grad_owned", "force_release")
+    __slots__ = ("op", "attrs", "saved", "out_saved", "grad_owned")
 
     def __init__(self, op, attrs, next_edges, input_meta):
         self.next_edges = next_edges
@@ -214,8 +212,7 @@ class OpNode(Node):
     def release(self):
         # Note [Second backward]
         if (self.saved is not None or self.out_saved is not None
-                or (self.attrs and _saves_index(self))
-                or getattr(self, "force_release", False)):
+                or (self.attrs and _saves_index(self))):
             self.saved = None
             self.out_saved = None
             self.released = True

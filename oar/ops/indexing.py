@@ -124,7 +124,10 @@ def getitem(x, idx):
             raise _range_error("__getitem__", x, e) from None
         if arr.size == 0:
             arr = _empty_at_torch_offset(x._data, (idx,), arr)
-        return _generic_view(x, "slice", lambda a: arr)
+        # `make` redoes the slice on a dense stand-in when x overlaps itself (Note [View
+        # geometry]); the forward result is `arr`
+        make = (lambda a: a[idx]) if c is slice else (lambda a: a[idx, ...])
+        return _generic_view(x, "slice", make, arrays=arr)
     key, advanced = _key(idx)
     if advanced:
         try:
@@ -141,7 +144,7 @@ def getitem(x, idx):
         arr = _torch_unit_strides(arr)
     if arr.size == 0:
         arr = _empty_at_torch_offset(x._data, key, arr)
-    return _generic_view(x, "slice", lambda a: arr)
+    return _generic_view(x, "slice", lambda a: a[key], arrays=arr)
 
 
 def _empty_at_torch_offset(src, key, arr):
@@ -740,7 +743,7 @@ def _k_copy(out, src):
     return out
 
 
-COPY_ = OpDef("copy_", _k_copy, lambda c, g: (g * 0, g), kind="inplace", inputs=("x", "src"),
+COPY_ = OpDef("copy_", _k_copy, lambda c, g: (R.zero_grad(g), g), kind="inplace", inputs=("x", "src"),
               check=_check_copy, node_name="CopyBackward")
 
 
@@ -760,7 +763,7 @@ def _k_fill(out, value):
 
 
 def _b_fill(c, g):
-    return (g * 0, g.sum() if c.needs[1] else None)
+    return (R.zero_grad(g), g.sum() if c.needs[1] else None)
 
 
 def _check_fill(self, args, attrs, op_name):
@@ -773,7 +776,7 @@ def _check_fill(self, args, attrs, op_name):
 
 FILL_ = OpDef("fill_", _k_fill, _b_fill, kind="inplace", inputs=("x", "value"),
               check=_check_fill, fill_like=True, node_name="FillBackward")
-ZERO_ = OpDef("zero_", lambda out: _k_fill(out, 0), lambda c, g: (g * 0,), kind="inplace",
+ZERO_ = OpDef("zero_", lambda out: _k_fill(out, 0), lambda c, g: (R.zero_grad(g),), kind="inplace",
               fill_like=True, node_name="ZeroBackward")
 declare(FILL_)
 declare(ZERO_)

@@ -11,7 +11,7 @@ import numpy as np
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ..tensor import Tensor
-from .registry import OpDef, declare, float_result
+from .registry import OpDef, declare, float_result, zero_grad
 
 # Kernels run after the dtype checks (registry.check_pointwise_inplace, dispatch_out use
 # PyTorch's canCast: `uint8 += int64` and `float32 += float64` are legal, float into int is
@@ -91,12 +91,16 @@ def _sigmoid(out, rdt, x):
 
 P("sigmoid", _sigmoid, lambda c, g: (g * c.out * (1 - c.out),), save_out=(0,),
   result_dtype=float_result)
+# Note [Masked gradients select]: where an op's gradient is "g here, 0 elsewhere" (relu,
+# clip), it selects instead of multiplying by a 0/1 mask, as PyTorch's threshold_backward
+# and clamp_backward do: an inf or nan in g stays out of the masked-off elements
+# (inf * 0 would be nan there).
 def _relu_back(c, g):
     if c.may_overwrite(g) and not _grad_enabled():
         gd = g._data      # in place into the gradient the engine owns: no new buffer
-        np.multiply(gd, c.out._data > 0, out=gd)
+        np.copyto(gd, 0, where=c.out._data <= 0)
         return (g,)
-    return (g * (c.out > 0),)
+    return (_where(c.out > 0, g, 0.0),)
 
 
 P("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE), _relu_back, save_out=(0,))
@@ -150,7 +154,7 @@ def _neg(out, rdt, x):
 
 
 P("neg", _neg, lambda c, g: (-g,), aliases=("negative",), check=_check_neg)
-_zero_grad = lambda c, g: (g * 0,)  # noqa: E731  (piecewise-constant functions)
+_zero_grad = lambda c, g: (zero_grad(g),)  # noqa: E731  (piecewise-constant functions)
 def _exact_for_ints(uf):
     """Rounding (and sign of a bool) is the identity on integer and bool tensors, as in
     PyTorch; NumPy has no integer loops for some of them."""
@@ -233,7 +237,7 @@ def _clip_back(c, g):
     if hi is not None:
         m2 = x <= hi
         mask = m2 if mask is None else mask & m2
-    return (g * mask,)
+    return (_where(mask, g, 0.0),)   # Note [Masked gradients select]
 
 
 P("clip", _clip, _clip_back, save={0: (0,)}, attrs=(("min", None), ("max", None)),
@@ -301,7 +305,7 @@ def _check_int_div(op_name, args, attrs, rdt):
                                 "divide floating tensors (which give inf/nan).")
 
 
-P("floor_divide", b(np.floor_divide), lambda c, g: (g * 0, g * 0), inputs=("x", "y"),
+P("floor_divide", b(np.floor_divide), lambda c, g: (zero_grad(g), zero_grad(g)), inputs=("x", "y"),
   check=_check_int_div)
 P("remainder", b(np.remainder),
   lambda c, g: (g, -g * (c.input(0) / c.input(1)).floor() if c.needs[1] else None),

@@ -244,6 +244,13 @@ def int_scalars(arrays, rdt):
     return arrays if out is None else out
 
 
+def zero_grad(g):
+    """The gradient of an input that does not affect the result (an overwritten tensor, a
+    piecewise-constant function): zeros like g and with no history, as PyTorch's
+    zeros_like(grad). Not g * 0, which is nan where g is inf or nan."""
+    return Tensor._wrap(np.zeros_like(g._data))
+
+
 def float_result(rdt):
     return rdt if rdt.kind == "f" else _dt.DEFAULT_FLOAT.np
 
@@ -597,17 +604,15 @@ def rebase_history(self, node, base_edge=None):
     from .views import CopySlices
     base = self._base
     cs = CopySlices(base, self, node, base_edge)
-    node.force_release = True   # Note [Second backward] (autograd/node.py)
     if base._retains_grad:
         base._move_retain(base._grad_fn, base._out_nr, cs)
     base._grad_fn = cs
     base._out_nr = 0
-    # the view is stale now: its grad_fn is rebuilt from the base on next access (the
-    # retained gradient moves with it, tensor.py _regenerate_view_grad_fn)
-    if self._retains_grad:
-        self._move_retain(self._grad_fn, self._out_nr, None)
-    self._grad_fn = None
+    # the view's grad_fn is rebuilt from the base now, as PyTorch does, not on next access:
+    # a later base.detach_() must not take the view's history with it (the retained
+    # gradient moves with it, tensor.py _regenerate_view_grad_fn)
     self._view.attr_version = -1
+    self._regenerate_view_grad_fn()
 
 
 def dispatch_view(op, x, attrs, multi=False, arrays=None, out_attrs=None):

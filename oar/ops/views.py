@@ -34,8 +34,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from ..autograd import grad_mode
-from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
-from ..autograd.node import Node
+from ..autograd.errors import ArgTypeError, ArgValueError, AxisError, GraphReleasedError
+from ..autograd.node import Node, _released_message
 from ..dtypes import DType, as_dtype
 from ..tensor import Tensor
 from . import args as A
@@ -236,6 +236,10 @@ GATHER_OP = OpDef("view_gather", _k_gather, _b_gather, inputs=("g",),
 
 def _generic_view_backward(ctx, g):
     x_geom, v_geom = ctx.attrs[-2:]
+    if ctx.op.name in ("as_strided", "as_strided_regen") and not (_prod(x_geom[0]) and _prod(v_geom[0])):
+        # PyTorch's as_strided_backward returns plain zeros when either side is empty, so
+        # a higher-order gradient through it carries no history (requires_grad False).
+        return (Tensor._wrap(np.zeros(x_geom[0], g._data.dtype)),)
     return (R.dispatch(SCATTER_OP, (g,), (x_geom, v_geom)),)
 
 
@@ -266,10 +270,10 @@ class CopySlices(Node):
         self.dtype = base._data.dtype
 
     def apply(self, grad):
+        if self.released:
+            raise GraphReleasedError(_released_message(self.name))
         if grad_mode.is_grad_enabled():
-            raise NotImplementedError(
-                "create_graph=True through an in-place op on a view (CopySlices) is not "
-                "supported yet; use out-of-place ops for higher-order gradients")
+            return self._apply_differentiable(grad)
         bg, vg = self.base_geom, self.view_geom
         lo = min(_span(bg)[0], _span(vg)[0])
         hi = max(_span(bg)[1], _span(vg)[1])
@@ -281,16 +285,25 @@ class CopySlices(Node):
         out0 = Tensor._wrap(np.array(_window(buf, bg, lo), order="C"))
         return (out0,) + tuple(res[1:])
 
+    def _apply_differentiable(self, grad):
+        """The same result built from differentiable ops (create_graph=True): the view's
+        part of the gradient goes through fn's backward, the rest passes through."""
+        geoms = (self.base_geom, self.view_geom)
+        region = R.dispatch(GATHER_OP, (grad,), geoms)
+        res = self.fn.apply(region)
+        ones = np.ones(self.view_geom[0], self.dtype)
+        keep = (scatter_view_grad(ones, *geoms, self.dtype) == 0).astype(self.dtype)
+        out0 = grad * Tensor._wrap(keep)
+        if res[0] is not None:
+            out0 = out0 + R.dispatch(SCATTER_OP, (res[0],), geoms)
+        return (out0,) + tuple(res[1:])
+
     def release(self):
-        self.fn.release()
-
-    @property
-    def released(self):
-        return self.fn.released
-
-    @released.setter
-    def released(self, v):
-        pass
+        # Note [Second backward]: PyTorch's CopySlices drops its op, so a second backward
+        # through it raises whatever the op saved; the op itself keeps its saved tensors for
+        # any other path that reaches it (its output unpacked under create_graph=True)
+        self.released = True
+        self.fn = None
 
 # --------------------------------------------------------------------------- view ops
 # Arguments go through the argument layer (Note [Argument layer], ops/args.py): axes with

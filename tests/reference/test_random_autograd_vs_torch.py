@@ -44,6 +44,12 @@ HUNT_SKIP = set(filter(None, os.environ.get("OAR_HUNT_SKIP", "").split(",")))
 # Documented disagreements (README "Where Paddle and PyTorch disagree"): oar refuses writes into
 # windows whose elements overlap (torch lets some through, order-dependent).
 DOC_OVERLAP = "oar refuses writes into overlapping windows (README)"
+# fill_/zero_ on a view whose elements overlap (an expanded view): torch lets the write
+# through but its backward through CopySlices then raises; oar gives the exact gradient
+# torch's own internal asserts (bugs in torch, e.g. retain_grad then an in-place op on an
+# output of a multi-output Function): nothing to compare against
+TORCH_BUG = "torch fails an internal assert (a torch bug): the program stops here"
+DOC_FILL_OVERLAP = "oar differentiates fill_/zero_ on an expanded view; torch raises (README)"
 
 # Exceptions an op may legitimately raise; anything else out of oar is an internal leak.
 PUBLIC_ERRORS = (RuntimeError, ValueError, IndexError, TypeError)
@@ -147,6 +153,7 @@ class Prog:
         self.names = []          # tensor variables, in creation order
         self.code = []
         self.same_layout = set()  # variables whose strides/offset must agree
+        self.filled_overlap = False  # fill_ ran on a view whose elements overlap
         self.as_strided = set()   # variables viewing an as_strided view (no hooks: torch crashes)
         self.findings = []
         self.n = 0
@@ -219,10 +226,11 @@ def _compare_state(P, before, check_versions=True):
             diffs.append(f"{n}: _version bumped by {a._version - vo} vs torch {b._version - vt}")
         if "empty_offset" in HUNT_SKIP and b.numel() == 0:
             continue
-        # strides of an empty tensor reach no memory; oar keeps NumPy's (t[::2] of an empty
-        # view keeps stride 1 where torch gives 2): known, reported in issue 8's closing note
+        # strides and offset of an empty view reach no memory; oar keeps NumPy's (t[::2] of
+        # an empty view keeps stride 1 where torch gives 2): README, disagreement table
         same_strides = tuple(a.stride()) == tuple(b.stride()) or b.numel() == 0
-        if n in P.same_layout and not (same_strides and a.storage_offset() == b.storage_offset()):
+        same_offset = a.storage_offset() == b.storage_offset() or b.numel() == 0
+        if n in P.same_layout and not (same_strides and same_offset):
             diffs.append(f"{n}: stride/offset {tuple(a.stride())}+{a.storage_offset()} vs torch "
                          f"{tuple(b.stride())}+{b.storage_offset()}")
     return diffs
@@ -235,6 +243,10 @@ def _error_finding(eo, et, P, target):
     if et is None and eo is None:
         return None
     if et is not None and eo is None:
+        if "INTERNAL ASSERT FAILED" in str(et):
+            return TORCH_BUG
+        if "single memory location" in str(et) and P.filled_overlap:
+            return DOC_FILL_OVERLAP
         return f"silent success: torch raises {type(et).__name__}: {str(et)[:200]}"
     if et is None:
         if target is not None and _overlaps(P.T(target)):
@@ -453,11 +465,14 @@ def g_inplace(draw, P, rng):
     if k == "div_c":
         return f"{a}.div_(2)", [], a, False
     if k == "fill_":
+        P.filled_overlap |= _overlaps(P.T(a))
         return f"{a}.fill_(0.5)", [], a, False
     if k in ("mul_t", "add_t", "copy_"):
         b = _bcast_partner(draw, P, a, pred=lambda t: True)
         call = {"mul_t": f"mul_({b})", "add_t": f"add_({b}, alpha=0.5)", "copy_": f"copy_({b})"}[k]
         return f"{a}.{call}", [], a, False
+    if k == "zero_":
+        P.filled_overlap |= _overlaps(P.T(a))
     return f"{a}.{k}()", [], a, False
 
 
@@ -741,8 +756,8 @@ def _step(P, code, new, target, is_view):
         P.T(code.split(".register_hook")[0]).grad_fn
     et = _exec(P.ns["torch"], code)
     f = _error_finding(eo, et, P, target)
-    if f == DOC_OVERLAP:
-        P.code.append("# ^ documented: " + DOC_OVERLAP)
+    if f in (DOC_OVERLAP, DOC_FILL_OVERLAP, TORCH_BUG):
+        P.code.append("# ^ documented: " + f)
         return "stop"
     if f:
         P.findings.append(f"step `{code.splitlines()[0]}`: {f}")
