@@ -239,11 +239,14 @@ def test_pylayer_returning_its_input_gives_a_new_alias():
     np.testing.assert_array_equal(x.grad.numpy(), [3, 3])
 
 
-def test_pylayer_mark_dirty_on_a_view_is_refused():
+def test_pylayer_mark_dirty_on_a_view_rewrites_the_base_history():
     x = oar.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
-    v = (x * 1)[:2]
-    with pytest.raises(NotImplementedError, match="mark_dirty on a view"):
-        MulInplace.apply(v, 2.0)
+    base = x * 1
+    v = base[:2]
+    assert MulInplace.apply(v, 2.0) is v
+    assert base.grad_fn.name == "CopySlices"
+    (base * oar.to_tensor([1.0, 10.0, 100.0])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 20.0, 100.0])   # d/dx of [2x0, 2x1, x2]
 
 
 def test_inplace_ops_used_in_optimizer_style_update():

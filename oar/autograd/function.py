@@ -120,7 +120,7 @@ class PyLayer:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..ops.registry import bump, check_inplace_autograd
+        from ..ops.registry import bump, check_inplace_autograd, rebase_history
         from ..tensor import Tensor
         ctx = PyLayerContext()
         tensors = [a for a in args if isinstance(a, Tensor)]
@@ -138,14 +138,12 @@ class PyLayer:
         outs = tuple(Tensor._wrap(o._data, o._storage) if isinstance(o, Tensor) and id(o) in inputs
                      and id(o) not in dirty else o for o in outs)
         out = outs[0] if single else outs
+        dirty_view = None
         for d in ctx._dirty:
             if need:
                 check_inplace_autograd(d, cls.__name__)
                 if d._view is not None:
-                    raise NotImplementedError(
-                        f"{cls.__name__}: mark_dirty on a view is not supported yet (the base's "
-                        "history would have to be rewritten); pass the base tensor, or clone "
-                        "the view first")
+                    dirty_view = _dirty_view(cls, d, outs, tensors)
             bump(d, cls.__name__)
         if need:
             node = PyLayerNode(edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
@@ -158,13 +156,33 @@ class PyLayer:
             node.arg_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
             node.n_args = len(args)
             ctx._node = node
+            if dirty_view is not None:
+                # the base's history is rewritten around this node (CopySlices), as for a
+                # built-in in-place op on a view (Note [Rebase history], ops/registry.py)
+                rebase_history(dirty_view, node, dirty_view._base._edge())
+                return out
             for i, o in enumerate(outs):
                 if isinstance(o, Tensor) and o._data.dtype.kind == "f":
+                    old, old_nr = o._grad_fn, o._out_nr
                     o._grad_fn = node
                     o._out_nr = i
+                    if o._retains_grad and id(o) in dirty:
+                        # .grad follows the new value (Note [Retained gradients])
+                        o._move_retain(old, old_nr, node, i)
         else:
             ctx._node = None
         return out
+
+
+def _dirty_view(cls, view, outs, tensors):
+    """A view marked dirty: supported when it is the Function's only output and its first
+    tensor argument (the shape CopySlices routes: input 0 is the view that was written)."""
+    if len(outs) != 1 or outs[0] is not view or tensors[0] is not view:
+        raise NotImplementedError(
+            f"{cls.__name__}: mark_dirty on a view is supported when the view is the first "
+            "tensor argument and the only output. Fix: pass the base tensor, or clone the "
+            "view first")
+    return view
 
 
 Function = PyLayer

@@ -27,7 +27,7 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
                      ("abs", np.abs), ("square", np.square), ("neg", (np.multiply, -1)),
                      ("floor", np.floor), ("ceil", np.ceil), ("round", np.rint), ("trunc", np.trunc),
                      ("sign", np.sign), ("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
-                     ("div", np.true_divide), ("pow", np.power), ("maximum", np.maximum),
+                     ("div", np.true_divide), ("maximum", np.maximum),
                      ("minimum", np.minimum), ("remainder", np.remainder),
                      ("floor_divide", np.floor_divide),
                      ("relu", (np.maximum, 0)),   # a ufunc and a constant operand
@@ -379,11 +379,48 @@ def _pow_k(out, rdt, x, y):
             return r
         np.copyto(out, r, casting=_UNSAFE)
         return out
+    if rdt.kind == "f" and y.__class__ in (int, float) and y in _TORCH_POW:
+        return _TORCH_POW[y](x, out, rdt)
     return np.power(x, y, out=out, dtype=rdt, casting=_UNSAFE)
 
 
+# Note [pow special exponents]: PyTorch computes these scalar exponents with other ops
+# (PowKernel.cpp), and the results differ from pow's: rsqrt(-0.0) is -inf where
+# pow(-0.0, -0.5) is +inf, and x*x*x may differ from pow(x, 3) in the last bit. Same here,
+# on both the generic and the fast path.
+def _special_pow(kernel):
+    def k(x, out, rdt):
+        if out is None:     # never let a 0-d result become a NumPy scalar (out= below)
+            out = np.empty(np.shape(x), rdt)
+        return kernel(x, out, rdt)
+    return k
+
+
+def _square_into(x, out, rdt):
+    return np.multiply(x, x, out=out, dtype=rdt, casting=_UNSAFE)
+
+
+_TORCH_POW = {
+    0.5: _special_pow(lambda x, out, rdt: np.sqrt(x, out=out, dtype=rdt, casting=_UNSAFE)),
+    2: _special_pow(_square_into),
+    3: _special_pow(lambda x, out, rdt: np.multiply(   # x*x first: out may be x itself
+        np.multiply(x, x, dtype=rdt, casting=_UNSAFE), x, out=out, dtype=rdt, casting=_UNSAFE)),
+    -0.5: _special_pow(lambda x, out, rdt: np.divide(
+        1, np.sqrt(x, out=out, dtype=rdt, casting=_UNSAFE), out=out)),
+    -1: _special_pow(lambda x, out, rdt: np.divide(1, x, out=out, dtype=rdt, casting=_UNSAFE)),
+    -2: _special_pow(lambda x, out, rdt: np.divide(1, _square_into(x, out, rdt), out=out)),
+}
+
+
+def _fast_pow(x, y, out=None):
+    """Note [Fast path] kernel of pow (same-dtype floating operands)."""
+    if y.__class__ in (int, float) and y in _TORCH_POW:
+        return _TORCH_POW[y](x, out, x.dtype)
+    return np.power(x, y, out=out)
+
+
 P("pow", _pow_k, _pow_back, save={0: (0, 1), 1: (0, 1)}, save_out=(1,),
-  inputs=("x", "y"), check=_check_pow)
+  inputs=("x", "y"), check=_check_pow, fast=_fast_pow)   # Note [pow special exponents]
 
 
 def _max_back(c, g):

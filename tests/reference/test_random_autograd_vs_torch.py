@@ -677,10 +677,6 @@ def g_autograd(draw, P, rng):
     if k == "square":
         return f"{r} = Square.apply({a})", [r], None, False
     if k == "muldirty":
-        if P.O(a)._base is not None:
-            # mark_dirty on a view is refused by oar with NotImplementedError (README,
-            # "Known limitations"): an explicit refusal, not a silent difference
-            return None
         return f"{r} = MulDirty.apply({a})", [r], a, False
     if k == "two":
         r2 = P.new()
