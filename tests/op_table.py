@@ -55,10 +55,13 @@ ROWS = [
     OpRow("floor_divide", np.floor_divide, 2, domain=(0.5, 3.0), grad=False, operator="//"),
     OpRow("maximum", np.maximum, 2, inplace=False),
     OpRow("minimum", np.minimum, 2, inplace=False),
+    OpRow("fmax", np.fmax, 2, inplace=False),
+    OpRow("fmin", np.fmin, 2, inplace=False),
     OpRow("add", np.add, 2, shapes=((3, 4), (4,)), scalar_other=None),   # broadcasting operand
     OpRow("mul", np.multiply, 2, shapes=((3, 4), (3, 1))),
     OpRow("matmul", np.matmul, 2, shapes=((3, 4), (4, 4)), operator="@"),
     OpRow("matmul", np.matmul, 2, shapes=((2, 3, 4), (4, 5)), inplace=False),
     OpRow("matmul", np.matmul, 2, shapes=((4,), (4, 3)), inplace=False),
     OpRow("matmul", np.matmul, 2, shapes=((3, 4), (4,)), inplace=False),
+    OpRow("bmm", np.matmul, 2, shapes=((2, 3, 4), (2, 4, 5)), inplace=False),
 ]
