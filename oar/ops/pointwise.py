@@ -38,7 +38,7 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
 
 def P(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=(),
       inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
-      number_attrs=None, promote=None):
+      number_attrs=None, promote=None, doc=None):
     """Declare a pointwise op. `check(op_name, args, attrs, rdt)` (optional) runs before any
     allocation or write on the generic path (Note [Check, then write]); the fast path never
     needs it (floating operands, default attrs). `promote`: indices of the operands whose
@@ -46,7 +46,7 @@ def P(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=
     op = OpDef(name, kernel, backward, save=save, save_out=save_out, kind="pointwise",
                inputs=inputs, attrs=attrs, inplace=inplace, result_dtype=result_dtype,
                method=method, fast=fast or FAST_KERNELS.get(name), check=check,
-               number_attrs=number_attrs, promote=promote)
+               number_attrs=number_attrs, promote=promote, doc=doc)
     if isinstance(op.fast, tuple):
         op.fast, op.fast_const = op.fast[0], op.fast[1:]
     declare(op, aliases=aliases)

@@ -38,13 +38,18 @@ class OpDef:
     __slots__ = ("name", "kernel", "backward", "save", "save_out", "kind", "inputs",
                  "attrs", "differentiable", "check", "node_name", "result_dtype",
                  "inplace_ok", "method", "function", "call", "fill_like", "own_overlap_check",
-                 "fast", "fast_attrs", "fast_const", "view_name", "optional", "number_attrs", "promote")
+                 "fast", "fast_attrs", "fast_const", "view_name", "optional", "number_attrs", "promote",
+                 "doc")
 
     def __init__(self, name, kernel, backward=None, save=None, save_out=(), kind="general",
                  inputs=("x",), attrs=(), check=None, result_dtype=None, inplace=False,
                  method=True, function=True, node_name=None, fill_like=False,
-                 own_overlap_check=False, fast=None, optional=(), number_attrs=None, promote=None):
+                 own_overlap_check=False, fast=None, optional=(), number_attrs=None, promote=None,
+                 doc=None):
         self.name = name
+        # one line saying what the op computes; every spelling's docstring is built from it
+        # (the in-place spelling adds that it writes into its first input and returns it)
+        self.doc = doc
         self.kernel = kernel
         self.backward = backward
         self.save = save or {}
