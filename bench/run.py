@@ -200,10 +200,32 @@ def training_cases():
         tcopt.step()
         tcopt.zero_grad()
 
+    # the same MLP written with raw ops: x @ W + b, relu_, cross_entropy, a manual SGD update
+    rng = np.random.default_rng(0)
+    shapes = [(64, 128), (128,), (128, 128), (128,), (128, 10), (10,)]
+    init = [(rng.standard_normal(s) * (0.1 if len(s) == 2 else 0.01)).astype(np.float32) for s in shapes]
+    orp = [oar.to_tensor(a.copy()) for a in init]
+    for p in orp:
+        p.stop_gradient = False
+    trp = [torch.from_numpy(a.copy()).requires_grad_() for a in init]
+
+    def raw_step(lib, fn, params, xb, yb, lr=0.01):
+        w1, b1, w2, b2, w3, b3 = params
+        h = (xb @ w1 + b1).relu_()
+        h = (h @ w2 + b2).relu_()
+        fn.cross_entropy(h @ w3 + b3, yb).backward()
+        with lib.no_grad():
+            for p in params:
+                p.sub_(lr * p.grad)
+                p.grad = None
+
     g = "training (digits, batch 64)"
     return [
         Case(g, "MLP 64-128-128-10: one step", lambda: o_step(*obatches[0]), lambda: t_step(*tbatches[0]),
              target=0.7, unit="ms"),
+        Case(g, "MLP, raw ops (x @ W + b, relu_, SGD by hand): one step",
+             lambda: raw_step(oar, F, orp, *obatches[0]),
+             lambda: raw_step(torch, torch.nn.functional, trp, *tbatches[0]), target=0.8, unit="ms"),
         Case(g, "MLP: one epoch", lambda: [o_step(*b) for b in obatches], lambda: [t_step(*b) for b in tbatches],
              target=0.7, unit="ms", min_time=0.2),
         Case(g, "CNN (main job): one step", lambda: oc_step(*ocb[0]), lambda: tc_step(*tcb[0]), unit="ms"),

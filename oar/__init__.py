@@ -43,30 +43,37 @@ dtype = _dtypes.DType
 
 
 def is_tensor(x):
+    """Whether x is an oar Tensor."""
     return isinstance(x, Tensor)
 
 
 def numel(x):
+    """The number of elements of x."""
     return _args.tensor(x, "numel").numel()
 
 
 def shape(x):
+    """The shape of x."""
     return _args.tensor(x, "shape").shape
 
 
 def get_default_dtype():
+    """The name of the default floating dtype ('float32')."""
     return _dtypes.DEFAULT_FLOAT.name
 
 
 def set_device(device_name):
+    """Selects the device; only the CPU is available in this build."""
     return device.set_device(device_name)
 
 
 def get_device():
+    """The current device: always 'cpu'."""
     return "cpu"
 
 
 def is_compiled_with_cuda():
+    """False: this build runs on the CPU only."""
     return False
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 
 class DType:
+    """An element type (oar.float32, oar.int64, ...): a name and its NumPy dtype."""
     __slots__ = ("name", "np", "is_floating_point", "is_integer", "itemsize")
 
     def __init__(self, name: str, np_dtype):

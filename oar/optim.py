@@ -13,6 +13,8 @@ def _torch_style(cls):
             super().__init__(params=params, lr=lr if lr is not None else 0.001, **kw)
     Wrapped.__name__ = cls.__name__
     Wrapped.__qualname__ = cls.__name__
+    Wrapped.__doc__ = (f"oar.optimizer.{cls.__name__} with PyTorch's arguments: "
+                       "(params, lr=..., **options).")
     return Wrapped
 
 
@@ -34,14 +36,17 @@ class _TorchScheduler:
             g["lr"] = self._lr(base)
 
     def step(self):
+        """Advances one epoch and sets the new rate on every parameter group."""
         self.last_epoch += 1
         self._apply()
 
     def get_last_lr(self):
+        """The current rate of every parameter group (a list)."""
         return [g["lr"] for g in self.optimizer.param_groups]
 
 
 class StepLR(_TorchScheduler):
+    """Multiplies each group's rate by gamma every step_size epochs (PyTorch's StepLR)."""
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
@@ -51,6 +56,7 @@ class StepLR(_TorchScheduler):
 
 
 class CosineAnnealingLR(_TorchScheduler):
+    """Anneals each group's rate to eta_min along a half cosine over T_max epochs."""
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)

@@ -7,6 +7,7 @@ _KINDS = ("cpu", "gpu", "cuda", "xpu", "npu", "ipu", "mps", "hip", "xla", "meta"
 
 
 class Place:
+    """A device: Place('cpu') (the only kind available in this build)."""
     __slots__ = ("kind", "index")
 
     def __init__(self, kind: str = "cpu", index: int = 0):
@@ -46,6 +47,7 @@ CPU = Place("cpu")
 
 
 def CPUPlace():
+    """The CPU place (Paddle's paddle.CPUPlace())."""
     return CPU
 
 

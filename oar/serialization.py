@@ -1,9 +1,10 @@
-"""oar.save / oar.load: state dicts and tensors to a file (pickle, NumPy arrays inside).
+"""oar.save / oar.load: state dicts and tensors to a file (pickle, NumPy arrays inside)."""
+# Note [save/load arguments]
+# `path` is a str / os.PathLike or an open binary file object; anything else (an int would
+# be taken by open() as a file descriptor: `oar.load(1)` used to read and then close stdout)
+# is refused with a TypeError before any file is touched. The checkpoint format itself is
+# the subject of a later issue.
 
-Note [save/load arguments]: `path` is a str / os.PathLike or an open binary file object;
-anything else (an int would be taken by open() as a file descriptor: `oar.load(1)` used to
-read and then close stdout) is refused with a TypeError before any file is touched. The
-checkpoint format itself is the subject of a later issue."""
 from __future__ import annotations
 
 import os

@@ -1,16 +1,18 @@
-"""Storage: one root buffer, one version counter, byte accounting.
-
-Note [Version counter]
-Every tensor that sees the same memory (views, detach(), the tensor itself after in-place
-metadata changes) holds the same Storage, so `storage.version` is the one counter they
-share. Every mutation bumps it exactly once per call (ops/registry.py `_bump`). Saved
-tensors (autograd/node.py `SavedTensor`) record it when saved and compare it at backward.
-"""
+"""Storage: one root buffer, one version counter, a mutation log, byte accounting."""
 from __future__ import annotations
 
 import sys
 
 import numpy as np
+
+from .autograd.saved import user_frame
+
+# Note [Version counter]
+# Every tensor that sees the same memory (views, detach(), the tensor itself after in-place
+# metadata changes) holds the same Storage, so `storage.version` is the one counter they
+# share. Every mutation bumps it exactly once per call (autograd/inplace.py `bump`, Note
+# [Version bump]). Saved tensors (autograd/saved.py `SavedTensor`, Note [Saved tensors are
+# versioned]) record it when saved and compare it at backward.
 
 _allocated = 0
 _peak = 0
@@ -19,8 +21,8 @@ _trace = None   # a list while tracing: memory_allocated() after every allocatio
 
 class Storage:
     __slots__ = ("buffer", "nbytes", "version", "owner", "__dict__", "__weakref__")
-    # Mutations are logged as (version after, op name, user's file:line) only once a
-    # SavedTensor has watched this storage: the log exists for error messages.
+    # Mutations are logged as (version after, op name, where) only once a SavedTensor has
+    # watched this storage: the log exists for error messages (Note [Mutation provenance]).
     watched = False
     mutations = None
 
@@ -135,10 +137,12 @@ def memory_allocated(device=None) -> int:
 
 
 def max_memory_allocated(device=None) -> int:
+    """Peak bytes held by live storages since the last reset."""
     return _peak
 
 
 def reset_max_memory_allocated(device=None) -> None:
+    """Resets the peak of max_memory_allocated() to the bytes held now."""
     global _peak
     _peak = _allocated
 
@@ -157,80 +161,3 @@ def stop_trace():
     out, _trace = _trace, None
     return out
 
-
-_PKG = __file__.rsplit("/", 1)[0]
-_PKG_DIR = _PKG + "/"
-_CORE = tuple(_PKG + p for p in ("/ops/", "/autograd/", "/tensor.py", "/storage.py"))
-
-
-class Where:
-    """Where a mutation was made (Note [Mutation provenance]): the user's file:line and, when
-    the user's line called into oar (an optimizer's step, an nn layer, nn.init), the oar
-    function that made the change. Formatted only when an error message needs it."""
-    __slots__ = ("file", "line", "module", "qualname")
-
-    def __init__(self, file, line, module=None, qualname=None):
-        self.file = file
-        self.line = line
-        self.module = module
-        self.qualname = qualname
-
-    def __str__(self):
-        return f"{self.file}:{self.line}"
-
-    def inside(self):
-        """'oar.nn.ReLU.forward': the public spelling of the oar function, or None."""
-        if self.qualname is None:
-            return None
-        module, qual = self.module or "oar", self.qualname
-        head = qual.split(".", 1)[0]
-        obj = getattr(sys.modules.get(module), head, None)
-        parts = module.split(".")
-        for k in range(1, len(parts)):   # the shortest package that exports it
-            parent = ".".join(parts[:k])
-            if obj is not None and getattr(sys.modules.get(parent), head, None) is obj:
-                module = parent
-                break
-        return f"{module}.{qual}"
-
-    def describe(self):
-        inside = self.inside()
-        return (f" (inside {inside})" if inside else "") + f" at {self}"
-
-    def __repr__(self):
-        return f"Where({self.describe().strip()!r})"
-
-
-def user_frame():
-    """Note [Mutation provenance]: the first frame outside the whole oar package is the
-    user's line that called into oar; the oar function named is the innermost method of an
-    oar layer above the core (e.g. ReLU.forward, Optimizer.step), else the innermost oar
-    function above the core (e.g. nn.functional.dropout). Called only for watched storages
-    (Storage.log_mutation), so unwatched mutations pay nothing."""
-    f = sys._getframe(1)
-    inner = None
-    method = None
-    while f is not None:
-        code = f.f_code
-        fn = code.co_filename
-        if fn.startswith(_CORE) or fn.startswith("<oar generated"):
-            pass
-        elif fn.startswith(_PKG_DIR):
-            if inner is None:
-                inner = f
-            if method is None:
-                q = code.co_qualname
-                if "." in q and "<" not in q:
-                    method = f
-        elif fn.startswith("<frozen"):   # python -m oar: no user frame above oar's own main
-            break
-        else:
-            named = method or inner
-            if named is None:
-                return Where(fn, f.f_lineno)
-            return Where(fn, f.f_lineno, named.f_globals.get("__name__"),
-                         named.f_code.co_qualname)
-        f = f.f_back
-    if inner is not None:
-        return Where(inner.f_code.co_filename, inner.f_lineno)
-    return "<unknown>"

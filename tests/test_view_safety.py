@@ -161,9 +161,11 @@ CALLS = {
     "t": lambda data, nd: (lambda x: x.t(), True),
     "moveaxis": lambda data, nd: (lambda a, b: (lambda x: x.moveaxis(a, b), True))(data.draw(ARG), data.draw(ARG)),
     # torch 2.13 accepts a negative size in an empty expand (tensor(1.).expand(0, -7) has
-    # shape [0, -7]); oar refuses it, so such sizes are not compared
+    # shape [0, -7], and -1 in a new leading dim: zeros([]).expand(0, -1) has shape [0, -1]);
+    # oar refuses both, so such sizes are not compared
     "expand": lambda data, nd: (lambda s: (lambda x: x.expand(s), all(
-        not isinstance(v, int) or v >= -1 for v in s)))(_ints(data, 4)),
+        not isinstance(v, int) or v >= -1 for v in s) and all(
+        not isinstance(v, int) or v >= 0 for v in s[:max(len(s) - nd, 0)])))(_ints(data, 4)),
     "select": lambda data, nd: (lambda a, b: (lambda x: x.select(a, b), True))(data.draw(ARG), data.draw(ARG)),
     "narrow": lambda data, nd: (lambda a, b, c: (lambda x: x.narrow(a, b, c), True))(data.draw(ARG), data.draw(ARG), data.draw(ARG)),
     "split_size": lambda data, nd: (lambda k, a: (lambda x: x.split(k, dim=a), True))(data.draw(ARG), data.draw(ARG)),

@@ -1,31 +1,41 @@
-"""The backward engine: dependency-counted walk over the graph, latest node first."""
+"""The backward engine: dependency-counted walk over the graph, latest node first.
+
+run_backward has three parts: preparation (seed the roots' gradients, count each node's
+dependencies, for oar.grad find the nodes that lead to an input), the walk (run each node
+when its gradients are complete, route what it returns), and gradient ownership (Note
+[Gradient ownership]: which gradients this run may keep as .grad or write into)."""
 from __future__ import annotations
 
 import heapq
+import sys
 
 import numpy as np
 
 from . import grad_mode
 from .node import AccumulateGrad, OpNode, hook_result
 
+_refcount = sys.getrefcount
+
 
 def _collect(roots):
-    """Dependency counts of every node reachable from the roots."""
+    """Dependency counts: for every node reachable from the roots, the number of edges that
+    lead into it. A root given twice (backward([y, y])) is walked once, as the walk runs it
+    once: counted twice, its inputs would never become ready."""
     deps = {}
-    seen = set()
-    stack = [n for n in roots if n is not None]
-    for n in stack:
-        seen.add(n)
+    stack = list({n for n in roots if n is not None})
+    seen = set(stack)
     while stack:
-        node = stack.pop()
-        for edge in node.next_edges:
+        for edge in stack.pop().next_edges:
             if edge is None:
                 continue
             nxt = edge[0]
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:   # first edge into nxt: walk on from it, unless it is a root (walked anyway)
+                deps[nxt] = 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
     return deps
 
 
@@ -53,6 +63,7 @@ def _reaches(roots, targets):
 
 
 def _add(a, b):
+    """a + b where either may be None (no gradient)."""
     if a is None:
         return b
     if b is None:
@@ -67,14 +78,23 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
     With `inputs` (a list of Tensors) the gradients reaching them are returned instead of
     being accumulated into .grad (oar.grad).
     """
-    capture = None
-    if inputs is not None:
-        capture = {}
-        for i, t in enumerate(inputs):
-            edge = t._edge()
-            if edge is None:
-                continue
-            capture.setdefault(edge, []).append(i)
+    buffers, root_nodes = _root_buffers(roots, root_grads)
+    deps = _collect(root_nodes)
+    capture = None if inputs is None else _Capture(inputs, root_nodes)
+    token = None if create_graph else object()   # this run's mark: Note [Gradient ownership]
+    prev = grad_mode.STATE.enabled
+    grad_mode.STATE.enabled = create_graph   # the formulas record a graph only for create_graph
+    try:
+        _walk(root_nodes, buffers, deps, token, retain_graph, capture)
+    finally:
+        grad_mode.STATE.enabled = prev
+    return None if capture is None else capture.results_for(inputs, allow_unused)
+
+
+# --------------------------------------------------------------------------- preparation
+def _root_buffers(roots, root_grads):
+    """The gradient buffers seeded with the roots' gradients (node -> {out_nr: grad}; a
+    root given twice gets the sum), and the root nodes."""
     buffers = {}
     root_nodes = []
     for (node, nr), g in zip(roots, root_grads):
@@ -83,116 +103,40 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
         buf = buffers.setdefault(node, {})
         buf[nr] = _add(buf.get(nr), g)
         root_nodes.append(node)
-    deps = _collect(root_nodes)
-    useful = None
-    if capture is not None:
-        useful = _reaches(root_nodes, {e[0] for e in capture})
-    results = [None] * len(inputs) if inputs is not None else None
+    return buffers, root_nodes
 
-    # Note [Gradient ownership]: a gradient that this run's own op formulas created, that
-    # was returned once and that only the engine's buffers hold has its storage's `owner` set
-    # to this run's token. AccumulateGrad may then keep it as .grad instead of copying it
-    # (tensor.py _accumulate_grad), and a backward may write into it (OpNode.may_overwrite),
-    # unless a hook or oar.grad's capture has seen it or another tensor shares its storage.
-    token = None if create_graph else object()
-    ready = []
-    push, pop = heapq.heappush, heapq.heappop
-    for node in set(root_nodes):
-        if deps.get(node, 0) == 0:
-            push(ready, (-node.seq, id(node), node))
-    prev = grad_mode.STATE.enabled
-    grad_mode.STATE.enabled = create_graph
-    try:
-        while ready:
-            node = pop(ready)[2]
-            grads_in = buffers.pop(node, None)
-            if node.pre_hooks and grads_in:
-                _run_pre_hooks(node, grads_in)
-                _disown(grads_in)          # a hook may keep what it saw
-            if node.retained is not None and grads_in:
-                # Note [Retained gradients]
-                for nr, ref in list(node.retained.items()):
-                    t = ref()
-                    g = grads_in.get(nr)
-                    if t is not None and g is not None:
-                        t._retain(g)
-            run = grads_in is not None
-            if capture is not None:
-                if grads_in and node.__class__ is AccumulateGrad and node.variable._hooks:
-                    # a leaf's hooks see its gradient in oar.grad too, as in PyTorch (there
-                    # AccumulateGrad is not run, so they run here, once)
-                    _run_leaf_hooks(node.variable, grads_in)
-                    _disown(grads_in)
-                for nr, g in (grads_in or {}).items():
-                    for i in capture.get((node, nr), ()):
-                        results[i] = _add(results[i], g)
-                        g._storage.owner = None    # returned to the caller
-                run = run and not isinstance(node, AccumulateGrad) and node in useful
-            # the incoming gradient (single-output nodes) and whether this run owns it
-            g0 = None
-            own0 = False
-            if grads_in and len(grads_in) == 1:
-                g0 = grads_in.get(0)
-                own0 = token is not None and g0 is not None and g0._storage.owner is token
 
-            if run and node.__class__ is AccumulateGrad:
-                node.variable._accumulate_grad(grads_in[0], bool(own0))
-                out = ()
-            elif run:
-                if len(grads_in) == 1 and 0 in grads_in:
-                    if node.__class__ is OpNode:
-                        # the backward may reuse an owned gradient's buffer (Note [Gradient
-                        # ownership]; hooks and oar.grad's capture disowned what they saw)
-                        node.grad_owned = own0
-                    out = node.apply(grads_in[0])
-                else:
-                    out = node.apply(grads_in)   # multi-output node: dict out_nr -> grad
-                if not retain_graph:
-                    node.release()
-            else:
-                out = ()
-            n_out = len(out)
-            fresh = token is not None and node.__class__ is OpNode
-            if fresh and n_out > 1:   # a gradient returned twice is shared: never owned
-                ids = [id(o) for o in out if o is not None]
-                dup = len(set(ids)) < len(ids)
-            else:
-                dup = False
-            for k, edge in enumerate(node.next_edges):
-                if edge is None:
-                    continue
-                nxt = edge[0]
-                g = out[k] if k < n_out else None
-                if g is not None:
-                    buf = buffers.get(nxt)
-                    nr = edge[1]
-                    old = buf.get(nr) if buf is not None else None
-                    if old is None:
-                        if buf is None:
-                            buffers[nxt] = {nr: g}
-                        else:
-                            buf[nr] = g
-                        # owned: made in this run by our formulas, returned once, and
-                        # either new or the node's own owned incoming gradient passed on
-                        if fresh:
-                            if dup:
-                                g._storage.owner = None          # shared: nobody owns it
-                            elif g is not g0 if g0 is not None else all(g is not v for v in grads_in.values()):
-                                g._storage.owner = token         # made by this formula
-                            # g is g0: stays owned exactly when it was (own0)
-                    else:
-                        new = old + g
-                        buf[nr] = new
-                        if token is not None:
-                            new._storage.owner = token
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    push(ready, (-nxt.seq, id(nxt), nxt))
-    finally:
-        grad_mode.STATE.enabled = prev
-    if inputs is not None:
-        for i, (t, r) in enumerate(zip(inputs, results)):
+class _Capture:
+    """oar.grad: the gradients reaching `inputs` are collected here instead of going into
+    .grad, and only nodes from which an input is reachable run."""
+
+    def __init__(self, inputs, root_nodes):
+        self.where = {}   # (node, out_nr) an input's gradient flows into -> input positions
+        for i, t in enumerate(inputs):
+            edge = t._edge()
+            if edge is not None:
+                self.where.setdefault(edge, []).append(i)
+        self.useful = _reaches(root_nodes, {e[0] for e in self.where})
+        self.results = [None] * len(inputs)
+
+    def step(self, node, grads_in, token, retain_graph):
+        """Collect what reaches an input, then run the node if it leads to another input."""
+        if node.__class__ is AccumulateGrad and node.variable._hooks:
+            # a leaf's hooks see its gradient in oar.grad too, as in PyTorch (there
+            # AccumulateGrad is not run, so they run here, once)
+            _run_leaf_hooks(node.variable, grads_in)
+            _disown(grads_in)
+        results = self.results
+        for nr, g in grads_in.items():
+            for i in self.where.get((node, nr), ()):
+                results[i] = _add(results[i], g)
+                g._storage.owner = None    # returned to the caller
+        if isinstance(node, AccumulateGrad) or node not in self.useful:
+            return ()
+        return _run_node(node, grads_in, token, retain_graph)
+
+    def results_for(self, inputs, allow_unused):
+        for i, (t, r) in enumerate(zip(inputs, self.results)):
             if r is None and not allow_unused:
                 from .errors import ArgValueError
                 raise ArgValueError(
@@ -200,8 +144,157 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
                     f"(input of shape {list(t.shape)}). One of the differentiated Tensors "
                     "appears to not have been used in the graph. Check the input or set "
                     "allow_unused=True to get None for it.")
-        return results
-    return None
+        return self.results
+
+
+# --------------------------------------------------------------------------- the walk
+def _walk(root_nodes, buffers, deps, token, retain_graph, capture):
+    """Run each node once every node feeding it a gradient has run, latest node first among
+    the ready ones (the forward order, reversed), and route each gradient it returns into
+    the buffer of the node that input's edge leads to.
+
+    This loop runs once per node of every backward: rare work (hooks, retained gradients,
+    oar.grad, ownership) is in helpers, the common path stays inline."""
+    ready = []
+    push, pop = heapq.heappush, heapq.heappop
+    for node in set(root_nodes):
+        if deps.get(node, 0) == 0:
+            push(ready, (-node.seq, id(node), node))
+    while ready:
+        node = pop(ready)[2]
+        grads_in = buffers.pop(node, None)
+        if grads_in is None:
+            out = ()   # no gradient reached it: none flows on from it either
+        else:
+            if node.pre_hooks or node.retained is not None:
+                _before_node(node, grads_in)
+            if capture is None:
+                out = _run_node(node, grads_in, token, retain_graph)
+            else:
+                out = capture.step(node, grads_in, token, retain_graph)
+        n_out = len(out)
+        for k, edge in enumerate(node.next_edges):
+            if edge is None:
+                continue
+            nxt = edge[0]
+            g = out[k] if k < n_out else None
+            if g is not None:
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buffers[nxt] = {edge[1]: g}
+                else:
+                    nr = edge[1]
+                    old = buf.get(nr)
+                    buf[nr] = g if old is None else _sum(old, g, token)
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
+                push(ready, (-nxt.seq, id(nxt), nxt))
+
+
+def _run_node(node, grads_in, token, retain_graph):
+    """One node's backward on its incoming gradients (grads_in: out_nr -> gradient); the
+    gradients for its inputs, in input order. A leaf's sink writes .grad and returns none."""
+    cls = node.__class__
+    g = grads_in.get(0) if len(grads_in) == 1 else None
+    if g is None:   # a multi-output node: it takes the dict out_nr -> grad
+        if cls is AccumulateGrad:
+            node.variable._accumulate_grad(grads_in[0], False)
+            return ()
+        out = node.apply(grads_in)
+    else:
+        # the engine owns g when this run made it and nothing else has seen it (Note
+        # [Gradient ownership]): .grad may then become g itself, a backward may write into it
+        owned = token is not None and g._storage.owner is token
+        if cls is AccumulateGrad:
+            node.variable._accumulate_grad(g, owned)
+            return ()
+        if cls is OpNode:
+            node.grad_owned = owned
+        out = node.apply(g)
+    if not retain_graph:
+        node.release()
+    if token is not None and cls is OpNode:
+        _claim(out, grads_in, token)
+    return out
+
+
+def _before_node(node, grads_in):
+    """The node's pre-hooks (they may replace its incoming gradients), then the .grad of
+    tensors retaining its outputs' gradients (Note [Retained gradients])."""
+    if node.pre_hooks:
+        _run_pre_hooks(node, grads_in)
+        _disown(grads_in)          # a hook may keep what it saw
+    if node.retained is not None:
+        for nr, ref in list(node.retained.items()):
+            t = ref()
+            g = grads_in.get(nr)
+            if t is not None and g is not None:
+                t._retain(g)
+
+
+# --------------------------------------------------------------------------- ownership
+# Note [Gradient ownership]
+# A gradient that this run's own op formulas created, that was returned once and that
+# only the engine's buffers hold has its storage's `owner` set to this run's token.
+# AccumulateGrad may then keep it as .grad instead of copying it (tensor.py
+# _accumulate_grad), and a backward may write into it (OpNode.may_overwrite), unless a
+# hook or oar.grad's capture has seen it or another tensor shares its storage.
+def _claim(out, grads_in, token):
+    """Mark what an OpNode's formula returned (Note [Gradient ownership]). A gradient the
+    formula made is owned by this run. One object returned for two inputs is shared, so
+    nobody owns it. An incoming gradient passed on unchanged (add, expand) keeps the
+    ownership it had. Only OpNodes: other nodes (custom Functions, CopySlices) may return
+    tensors that live on elsewhere."""
+    n = len(out)
+    if n == 2:   # mul, add, sub...: the common case without building a set
+        shared = out[0] is out[1] and out[0] is not None
+    else:
+        shared = n > 2 and _repeats(out)
+    if shared:
+        for g in out:
+            if g is not None:
+                g._storage.owner = None
+        return
+    incoming = grads_in.values()
+    for g in out:
+        if g is not None:
+            for v in incoming:
+                if g is v:
+                    break
+            else:
+                g._storage.owner = token
+
+
+def _repeats(out):
+    """True when one gradient object appears twice among `out` (Nones aside)."""
+    ids = [id(g) for g in out if g is not None]
+    return len(set(ids)) < len(ids)
+
+
+def _sum(old, g, token):
+    """Two gradients for one buffer slot: their sum, owned by this run (Note [Gradient
+    ownership]) unless the run records a graph (create_graph)."""
+    if token is None:
+        return old + g
+    # Note [Accumulate in place]
+    # When this run owns `old` (made by its formulas, seen by nothing else, so only this
+    # buffer slot holds it), nothing else references its storage (no view, no alias, no
+    # saved tensor), its memory is writable, and g has its shape and dtype (so old + g has
+    # them), the sum is written into old's memory instead of a new tensor, as PyTorch's
+    # InputBuffer does.
+    # A gradient that is not owned may also sit in another slot (add returns g for both
+    # of its inputs): writing into it would change that slot's gradient too.
+    od, gd = old._data, g._data
+    if (old._storage.owner is token
+            and _refcount(old._storage) == 2   # old's reference and the argument's
+            and od.shape == gd.shape and od.dtype == gd.dtype and od.flags.writeable):
+        od += gd
+        old._storage.version += 1
+        return old
+    new = old + g
+    new._storage.owner = token
+    return new
 
 
 def _run_leaf_hooks(leaf, grads_in):

@@ -6,10 +6,12 @@ import numpy as np
 from . import grad_mode
 from .errors import GraphReleasedError
 from .errors import ArgTypeError
-from .node import Node, SavedTensor, _fit, _fmt_shape, _released_message
+from .node import Node, _fit, _fmt_shape, _released_message
+from .saved import SavedTensor
 
 
 class PyLayerContext:
+    """The ctx passed to a PyLayer's forward and backward: saved tensors and flags."""
     def __init__(self):
         self._saved = ()
         self._dirty = ()
@@ -17,6 +19,7 @@ class PyLayerContext:
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
+        """Saves tensors for backward (checked against in-place changes on use)."""
         saved = tuple(SavedTensor(t) if t is not None else None for t in tensors)
         for s in saved:
             # PyTorch unpacks a Function's saved tensors together with the Function's own
@@ -27,21 +30,26 @@ class PyLayerContext:
 
     @property
     def saved_tensors(self):
+        """The tensors given to save_for_backward, as a tuple."""
         node = self._node
         if node is not None and node.released:
             raise GraphReleasedError(_released_message(node.name))
         return tuple(s.unpack(node) if s is not None else None for s in self._saved)
 
     def saved_tensor(self):
+        """The tensors given to save_for_backward (Paddle's spelling)."""
         return self.saved_tensors
 
     def mark_dirty(self, *tensors):
+        """Declares the inputs that forward modified in place."""
         self._dirty = tensors
 
     def mark_non_differentiable(self, *tensors):
+        """Declares outputs that carry no gradient."""
         self._non_diff = tensors
 
     def set_materialize_grads(self, value):
+        """Whether backward receives zeros (True) or None for outputs without a gradient."""
         self.materialize_grads = value
 
 
@@ -120,7 +128,8 @@ class PyLayer:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..ops.registry import bump, check_inplace_autograd, rebase_history
+        """Runs forward(ctx, *args) and records a node whose backward is backward(ctx, *grads)."""
+        from .inplace import attach_outputs, bump_dirty
         from ..tensor import Tensor
         ctx = PyLayerContext()
         tensors = [a for a in args if isinstance(a, Tensor)]
@@ -138,13 +147,7 @@ class PyLayer:
         outs = tuple(Tensor._wrap(o._data, o._storage) if isinstance(o, Tensor) and id(o) in inputs
                      and id(o) not in dirty else o for o in outs)
         out = outs[0] if single else outs
-        dirty_view = None
-        for d in ctx._dirty:
-            if need:
-                check_inplace_autograd(d, cls.__name__)
-                if d._view is not None:
-                    dirty_view = _dirty_view(cls, d, outs, tensors)
-            bump(d, cls.__name__)
+        dirty_view = bump_dirty(cls.__name__, ctx._dirty, outs, tensors, need)   # Note [Dirty inputs]
         if need:
             node = PyLayerNode(edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
             node.cls = cls
@@ -156,33 +159,10 @@ class PyLayer:
             node.arg_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
             node.n_args = len(args)
             ctx._node = node
-            if dirty_view is not None:
-                # the base's history is rewritten around this node (CopySlices), as for a
-                # built-in in-place op on a view (Note [Rebase history], ops/registry.py)
-                rebase_history(dirty_view, node, dirty_view._base._edge())
-                return out
-            for i, o in enumerate(outs):
-                if isinstance(o, Tensor) and o._data.dtype.kind == "f":
-                    old, old_nr = o._grad_fn, o._out_nr
-                    o._grad_fn = node
-                    o._out_nr = i
-                    if o._retains_grad and id(o) in dirty:
-                        # .grad follows the new value (Note [Retained gradients])
-                        o._move_retain(old, old_nr, node, i)
+            attach_outputs(node, outs, dirty, dirty_view)   # Note [Dirty inputs]
         else:
             ctx._node = None
         return out
-
-
-def _dirty_view(cls, view, outs, tensors):
-    """A view marked dirty: supported when it is the Function's only output and its first
-    tensor argument (the shape CopySlices routes: input 0 is the view that was written)."""
-    if len(outs) != 1 or outs[0] is not view or tensors[0] is not view:
-        raise NotImplementedError(
-            f"{cls.__name__}: mark_dirty on a view is supported when the view is the first "
-            "tensor argument and the only output. Fix: pass the base tensor, or clone the "
-            "view first")
-    return view
 
 
 Function = PyLayer

@@ -48,6 +48,7 @@ def _root_grad(t, g):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
+    """Computes the gradients of tensors w.r.t. the leaves, accumulating them into .grad."""
     from ..tensor import Tensor
     tensors = [tensors] if isinstance(tensors, Tensor) else _tensors(list(tensors), "tensors",
                                                                       "backward", Tensor)
@@ -68,6 +69,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None, is_grads_batched=False,
          materialize_grads=False):
+    """The gradients of outputs w.r.t. inputs, returned (not accumulated into .grad)."""
     from ..tensor import Tensor
     single = isinstance(inputs, Tensor)
     outputs = [outputs] if isinstance(outputs, Tensor) else _tensors(list(outputs), "outputs",

@@ -13,6 +13,7 @@ STATE = _State()
 
 
 def is_grad_enabled() -> bool:
+    """Whether operations are recorded for autograd in this thread now."""
     return STATE.enabled
 
 
@@ -51,10 +52,12 @@ class no_grad(_GradModeBase):
 
 
 class enable_grad(no_grad):
+    """Enable gradient recording: `with oar.enable_grad():` or as a decorator."""
     _target = True
 
 
 class set_grad_enabled(_GradModeBase):
+    """Turn gradient recording on (True) or off (False): now, in a with block, or as a decorator."""
     def __init__(self, mode: bool):
         if mode.__class__ is not bool:   # PyTorch: "must be bool, not str"
             from .errors import ArgTypeError
@@ -79,4 +82,5 @@ class set_grad_enabled(_GradModeBase):
 
 
 class inference_mode(no_grad):
+    """Disable gradient recording, as no_grad (PyTorch's inference_mode)."""
     pass

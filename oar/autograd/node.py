@@ -1,33 +1,6 @@
-"""Graph nodes and saved tensors.
-
-Note [Saved tensors are versioned]
-A SavedTensor records its storage's version (Note [Version counter]) when saved; unpack()
-compares it and, on mismatch, raises an error naming the tensor, the op that saved it,
-both versions and the first in-place op (with the user's file:line) that changed it.
-Outputs are saved as (array, storage) without a reference to the output Tensor, so no
-reference cycle tensor -> grad_fn -> saved -> tensor exists; unpack() rebuilds a Tensor
-whose grad_fn is the node itself (needed for create_graph).
-An input that had a grad_fn when saved and has none at unpack was detached in place
-(`detach_()`, or Paddle's `stop_gradient = True` on an intermediate): its history is gone,
-so unpack() refuses it, as PyTorch does (checked before the version, as PyTorch does).
-
-Note [Second backward]
-A node that holds saved state frees it after a backward without retain_graph; using it
-again raises GraphReleasedError, as PyTorch raises exactly for nodes that hold
-SavedVariables. Saved state is: saved inputs (tensors, and numbers, which PyTorch saves as
-wrapped-number tensors), a saved output, an index array among the attrs (advanced
-indexing, index_put_, scatter_: PyTorch saves the index tensor, except index_add_ and
-scatter-add, whose self gradient does not need it), a custom Function's save_for_backward,
-and CopySlices, which drops the op it wraps when released (ops/views.py), as PyTorch's.
-Nodes that keep only shapes and numbers (sum, expand, add, a basic slice, a cast) may be
-run again, as in PyTorch.
-
-Note [Retained gradients]
-`node.retained` is None or a dict out_nr -> weakref of the tensor whose .grad retains the
-gradient of that output (a multi-output node may have several). When a tensor's grad_fn
-changes (an in-place op rebases it, a view's grad_fn is regenerated), its entry moves from
-the old node to the new one (Tensor._move_retain), as PyTorch moves its retains_grad hook:
-.grad is then the gradient of the tensor's current value.
+"""Graph nodes: the backward of a registered op (OpNode), of a leaf (AccumulateGrad), and
+what every node shares. Saved tensors are in autograd/saved.py, the in-place machinery
+(CopySlices included) in autograd/inplace.py.
 """
 from __future__ import annotations
 
@@ -37,7 +10,26 @@ import weakref
 
 import numpy as np
 
-from .errors import GraphReleasedError, SavedTensorModifiedError
+from .errors import GraphReleasedError
+from .saved import SavedTensor
+
+# Note [Second backward]
+# A node that holds saved state frees it after a backward without retain_graph; using it
+# again raises GraphReleasedError, as PyTorch raises exactly for nodes that hold
+# SavedVariables. Saved state is: saved inputs (tensors, and numbers, which PyTorch saves as
+# wrapped-number tensors), a saved output, an index array among the attrs (advanced
+# indexing, index_put_, scatter_: PyTorch saves the index tensor, except index_add_ and
+# scatter-add, whose self gradient does not need it), a custom Function's save_for_backward,
+# and CopySlices, which drops the op it wraps when released (autograd/inplace.py), as
+# PyTorch's. Nodes that keep only shapes and numbers (sum, expand, add, a basic slice, a
+# cast) may be run again, as in PyTorch.
+
+# Note [Retained gradients]
+# `node.retained` is None or a dict out_nr -> weakref of the tensor whose .grad retains the
+# gradient of that output (a multi-output node may have several). When a tensor's grad_fn
+# changes (an in-place op rebases it, a view's grad_fn is regenerated), its entry moves from
+# the old node to the new one (Tensor._move_retain), as PyTorch moves its retains_grad hook:
+# .grad is then the gradient of the tensor's current value.
 
 _ndarray = np.ndarray
 
@@ -47,77 +39,6 @@ _refcount = sys.getrefcount
 
 def _fmt_shape(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
-class SavedTensor:
-    __slots__ = ("tensor", "array", "storage", "version", "is_output", "requires_grad",
-                 "had_fn")
-
-    def __init__(self, tensor, is_output=False):
-        storage = tensor._storage
-        storage.watched = True
-        self.storage = storage
-        self.version = storage.version
-        self.is_output = is_output
-        if is_output:
-            self.tensor = None
-            self.array = tensor._data
-            self.requires_grad = True
-            self.had_fn = False
-        else:
-            self.tensor = tensor
-            self.array = None
-            # a non-view with history: detach_() would lose it (Note [Saved tensors are
-            # versioned]); views cannot be detached in place
-            self.had_fn = tensor._grad_fn is not None and tensor._view is None
-
-    def unpack(self, node):
-        if self.had_fn and self.tensor._grad_fn is None:
-            raise SavedTensorModifiedError(
-                "Trying to use a saved tensor that has been detached in-place, i.e. with "
-                f".detach_() (a tensor saved by {node.name}). This is not supported, please "
-                "use out-of-place `.detach()` instead.")
-        storage = self.storage
-        if storage.version != self.version:
-            raise SavedTensorModifiedError(self._message(node))
-        if not self.is_output:
-            return self.tensor
-        from ..tensor import Tensor
-        t = Tensor._wrap(self.array, storage)
-        t._grad_fn = node
-        return t
-
-    def _message(self, node):
-        arr = self.tensor._data if self.tensor is not None else self.array
-        which = "output 0" if self.is_output else "an input"
-        culprit = ""
-        for version, op, where in storage_log(self.storage):
-            if version == self.version + 1:
-                culprit = f" It was modified by `{op}`{_where(where)}."
-                break
-        else:
-            if self.storage.mutations:
-                v, op, where = self.storage.mutations[-1]
-                culprit = f" Its latest modification was `{op}`{_where(where)}."
-        return (
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{arr.dtype} tensor of shape {_fmt_shape(arr.shape)}], "
-            f"which is {which} of {node.name}, is at version {self.storage.version}; "
-            f"expected version {self.version} instead.{culprit} "
-            "Fix: do not modify it in place until backward has run; use the out-of-place op "
-            "(e.g. `y = y + 1` instead of `y.add_(1)`) or modify a `.clone()`.")
-
-
-def storage_log(storage):
-    return storage.mutations or ()
-
-
-def _where(where):
-    """' (inside oar.nn.ReLU.forward) at user.py:12' from a mutation log entry (storage.py
-    user_frame); a plain string (older entries) is the location alone."""
-    if isinstance(where, str):
-        return f" at {where}"
-    return where.describe()
 
 
 class Node:
@@ -198,8 +119,18 @@ class OpNode(Node):
         if self.released:
             raise GraphReleasedError(_released_message(self.name))
         grads = self.op.backward(self, grad)
+        edges = self.next_edges
+        if len(edges) == 1 and grads:   # one input (unary ops, views, reductions): no zip
+            g = grads[0]
+            if g is None or edges[0] is None:
+                return (None,)
+            shape, dt = self.input_meta[0]
+            d = g._data
+            if d.shape != shape or d.dtype != dt:
+                g = _fit(g, shape, dt)
+            return (g,)
         out = []
-        for g, meta, edge in zip(grads, self.input_meta, self.next_edges):
+        for g, meta, edge in zip(grads, self.input_meta, edges):
             if g is None or edge is None:
                 out.append(None)
                 continue
@@ -210,7 +141,7 @@ class OpNode(Node):
         return out
 
     def release(self):
-        # Note [Second backward]
+        # what a second backward must not find (Note [Second backward])
         if (self.saved is not None or self.out_saved is not None
                 or (self.attrs and _saves_index(self))):
             self.saved = None

@@ -1,12 +1,12 @@
-"""Datasets, samplers and batching (oar.io; PyTorch spelling oar.utils.data).
+"""Datasets, samplers and batching (oar.io; PyTorch spelling oar.utils.data)."""
+# Note [DataLoader keywords]
+# Every keyword of PyTorch's DataLoader (and Paddle's) is either implemented or refused;
+# none is silently ignored, since an ignored `sampler=` trains on other data. Unknown
+# keywords are a TypeError. Loading always runs in the calling process: with num_workers > 0
+# the batches are the same ones, in the same order, only not produced in parallel. Shuffling
+# draws from oar's generator (oar.seed / oar.manual_seed) when no `generator` (or oar's
+# `seed=`) is given, so `oar.seed(n)` fixes the order of every epoch.
 
-Note [DataLoader keywords]: every keyword of PyTorch's DataLoader (and Paddle's) is either
-implemented or refused; none is silently ignored, since an ignored `sampler=` trains on other
-data. Unknown keywords are a TypeError. Loading always runs in the calling process: with
-num_workers > 0 the batches are the same ones, in the same order, only not produced in
-parallel. Shuffling draws from oar's generator (oar.seed / oar.manual_seed) when no
-`generator` (or oar's `seed=`) is given, so `oar.seed(n)` fixes the order of every epoch.
-"""
 from __future__ import annotations
 
 import collections.abc as _abc
@@ -20,6 +20,7 @@ from ..tensor import Tensor
 
 
 class Dataset:
+    """A map-style dataset: subclasses define __getitem__(idx) and __len__()."""
     def __getitem__(self, idx):
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__(idx)")
 
@@ -28,6 +29,7 @@ class Dataset:
 
 
 class IterableDataset(Dataset):
+    """A dataset that is iterated rather than indexed (not supported by DataLoader yet)."""
     def __iter__(self):
         raise NotImplementedError
 
@@ -79,6 +81,7 @@ def _generator(generator, op):
 
 
 class Sampler:
+    """Base class of samplers: iterating yields dataset indices."""
     def __init__(self, data_source=None):
         self.data_source = data_source
 
@@ -113,6 +116,7 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self):
+        """The number of indices one iteration yields."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
@@ -129,6 +133,7 @@ class RandomSampler(Sampler):
 
 
 class SubsetRandomSampler(Sampler):
+    """The given indices, in a random order each iteration."""
     def __init__(self, indices, generator=None):
         super().__init__(None)
         self.indices = list(indices)

@@ -1,12 +1,11 @@
-"""Argument checks of the nn layers and functionals (Note [Argument layer] in ops/args.py).
+"""Argument checks of the nn layers and functionals (Note [Argument layer] in ops/args.py)."""
+# Note [nn checks at construction]
+# A layer parses its configuration (kernel sizes, strides, paddings, feature counts, dropout
+# probability, reduction) once, in __init__, so a bad value is refused where it was written
+# and the training step pays nothing for it. Per call, only what depends on the input is
+# checked: its ndim, channel count, dtype and whether the output would be empty. Errors derive
+# from PyTorch's and Paddle's exception for the same mistake (autograd/errors.py).
 
-Note [nn checks at construction]
-A layer parses its configuration (kernel sizes, strides, paddings, feature counts, dropout
-probability, reduction) once, in __init__, so a bad value is refused where it was written
-and the training step pays nothing for it. Per call, only what depends on the input is
-checked: its ndim, channel count, dtype and whether the output would be empty. Errors derive
-from PyTorch's and Paddle's exception for the same mistake (autograd/errors.py).
-"""
 from __future__ import annotations
 
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError  # noqa: F401

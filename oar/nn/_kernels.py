@@ -30,18 +30,23 @@ def _out_size(n, k, s, p, d):
     return (n + 2 * p - d * (k - 1) - 1) // s + 1
 
 
-def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow):
-    """(N, C, kh, kw, OH, OW) view of the padded input: no copy, no loop."""
-    n, c = xp.shape[:2]
-    s = xp.strides
-    return as_strided(xp, (n, c, kh, kw, oh, ow),
-                      (s[0], s[1], s[2] * dh, s[3] * dw, s[2] * sh, s[3] * sw), writeable=False)
+def _window_view(xp, shape, strides):
+    """A read-only strided view of xp (im2col windows): no copy, no loop. np.ndarray over a
+    contiguous buffer is ten times cheaper than as_strided and checks the extent in C."""
+    if xp.flags.c_contiguous:
+        v = np.ndarray(shape, xp.dtype, xp, 0, strides)
+        v.flags.writeable = False
+        return v
+    return as_strided(xp, shape, strides, writeable=False)
 
 
 def _pad_hw(x, ph, pw, value=0.0):
     if ph == 0 and pw == 0:
         return x
-    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=value)
+    n, c, h, w = x.shape
+    xp = np.full((n, c, h + 2 * ph, w + 2 * pw), value, x.dtype)    # np.pad is 5x slower
+    xp[:, :, ph:ph + h, pw:pw + w] = x
+    return xp
 
 
 # ---------------------------------------------------------------- conv2d
@@ -55,54 +60,119 @@ def _conv_geom(x, w, stride, padding, dilation):
     return kh, kw, sh, sw, ph, pw, dh, dw, oh, ow
 
 
+# Note [Conv layouts]
+# conv2d is im2col plus one matmul; its cost outside the matmul is NumPy's strided copies
+# and adds, which pay per inner loop, so the column matrix is laid out to make the innermost
+# copied run long. Two layouts compute the same sums for every stride, padding and dilation
+# (the choice is speed only, _channels_last):
+#   "nchw": cols is (C*kh*kw, N*OH*OW); its innermost run is one output row (OW elements),
+#     and the (N, C) <-> (C, N) transposes move whole H*W planes. Best for few channels.
+#   "nhwc": the input is moved to channels-last once; cols is (N*OH*OW, kh*kw*C) with runs
+#     of kw*C elements (C when dilated along W). Best for many channels (the deeper layers).
+# The backward recomputes cols (nothing but the inputs is saved, so memory is unchanged),
+# and scatters the column gradient back with one strided add per kernel offset (never per
+# position); in "nhwc" one batched matmul makes each offset's slice of it contiguous.
+def _channels_last(c, kw, dw, ow):
+    return c * (kw if dw == 1 else 1) > ow
+
+
+def _cols_nchw(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
+    """(C*kh*kw, N*OH*OW) columns of NCHW x, padded with zeros (Note [Conv layouts])."""
+    n, c, h, wd = x.shape
+    if ph or pw:
+        xp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), x.dtype)
+        xp[:, :, ph:ph + h, pw:pw + wd] = x
+    else:
+        xp = x
+    s = xp.strides
+    cols = np.empty((c, kh, kw, n, oh, ow), x.dtype)
+    np.copyto(cols, _window_view(xp, cols.shape, (s[1], s[2] * dh, s[3] * dw, s[0], s[2] * sh,
+                                                  s[3] * sw)))
+    return cols.reshape(c * kh * kw, n * oh * ow)
+
+
+def _cols_nhwc(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
+    """(N*OH*OW, kh*kw*C) columns of NCHW x moved to channels-last and padded with zeros."""
+    n, c, h, wd = x.shape
+    xp = np.zeros((n, h + 2 * ph, wd + 2 * pw, c), x.dtype)
+    xp[:, ph:ph + h, pw:pw + wd] = x.transpose(0, 2, 3, 1)
+    s = xp.strides
+    cols = np.empty((n, oh, ow, kh, kw, c), x.dtype)
+    np.copyto(cols, _window_view(xp, cols.shape, (s[0], s[1] * sh, s[2] * sw, s[1] * dh,
+                                                  s[2] * dw, s[3])))
+    return cols.reshape(n * oh * ow, kh * kw * c)
+
+
 def _k_conv(x, w, b, stride, padding, dilation):
     if x.ndim != 4 or w.ndim != 4 or x.shape[1] != w.shape[1]:
         raise ValueError(f"conv2d: input {list(x.shape)} (N, C, H, W) and weight "
                          f"{list(w.shape)} (O, C, kh, kw) do not match")
-    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = _conv_geom(x, w, stride, padding, dilation)
+    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geom = _conv_geom(x, w, stride, padding, dilation)
     if oh <= 0 or ow <= 0:
         raise ValueError(f"conv2d: input {list(x.shape)} is too small for kernel {kh}x{kw}")
-    cols = _windows(_pad_hw(x, ph, pw), kh, kw, sh, sw, dh, dw, oh, ow)
     n, c = x.shape[:2]
-    # one matmul: (N*OH*OW, C*kh*kw) @ (C*kh*kw, O)
-    mat = cols.transpose(0, 4, 5, 1, 2, 3).reshape(n * oh * ow, c * kh * kw)
-    out = mat @ w.reshape(w.shape[0], -1).T
+    o = w.shape[0]
+    if _channels_last(c, kw, dw, ow):      # Note [Conv layouts]
+        out = _cols_nhwc(x, *geom) @ w.transpose(2, 3, 1, 0).reshape(-1, o)      # (M, O)
+        if b is not None:
+            out += b
+        return np.ascontiguousarray(out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2))
+    out = w.reshape(o, -1) @ _cols_nchw(x, *geom)                                # (O, M)
     if b is not None:
-        out += b
-    return np.ascontiguousarray(out.reshape(n, oh, ow, -1).transpose(0, 3, 1, 2))
+        out += b[:, None]
+    return np.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
 
 
 def _b_conv(c, g):
     _first_order_only("conv2d")
     stride, padding, dilation = c.attrs
     (n, ch, h, wd), xdt = c.input_meta[0]
-    wshape = c.input_meta[1][0]
+    wa = c.input(1)._data if c.needs[0] else None
+    xa = c.input(0)._data if c.needs[1] else None
     ga = g._data
     sh, sw = stride
     ph, pw = padding
     dh, dw = dilation
-    kh, kw = wshape[2:]
+    o, _, kh, kw = c.input_meta[1][0]
     oh, ow = ga.shape[2:]
+    geom = (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
     gx = gw = gb = None
-    if c.needs[1]:
-        xa = c.input(0)._data
-        cols = _windows(_pad_hw(xa, ph, pw), kh, kw, sh, sw, dh, dw, oh, ow)
-        gw = Tensor._wrap(np.tensordot(ga, cols, axes=([0, 2, 3], [0, 4, 5])))
-    if c.needs[2]:
-        gb = Tensor._wrap(ga.sum(axis=(0, 2, 3)))
-    if c.needs[0]:
-        dcols = np.tensordot(c.input(1)._data, ga, axes=([0], [1]))   # (C, kh, kw, N, OH, OW)
-        dxp = np.zeros((n, ch, h + 2 * ph, wd + 2 * pw), xdt)
-        for i in range(kh):          # a loop over kernel offsets, not over positions
-            for j in range(kw):
-                dxp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
-                    j * dw:j * dw + sw * (ow - 1) + 1:sw] += dcols[:, i, j].transpose(1, 0, 2, 3)
-        gx = Tensor._wrap(np.ascontiguousarray(dxp[:, :, ph:ph + h, pw:pw + wd]))
-    return gx, gw, gb
+    if _channels_last(ch, kw, dw, ow):      # Note [Conv layouts]
+        gt = np.ascontiguousarray(ga.transpose(0, 2, 3, 1)).reshape(-1, o)       # (M, O)
+        if c.needs[1]:
+            gw = (gt.T @ _cols_nhwc(xa, *geom)).reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
+        if c.needs[2]:
+            gb = gt.sum(0)
+        if c.needs[0]:
+            # (kh*kw, M, C): the column gradient of each kernel offset is contiguous
+            dcols = np.matmul(gt, wa.transpose(2, 3, 0, 1).reshape(kh * kw, o, ch))
+            dxp = np.zeros((n, h + 2 * ph, wd + 2 * pw, ch), xdt)
+            for i in range(kh):          # a loop over kernel offsets, not over positions
+                for j in range(kw):
+                    dxp[:, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                        j * dw:j * dw + sw * (ow - 1) + 1:sw] += dcols[i * kw + j].reshape(n, oh, ow, ch)
+            gx = dxp[:, ph:ph + h, pw:pw + wd].transpose(0, 3, 1, 2)
+    else:
+        gt = np.ascontiguousarray(ga.transpose(1, 0, 2, 3)).reshape(o, -1)       # (O, M)
+        if c.needs[1]:
+            gw = (gt @ _cols_nchw(xa, *geom).T).reshape(o, ch, kh, kw)
+        if c.needs[2]:
+            gb = gt.sum(1)
+        if c.needs[0]:
+            dcols = (wa.reshape(o, -1).T @ gt).reshape(ch, kh, kw, n, oh, ow)
+            dxp = np.zeros((ch, n, h + 2 * ph, wd + 2 * pw), xdt)
+            for i in range(kh):
+                for j in range(kw):
+                    dxp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                        j * dw:j * dw + sw * (ow - 1) + 1:sw] += dcols[:, i, j]
+            gx = dxp[:, :, ph:ph + h, pw:pw + wd].transpose(1, 0, 2, 3)
+    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a))
+                 for a in (gx, gw, gb))
 
 
 CONV2D = OpDef("conv2d", _k_conv, _b_conv, save={0: (1,), 1: (0,)}, inputs=("x", "weight", "bias"),
-               attrs=(("stride", (1, 1)), ("padding", (0, 0)), ("dilation", (1, 1))))
+               attrs=(("stride", (1, 1)), ("padding", (0, 0)), ("dilation", (1, 1))),
+               doc="2-D convolution (cross-correlation) of an NCHW input with a weight, plus bias.")
 
 
 def _input(x, op, name="input"):
@@ -154,6 +224,7 @@ def conv_args(weight_shape, stride, padding, dilation, groups, op="conv2d"):
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW",
            name=None, *, _parsed=None):
+    """2-D convolution (cross-correlation) of NCHW x with weight, plus bias."""
     op = "conv2d"
     if data_format != "NCHW":
         raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported (NCHW only)")
@@ -203,33 +274,68 @@ def _k_maxpool(x, k, s, p):
     ph, pw = p
     oh = _out_size(x.shape[2], kh, sh, ph, 1)
     ow = _out_size(x.shape[3], kw, sw, pw, 1)
-    out = None
     # whole-array maxima over the kernel offsets (a strided 6-D reduction is far slower)
-    for _, _, part in _offsets(_pad_hw(x, ph, pw, -np.inf), kh, kw, sh, sw, oh, ow):
-        out = part.copy() if out is None else np.maximum(out, part, out=out)
+    parts = [part for _, _, part in _offsets(_pad_hw(x, ph, pw, -np.inf), kh, kw, sh, sw, oh, ow)]
+    if len(parts) == 1:
+        return parts[0].copy()
+    out = np.maximum(parts[0], parts[1])
+    for part in parts[2:]:
+        np.maximum(out, part, out=out)
     return out
 
 
+# Note [Max-pool backward]
+# The gradient of each window goes to its first maximum in row-major order (PyTorch's
+# choice; a NaN window, whose maximum equals nothing, sends none). NumPy pays per element on
+# strided views, so they are touched twice only: one comparison per kernel offset reads the
+# input into a contiguous (kh*kw, N, C, OH, OW) mask, the first-hit bookkeeping runs on that
+# contiguous mask, and one write per offset puts the window's gradient back. The write
+# selects by bits: the mask as integers 0 / -1 (all bits set) ANDed with the gradient's bits
+# is exactly where(hit, g, +0.0), an inf or nan in g included (a 0/1 float mask times g
+# would make inf * 0 = nan, and -0.0 for negative g); g + 0.0 first turns a -0.0 gradient
+# into +0.0, as adding it into zeros does (PyTorch). When windows cannot overlap (stride
+# >= kernel) each input element belongs to at most one window, so the write is an
+# assignment, not an accumulation; into np.empty when, in addition, the windows tile the
+# padded input exactly (stride == kernel and padded size == output size * kernel), since
+# every element is then written once. Otherwise they accumulate into zeros.
 def _b_maxpool(c, g):
     _first_order_only("max_pool2d")
     x = c.input(0)._data
     out = c.out._data
     (kh, kw), (sh, sw), (ph, pw) = c.attrs
+    n, ch, h, w = x.shape
     oh, ow = out.shape[2:]
     xp = _pad_hw(x, ph, pw, -np.inf)
-    dxp = np.zeros(xp.shape, x.dtype)
-    ga = g._data
-    taken = np.zeros(out.shape, bool)
+    hit = np.empty((kh * kw,) + out.shape, bool)
     for i, j, part in _offsets(xp, kh, kw, sh, sw, oh, ow):
-        # the gradient goes to the first maximum of each window, as in PyTorch
-        hit = (part == out) & ~taken
-        taken |= hit
-        dxp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += np.where(hit, ga, 0)
-    return (Tensor._wrap(np.ascontiguousarray(dxp[:, :, ph:ph + x.shape[2], pw:pw + x.shape[3]])),)
+        np.equal(part, out, out=hit[i * kw + j])
+    if kh * kw > 1:
+        taken = hit[0].copy()
+        for t in range(1, kh * kw):
+            np.greater(hit[t], taken, out=hit[t])        # a maximum, and none before it
+            if t < kh * kw - 1:
+                taken |= hit[t]
+    bits = np.dtype(f"i{x.dtype.itemsize}")
+    mask = np.negative(hit.view(np.int8), dtype=bits)    # 0 or all bits set
+    ga = np.asarray(g._data, x.dtype)
+    gbits = np.add(ga, ga.dtype.type(0)).view(bits)     # -0.0 -> +0.0, all else unchanged
+    tiles = (sh, sw) == (kh, kw) and xp.shape[2:] == (oh * kh, ow * kw)
+    dxp = (np.empty if tiles else np.zeros)(xp.shape, x.dtype)
+    disjoint = sh >= kh and sw >= kw
+    for i, j, part in _offsets(dxp.view(bits), kh, kw, sh, sw, oh, ow):
+        if disjoint:
+            np.bitwise_and(mask[i * kw + j], gbits, out=part)
+        else:
+            fpart = part.view(x.dtype)
+            fpart += np.bitwise_and(mask[i * kw + j], gbits).view(x.dtype)
+    if ph or pw:
+        dxp = np.ascontiguousarray(dxp[:, :, ph:ph + h, pw:pw + w])
+    return (Tensor._wrap(dxp),)
 
 
 MAXPOOL = OpDef("max_pool2d", _k_maxpool, _b_maxpool, save={0: (0,)}, save_out=(0,),
-                attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0))))
+                attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0))),
+                doc="2-D max pooling over an NCHW input.")
 
 
 def pool_args(kernel_size, stride, padding, op, dilation=1, ceil_mode=False,
@@ -273,6 +379,7 @@ def _pool_input(x, op):
 def max_pool2d(x, kernel_size, stride=None, padding=0, *, dilation=1, ceil_mode=False,
                return_mask=False, return_indices=False, data_format="NCHW", name=None,
                _parsed=None):
+    """2-D max pooling of NCHW x."""
     op = "max_pool2d"
     k, s, p = _parsed or pool_args(kernel_size, stride, padding, op, dilation, ceil_mode,
                                    data_format)
@@ -325,7 +432,7 @@ def _b_avgpool(c, g):
 
 AVGPOOL = OpDef("avg_pool2d", _k_avgpool, _b_avgpool,
                 attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0)),
-                       ("divisor", "include")))
+                       ("divisor", "include")), doc="2-D average pooling over an NCHW input.")
 
 
 def avg_divisor_mode(count_include_pad, exclusive, divisor_override, op="avg_pool2d"):
@@ -362,6 +469,7 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, *,
 
 
 def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    """2-D average pooling of NCHW x to output_size."""
     op = "adaptive_avg_pool2d"
     _input(x, op)
     x, unbatched = _batched(x, op)
@@ -405,7 +513,8 @@ def _b_pad(c, g):
     return (g[key],)
 
 
-PAD = OpDef("pad", _k_pad, _b_pad, attrs=(("widths", None), ("value", 0.0)))
+PAD = OpDef("pad", _k_pad, _b_pad, attrs=(("widths", None), ("value", 0.0)),
+            doc="x padded with a constant value.")
 
 
 def pad(x, pad, mode="constant", value=0.0, data_format=None, name=None):
@@ -463,7 +572,8 @@ def _floating_only(op_name, args, attrs, rdt):
 # backward from the result: out > 0 exactly where x > 0 (slope > 0), so leaky_relu_ is legal
 LEAKY = P("leaky_relu", _k_leaky,
           lambda c, g: (g * R.FUNCTIONS["where"](c.out > 0, 1.0, c.attrs[0]),), save_out=(0,),
-          attrs=(("negative_slope", 0.01),), method=False, check=_floating_only)
+          attrs=(("negative_slope", 0.01),), method=False, check=_floating_only,
+          doc="Elementwise x where x > 0, else negative_slope * x.")
 
 
 def _erf(x):
@@ -505,4 +615,5 @@ def _b_gelu(c, g):
 
 
 GELU = P("gelu", _k_gelu, _b_gelu, save={0: (0,)}, attrs=(("approximate", False),), method=False,
-         inplace=False, check=_floating_only)
+         inplace=False, check=_floating_only,
+         doc="Elementwise GELU, x * Phi(x) (tanh approximation when approximate).")

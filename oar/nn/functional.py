@@ -24,37 +24,45 @@ def _tensor_in(x, op, floating=False):
 
 
 def relu(x, inplace=False, name=None):
+    """Elementwise max(x, 0); in place on x (returning x) when inplace=True."""
     _tensor_in(x, "relu")
     return x.relu_() if inplace else x.relu()
 
 
 def relu_(x, name=None):
+    """Elementwise max(x, 0) written into x, in place; returns x."""
     _tensor_in(x, "relu_")
     return x.relu_()
 
 
 def leaky_relu(x, negative_slope=0.01, inplace=False, name=None):
+    """Elementwise x where x > 0, else negative_slope * x (in place when inplace=True)."""
     fn = _F["leaky_relu_"] if inplace else _F["leaky_relu"]
     return fn(x, negative_slope)
 
 
 def leaky_relu_(x, negative_slope=0.01, name=None):
+    """Elementwise leaky_relu written into x, in place; returns x."""
     return _F["leaky_relu_"](x, negative_slope)
 
 
 def sigmoid(x, name=None):
+    """Elementwise logistic sigmoid, 1 / (1 + e**-x)."""
     return _tensor_in(x, "sigmoid").sigmoid()
 
 
 def tanh(x, name=None):
+    """Elementwise hyperbolic tangent."""
     return _tensor_in(x, "tanh").tanh()
 
 
 def tanh_(x, name=None):
+    """Elementwise hyperbolic tangent written into x, in place; returns x."""
     return x.tanh_()
 
 
 def gelu(x, approximate=False, name=None):
+    """Elementwise Gaussian error linear unit (approximate=True or 'tanh': tanh form)."""
     if isinstance(approximate, str):
         if approximate not in ("none", "tanh"):
             raise ArgValueError(f"gelu: approximate argument must be either 'none' or 'tanh', "
@@ -65,6 +73,7 @@ def gelu(x, approximate=False, name=None):
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
+    """log(softmax(x)) along axis, computed stably."""
     if dim is not None:
         axis = dim
     if dtype is not None:
@@ -74,6 +83,7 @@ def log_softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
 
 
 def softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
+    """exp(x) normalised to sum to 1 along axis."""
     if dim is not None:
         axis = dim
     if dtype is not None:
@@ -110,7 +120,8 @@ def _b_linear(c, g):
 
 
 LINEAR = R.OpDef("linear", _k_linear, _b_linear, save={0: (1,), 1: (0,)},
-                 inputs=("x", "weight", "bias"))
+                 inputs=("x", "weight", "bias"),
+                 doc="x @ weight + bias (Paddle layout: weight is [in_features, out_features]).")
 
 
 def linear(x, weight, bias=None, name=None):
@@ -176,6 +187,7 @@ def _labels(label, n, c, ignore_index, op):
 
 
 def nll_loss(log_probs, label, weight=None, ignore_index=-100, reduction="mean", name=None):
+    """Negative log-likelihood: minus log_probs at the class labels, reduced."""
     _c.reduction(reduction, "nll_loss")
     if log_probs.ndim != 2:
         raise ArgValueError(f"nll_loss expects (N, C) log-probabilities, got "
@@ -245,7 +257,8 @@ def _b_ce(c, g):
 
 
 CROSS_ENTROPY = R.OpDef("cross_entropy", _k_ce, _b_ce, save={0: (0,)}, inputs=("input",),
-                        attrs=(("label", None), ("ignore_index", -100), ("reduction", "mean")))
+                        attrs=(("label", None), ("ignore_index", -100), ("reduction", "mean")),
+                        doc="Cross-entropy loss of logits against integer labels.")
 
 
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
@@ -315,6 +328,7 @@ def _same_shape(input, label, op, strict=False):
 
 
 def mse_loss(input, label, reduction="mean", name=None):
+    """Mean squared error (input - label) ** 2, reduced ('mean', 'sum' or 'none')."""
     _c.reduction(reduction, "mse_loss")
     _same_shape(input, label, "mse_loss")
     d = input - label
@@ -322,6 +336,7 @@ def mse_loss(input, label, reduction="mean", name=None):
 
 
 def l1_loss(input, label, reduction="mean", name=None):
+    """Mean absolute error |input - label|, reduced ('mean', 'sum' or 'none')."""
     _c.reduction(reduction, "l1_loss")
     _same_shape(input, label, "l1_loss")
     return _reduce((input - label).abs(), reduction)
@@ -329,6 +344,7 @@ def l1_loss(input, label, reduction="mean", name=None):
 
 def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
                                      pos_weight=None, name=None):
+    """Binary cross-entropy of sigmoid(logit) against label, computed stably."""
     # log(1 + exp(-|x|)) + max(x, 0) - x * y, stable for large |x|
     _c.reduction(reduction, "binary_cross_entropy_with_logits")
     _same_shape(logit, label, "binary_cross_entropy_with_logits", strict=True)
@@ -343,6 +359,7 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
 
 
 def dropout(x, p=0.5, training=True, inplace=False, axis=None, mode="upscale_in_train", name=None):
+    """In training, zeroes elements with probability p and scales the rest by 1 / (1 - p)."""
     p = _c.probability(p, "dropout")
     if axis is not None:
         raise NotImplementedError("dropout: axis is not supported yet")
@@ -364,6 +381,7 @@ def dropout(x, p=0.5, training=True, inplace=False, axis=None, mode="upscale_in_
 
 
 def one_hot(x, num_classes=-1, name=None):
+    """Integer labels x as one-hot vectors of length num_classes (a new last axis)."""
     a = _args.index_array(x, "one_hot", "x").astype(np.int64, copy=False)
     num_classes = _args.integer(num_classes, "one_hot", "num_classes")
     if a.size and a.min() < 0:
@@ -381,6 +399,7 @@ def one_hot(x, num_classes=-1, name=None):
 
 
 def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+    """The rows of weight at the integer indices x."""
     arr = _args.index_array(x, "embedding", "indices")
     n = weight._data.shape[0]
     if arr.size and (arr.min() < 0 or arr.max() >= n):
@@ -397,6 +416,7 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=None, *, eps=None):
+    """x normalised over its trailing normalized_shape dims, then * weight + bias."""
     if eps is not None:
         epsilon = eps
     normalized_shape = list(_args.shape(normalized_shape, "layer_norm", name="normalized_shape"))
@@ -467,6 +487,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """x with axes start_axis .. stop_axis merged into one."""
     return x.flatten(start_axis, stop_axis)
 
 

@@ -33,6 +33,7 @@ _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_tra
 
 
 def _gain(nonlinearity, a=None):
+    """The recommended gain for a nonlinearity (PyTorch's calculate_gain)."""
     if nonlinearity in _LINEAR:
         return 1.0
     if nonlinearity == "relu":
@@ -53,43 +54,51 @@ calculate_gain = _gain
 
 
 def uniform_(t, a=0.0, b=1.0):
+    """Fills t with samples uniform on [a, b), in place without recording; returns t."""
     _tensor(t, "uniform_")
     with grad_mode.no_grad():
         return t.uniform_(a, b)
 
 
 def normal_(t, mean=0.0, std=1.0):
+    """Fills t with samples from N(mean, std**2), in place without recording; returns t."""
     _tensor(t, "normal_")
     with grad_mode.no_grad():
         return t.normal_(mean, std)
 
 
 def constant_(t, val):
+    """Fills t with val, in place without recording; returns t."""
     _tensor(t, "constant_")
     with grad_mode.no_grad():
         return t.fill_(val)
 
 
 def zeros_(t):
+    """Fills t with 0, in place without recording; returns t."""
     return constant_(t, 0.0)
 
 
 def ones_(t):
+    """Fills t with 1, in place without recording; returns t."""
     return constant_(t, 1.0)
 
 
 def xavier_uniform_(t, gain=1.0):
+    """Fills t in place with Xavier/Glorot uniform samples; returns t."""
     fi, fo = _fans(t, "xavier_uniform_")
     bound = gain * math.sqrt(6.0 / (fi + fo))
     return uniform_(t, -bound, bound)
 
 
 def xavier_normal_(t, gain=1.0):
+    """Fills t in place with Xavier/Glorot normal samples; returns t."""
     fi, fo = _fans(t, "xavier_normal_")
     return normal_(t, 0.0, gain * math.sqrt(2.0 / (fi + fo)))
 
 
 def kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """Fills t in place with Kaiming/He uniform samples; returns t."""
     fi, fo = _fans(t, "kaiming_uniform_")
     fan = _fan(fi, fo, mode)
     bound = _gain(nonlinearity, a) * math.sqrt(3.0 / fan)
@@ -97,6 +106,7 @@ def kaiming_uniform_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
 
 
 def kaiming_normal_(t, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """Fills t in place with Kaiming/He normal samples; returns t."""
     fi, fo = _fans(t, "kaiming_normal_")
     fan = _fan(fi, fo, mode)
     return normal_(t, 0.0, _gain(nonlinearity, a) / math.sqrt(fan))

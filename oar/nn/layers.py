@@ -9,8 +9,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd.inplace import bump
 from ..ops import args as _args
-from ..ops.registry import bump
 from ..tensor import Tensor
 from . import _checks as _c
 from . import _kernels as _K
@@ -38,6 +38,7 @@ class Parameter(Tensor):
 
     @property
     def trainable(self):
+        """Whether the parameter requires grad (Paddle's spelling)."""
         return self._requires_grad
 
     @trainable.setter
@@ -47,9 +48,10 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
-    # Note [Parameter copies]: Tensor's deepcopy/pickle build a plain Tensor; a Parameter must
-    # come back as a Parameter (same class, values, requires_grad, name), else a deep-copied
-    # or unpickled model has no parameters. copy.deepcopy's memo keeps tied weights tied.
+    # Note [Parameter copies]
+    # Tensor's deepcopy/pickle build a plain Tensor; a Parameter must come back as a
+    # Parameter (same class, values, requires_grad, name), else a deep-copied or unpickled
+    # model has no parameters. copy.deepcopy's memo keeps tied weights tied.
     def __deepcopy__(self, memo):
         p = type(self)(np.array(self._data, copy=True), self._requires_grad)
         if "name" in self.__dict__:
@@ -85,6 +87,11 @@ def _param(shape, dtype="float32"):
 
 
 class Layer:
+    """Base class of layers (PyTorch's Module): holds parameters, buffers and sublayers.
+
+    Subclasses set attributes in __init__ (after super().__init__()) and define forward();
+    calling the layer calls forward().
+    """
     def __init__(self, name_scope=None, dtype="float32"):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_sub_layers", OrderedDict())
@@ -129,6 +136,7 @@ class Layer:
                                      f"and can't be empty, got {name!r}")
 
     def register_buffer(self, name, tensor, persistable=True):
+        """Registers a tensor that is state but not a parameter (saved in state_dict)."""
         self._check_name(name, "buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise ArgTypeError(f"{type(self).__name__}.register_buffer: cannot assign "
@@ -137,6 +145,7 @@ class Layer:
         self._buffers[name] = tensor
 
     def add_parameter(self, name, parameter):
+        """Registers parameter under name and returns it."""
         self._check_name(name, "parameter")
         if parameter is not None and not isinstance(parameter, Parameter):
             raise ArgTypeError(f"{type(self).__name__}.add_parameter: cannot assign "
@@ -148,6 +157,7 @@ class Layer:
     register_parameter = add_parameter
 
     def add_sublayer(self, name, sublayer):
+        """Registers sublayer under name and returns it."""
         self._check_name(name, "sublayer")
         if sublayer is not None and not isinstance(sublayer, Layer):
             raise ArgTypeError(f"{type(self).__name__}.add_sublayer: {type(sublayer).__name__} "
@@ -158,6 +168,7 @@ class Layer:
     add_module = add_sublayer
 
     def create_parameter(self, shape, dtype="float32", default_initializer=None, is_bias=False, attr=None):
+        """A new Parameter of the given shape (Xavier-uniform, or zeros for a bias)."""
         p = _param(shape, dtype)
         if default_initializer is not None:
             default_initializer(p)
@@ -167,6 +178,7 @@ class Layer:
 
     # traversal ----------------------------------------------------------------
     def named_parameters(self, prefix="", include_sublayers=True, recurse=True):
+        """Yields (dotted name, parameter) for this layer and its sublayers, each once."""
         seen = set()
         for name, layer in self.named_sublayers(prefix=prefix, include_self=True) \
                 if (include_sublayers and recurse) else [(prefix, self)]:
@@ -177,24 +189,30 @@ class Layer:
                 yield (f"{name}.{pname}" if name else pname), p
 
     def parameters(self, include_sublayers=True, recurse=True):
+        """The list of parameters of this layer and its sublayers, each once."""
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers, recurse=recurse)]
 
     def named_buffers(self, prefix=""):
+        """Yields (dotted name, buffer) for this layer and its sublayers."""
         for name, layer in self.named_sublayers(prefix=prefix, include_self=True):
             for bname, b in layer._buffers.items():
                 if b is not None:
                     yield (f"{name}.{bname}" if name else bname), b
 
     def buffers(self):
+        """The list of buffers of this layer and its sublayers."""
         return [b for _, b in self.named_buffers()]
 
     def named_children(self):
+        """An iterator over (name, sublayer) of the direct sublayers."""
         return iter(self._sub_layers.items())
 
     def children(self):
+        """An iterator over the direct sublayers."""
         return iter(self._sub_layers.values())
 
     def named_sublayers(self, prefix="", include_self=False):
+        """Yields (dotted name, layer) for every sublayer, depth first."""
         if include_self:
             yield prefix, self
         for name, layer in self._sub_layers.items():
@@ -204,15 +222,19 @@ class Layer:
             yield from layer.named_sublayers(full, include_self=True)
 
     def sublayers(self, include_self=False):
+        """The list of all sublayers, depth first."""
         return [l for _, l in self.named_sublayers(include_self=include_self)]
 
     def named_modules(self, prefix=""):
+        """Yields (dotted name, layer) for this layer and every sublayer."""
         return self.named_sublayers(prefix, include_self=True)
 
     def modules(self):
+        """The list of this layer and every sublayer."""
         return [l for _, l in self.named_modules()]
 
     def apply(self, fn):
+        """Calls fn on every sublayer, then on this layer; returns self."""
         for layer in self.children():
             layer.apply(fn)
         fn(self)
@@ -220,6 +242,7 @@ class Layer:
 
     # modes ------------------------------------------------------------------------
     def train(self, mode=True):
+        """Sets training mode (True) or evaluation mode (False) on every layer; returns self."""
         if not isinstance(mode, (bool, np.bool_)):
             raise ArgValueError(f"{type(self).__name__}.train: training mode is expected to be "
                                 f"boolean, got {mode!r}")
@@ -229,10 +252,12 @@ class Layer:
         return self
 
     def eval(self):
+        """Sets evaluation mode on every layer (dropout off, batch norm uses running stats)."""
         return self.train(False)
 
     # state ------------------------------------------------------------------------
     def state_dict(self, destination=None, prefix=""):
+        """An ordered dict of dotted name -> parameter or buffer (the tensors themselves)."""
         out = OrderedDict() if destination is None else destination
         for name, p in self.named_parameters(prefix=prefix.rstrip(".")):
             out[name] = p
@@ -290,10 +315,12 @@ class Layer:
     set_dict = set_state_dict
 
     def clear_gradients(self, set_to_zero=False):
+        """Clears every parameter's .grad (zeroes it when set_to_zero)."""
         for p in self.parameters():
             p.clear_grad(set_to_zero)
 
     def zero_grad(self, set_to_none=True):
+        """Clears every parameter's .grad (sets it to None unless set_to_none is False)."""
         for p in self.parameters():
             p.clear_grad(not set_to_none)
 
@@ -327,16 +354,19 @@ class Layer:
         return self
 
     def float(self):
+        """self: parameters are float32 already."""
         return self
 
     # call ---------------------------------------------------------------------------
     def forward(self, *args, **kwargs):
+        """The layer's computation; subclasses define it."""
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
 
     def extra_repr(self):
+        """The text shown inside the layer's repr parentheses."""
         return ""
 
     def __repr__(self):
@@ -373,13 +403,16 @@ class Linear(Layer):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x):
+        """x @ weight + bias."""
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self):
+        """The text shown inside the layer's repr parentheses."""
         return f"in_features={self.in_features}, out_features={self.out_features}"
 
 
 class Conv2D(Layer):
+    """2-D convolution layer over NCHW input; weight [out_channels, in_channels/groups, kh, kw]."""
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
                  data_format="NCHW", *, bias=True):
@@ -423,9 +456,11 @@ class Conv2D(Layer):
         self._desc = f"{in_channels}, {out_channels}, kernel_size={list(k)}"
 
     def forward(self, x):
+        """The convolution of x with weight, plus bias."""
         return F.conv2d(x, self.weight, self.bias, _parsed=self._parsed)
 
     def extra_repr(self):
+        """The text shown inside the layer's repr parentheses."""
         return self._desc + f", stride={self._conf['stride']}, padding={self._conf['padding']}"
 
 
@@ -446,6 +481,7 @@ class _Pool(Layer):
 
 
 class MaxPool2D(_Pool):
+    """2-D max pooling layer over NCHW input."""
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False, *, return_mask=False, data_format="NCHW", name=None):
         super().__init__(kernel_size, stride, padding, dilation, ceil_mode, data_format)
@@ -453,6 +489,7 @@ class MaxPool2D(_Pool):
             raise NotImplementedError("MaxPool2D: return_indices/return_mask is not supported yet")
 
     def forward(self, x):
+        """Max pooling of x."""
         return F.max_pool2d(x, self.k, _parsed=self._parsed)
 
 
@@ -470,6 +507,7 @@ class AvgPool2D(_Pool):
                                                            divisor_override, type(self).__name__),)
 
     def forward(self, x):
+        """Average pooling of x."""
         return F.avg_pool2d(x, self.k, _parsed=self._parsed)
 
 
@@ -488,11 +526,13 @@ MaxPool2d = MaxPool2D
 
 
 class AdaptiveAvgPool2D(Layer):
+    """2-D average pooling to a fixed output size over NCHW input."""
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
 
     def forward(self, x):
+        """Adaptive average pooling of x to output_size."""
         return F.adaptive_avg_pool2d(x, self.output_size)
 
 
@@ -531,15 +571,18 @@ class _BatchNorm(Layer):
 
     @property
     def running_mean(self):
+        """The running mean buffer."""
         return self._mean
 
     @property
     def running_var(self):
+        """The running variance buffer."""
         return self._variance
 
     _ndims = None
 
     def forward(self, x):
+        """Batch-normalised x (batch statistics in training, running ones in eval)."""
         if not isinstance(x, Tensor):
             raise ArgTypeError(f"{type(self).__name__}: input must be a Tensor, got "
                                f"{type(x).__name__}")
@@ -556,28 +599,34 @@ class _BatchNorm(Layer):
                             training=self.training, momentum=self.momentum, epsilon=self.epsilon)
 
     def extra_repr(self):
+        """The text shown inside the layer's repr parentheses."""
         return f"num_features={self.num_features}, momentum={self.momentum}, epsilon={self.epsilon}"
 
 
 class BatchNorm1D(_BatchNorm):
+    """Batch normalisation over [N, C] or [N, C, L] input (Paddle momentum, default 0.9)."""
     _ndims = (2, 3)
 
 
 class BatchNorm2D(_BatchNorm):
+    """Batch normalisation over [N, C, H, W] input (Paddle momentum, default 0.9)."""
     _ndims = (4,)
 
 
 class BatchNorm1d(_BatchNorm):
+    """Batch normalisation over [N, C] or [N, C, L] input (PyTorch momentum, default 0.1)."""
     torch_momentum = True
     _ndims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
+    """Batch normalisation over [N, C, H, W] input (PyTorch momentum, default 0.1)."""
     torch_momentum = True
     _ndims = (4,)
 
 
 class LayerNorm(Layer):
+    """Layer normalisation over the trailing normalized_shape dims, with weight and bias."""
     def __init__(self, normalized_shape, epsilon=1e-5, weight_attr=None, bias_attr=None,
                  name=None, *, eps=None, elementwise_affine=True):
         super().__init__()
@@ -589,10 +638,12 @@ class LayerNorm(Layer):
         self.bias = Parameter(np.zeros(self.normalized_shape, np.float32))
 
     def forward(self, x):
+        """Layer-normalised x."""
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.epsilon)
 
 
 class Dropout(Layer):
+    """Zeroes elements with probability p in training and scales the rest by 1 / (1 - p)."""
     def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None, *, inplace=False):
         super().__init__()
         self.p, self.inplace = _c.probability(p, type(self).__name__), inplace
@@ -601,72 +652,90 @@ class Dropout(Layer):
                                       f"{mode!r} are not supported yet")
 
     def forward(self, x):
+        """x with dropout applied in training mode; x unchanged in eval mode."""
         return F.dropout(x, self.p, training=self.training, inplace=self.inplace)
 
     def extra_repr(self):
+        """The text shown inside the layer's repr parentheses."""
         return f"p={self.p}" + (", inplace=True" if self.inplace else "")
 
 
 class ReLU(Layer):
+    """Elementwise max(x, 0) (in place on x when inplace=True)."""
     def __init__(self, inplace=False, name=None):
         super().__init__()
         self.inplace = inplace
 
     def forward(self, x):
+        """relu(x)."""
         return F.relu(x, inplace=self.inplace)
 
     def extra_repr(self):
+        """The text shown inside the layer's repr parentheses."""
         return "inplace=True" if self.inplace else ""
 
 
 class LeakyReLU(Layer):
+    """Elementwise x where x > 0, else negative_slope * x."""
     def __init__(self, negative_slope=0.01, inplace=False, name=None):
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
 
     def forward(self, x):
+        """leaky_relu(x)."""
         return F.leaky_relu(x, self.negative_slope, inplace=self.inplace)
 
 
 class Sigmoid(Layer):
+    """Elementwise logistic sigmoid."""
     def forward(self, x):
+        """sigmoid(x)."""
         return F.sigmoid(x)
 
 
 class Tanh(Layer):
+    """Elementwise hyperbolic tangent."""
     def forward(self, x):
+        """tanh(x)."""
         return F.tanh(x)
 
 
 class GELU(Layer):
+    """Elementwise Gaussian error linear unit."""
     def __init__(self, approximate=False, name=None):
         super().__init__()
         self.approximate = approximate
 
     def forward(self, x):
+        """gelu(x)."""
         return F.gelu(x, self.approximate)
 
 
 class Softmax(Layer):
+    """Softmax along axis."""
     def __init__(self, axis=-1, name=None, *, dim=None):
         super().__init__()
         self.axis = dim if dim is not None else axis
 
     def forward(self, x):
+        """softmax(x) along axis."""
         return F.softmax(x, self.axis)
 
 
 class Flatten(Layer):
+    """Merges axes start_axis .. stop_axis into one (default: all but the batch axis)."""
     def __init__(self, start_axis=1, stop_axis=-1, *, start_dim=None, end_dim=None):
         super().__init__()
         self.start = start_dim if start_dim is not None else start_axis
         self.stop = end_dim if end_dim is not None else stop_axis
 
     def forward(self, x):
+        """x flattened from start_axis to stop_axis."""
         return x.flatten(self.start, self.stop)
 
 
 class Embedding(Layer):
+    """A lookup table of num_embeddings vectors of size embedding_dim."""
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
                  weight_attr=None, name=None):
         super().__init__()
@@ -680,10 +749,12 @@ class Embedding(Layer):
                 self.weight[padding_idx] = 0.0
 
     def forward(self, x):
+        """The rows of weight at the integer indices x."""
         return F.embedding(x, self.weight, self.padding_idx)
 
 
 class Sequential(Layer):
+    """Layers called one after another, each on the previous one's output."""
     def __init__(self, *layers):
         super().__init__()
         if len(layers) == 1 and isinstance(layers[0], (dict, OrderedDict)):
@@ -700,6 +771,7 @@ class Sequential(Layer):
                 self.add_sublayer(str(i), l)
 
     def forward(self, x):
+        """x passed through every layer in order."""
         for layer in self._sub_layers.values():
             x = layer(x)
         return x
@@ -712,12 +784,14 @@ class Sequential(Layer):
 
 
 class LayerList(Layer):
+    """A list of sublayers, registered so that their parameters are found."""
     def __init__(self, sublayers=()):
         super().__init__()
         for i, l in enumerate(sublayers):
             self.add_sublayer(str(i), l)
 
     def append(self, layer):
+        """Appends layer; returns self."""
         self.add_sublayer(str(len(self._sub_layers)), layer)
         return self
 
@@ -742,6 +816,7 @@ class _Loss(Layer):
 
 
 class CrossEntropyLoss(_Loss):
+    """Cross-entropy between logits and class labels (or soft labels)."""
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False,
                  axis=-1, label_smoothing=0.0, name=None):
         super().__init__(reduction)
@@ -749,24 +824,33 @@ class CrossEntropyLoss(_Loss):
                        axis=axis, label_smoothing=label_smoothing)
 
     def forward(self, input, label):
+        """cross_entropy(input, label) with this layer's options."""
         return F.cross_entropy(input, label, reduction=self.reduction, **self.kw)
 
 
 class MSELoss(_Loss):
+    """Mean squared error (input - label) ** 2, reduced."""
     def forward(self, input, label):
+        """mse_loss(input, label)."""
         return F.mse_loss(input, label, self.reduction)
 
 
 class L1Loss(_Loss):
+    """Mean absolute error |input - label|, reduced."""
     def forward(self, input, label):
+        """l1_loss(input, label)."""
         return F.l1_loss(input, label, self.reduction)
 
 
 class NLLLoss(_Loss):
+    """Negative log-likelihood of log-probabilities at class labels."""
     def forward(self, input, label):
+        """nll_loss(input, label)."""
         return F.nll_loss(input, label, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy of sigmoid(logit) against label, computed stably."""
     def forward(self, logit, label):
+        """binary_cross_entropy_with_logits(logit, label)."""
         return F.binary_cross_entropy_with_logits(logit, label, reduction=self.reduction)

@@ -1,17 +1,17 @@
 """The one argument-checking layer every public op goes through.
 
-Note [Argument layer]
-Public ops parse their arguments with these helpers before anything is computed or written
-(Note [Check, then write] in registry.py): axes are normalised with range checks (never
-`axis % ndim`), shapes must be integers, index tensors must be integer (or bool where a mask
-is meant), numbers must be real numbers (`None` never becomes NaN). A new op that uses them
-gets every check for free, and the bad-input table (tests/test_bad_inputs.py) runs each
-public function through them.
-
 Errors derive from both the PyTorch and the Paddle exception for the same mistake
 (errors.py), so `except RuntimeError` (PyTorch code) and `except ValueError` / `except
 TypeError` (Paddle code) both catch them.
 """
+# Note [Argument layer]
+# Public ops parse their arguments with these helpers before anything is computed or written
+# (Note [Check, then write] in autograd/inplace.py): axes are normalised with range checks (never
+# `axis % ndim`), shapes must be integers, index tensors must be integer (or bool where a mask
+# is meant), numbers must be real numbers (`None` never becomes NaN). A new op that uses them
+# gets every check for free, and the bad-input table (tests/test_bad_inputs.py) runs each
+# public function through them.
+
 from __future__ import annotations
 
 import numbers

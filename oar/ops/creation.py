@@ -66,6 +66,11 @@ def _has_np64(data):
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True, *, requires_grad=None,
               device=None):
+    """A new tensor holding a copy of data (a list, number, ndarray or tensor).
+
+    Floats default to float32, ints to int64; stop_gradient=False (or requires_grad=True)
+    makes it a leaf that requires grad.
+    """
     as_place(place)
     if isinstance(data, Tensor):
         arr = np.array(data._data, copy=True)
@@ -108,6 +113,7 @@ def _unwrap(d):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """PyTorch's spelling of to_tensor: a new tensor holding a copy of data."""
     return to_tensor(data, dtype=dtype, stop_gradient=not requires_grad)
 
 
@@ -120,18 +126,22 @@ def from_numpy(arr):
 
 
 def zeros(*shape, dtype=None, name=None, requires_grad=False, device=None):
+    """A new tensor of the given shape filled with 0 (default dtype float32)."""
     return _finish(np.zeros(_shape(shape, "zeros"), _dtype(dtype)), requires_grad)
 
 
 def ones(*shape, dtype=None, name=None, requires_grad=False, device=None):
+    """A new tensor of the given shape filled with 1 (default dtype float32)."""
     return _finish(np.ones(_shape(shape, "ones"), _dtype(dtype)), requires_grad)
 
 
 def empty(*shape, dtype=None, name=None, requires_grad=False, device=None):
+    """A new tensor of the given shape with unspecified contents (default dtype float32)."""
     return _finish(np.empty(_shape(shape, "empty"), _dtype(dtype)), requires_grad)
 
 
 def full(shape, fill_value, dtype=None, name=None, requires_grad=False, device=None):
+    """A new tensor of the given shape filled with fill_value (dtype inferred from it)."""
     shp = _args.shape(shape, "full")
     fill_value = _args.number(fill_value, "full", "fill_value")
     if dtype is None:
@@ -146,6 +156,7 @@ def _like(fn):
         x = _args.tensor(x, fn.__name__ + "_like")
         return fn(list(x.shape), dtype=dtype if dtype is not None else x.dtype,
                   requires_grad=requires_grad)
+    like.__doc__ = f"{fn.__name__}() with x's shape (and x's dtype unless dtype is given)."
     return like
 
 
@@ -155,6 +166,7 @@ empty_like = _like(empty)
 
 
 def full_like(x, fill_value, dtype=None, name=None, requires_grad=False, device=None):
+    """A new tensor shaped like x filled with fill_value (x's dtype unless given)."""
     x = _args.tensor(x, "full_like")
     return full(list(x.shape), fill_value, dtype=dtype if dtype is not None else x.dtype,
                 requires_grad=requires_grad)
@@ -191,6 +203,7 @@ def arange(start=0, end=None, step=1, dtype=None, name=None, requires_grad=False
 
 
 def linspace(start, stop, num=None, dtype=None, name=None, requires_grad=False, device=None, *, steps=None):
+    """A 1-D tensor of num evenly spaced values from start to stop, both included."""
     start = _args.number(start, "linspace", "start")
     stop = _args.number(stop, "linspace", "end")
     n = _args.integer(num if steps is None else steps, "linspace", "steps")
@@ -200,6 +213,7 @@ def linspace(start, stop, num=None, dtype=None, name=None, requires_grad=False, 
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None, requires_grad=False, device=None):
+    """A 2-D tensor with ones on the diagonal and zeros elsewhere."""
     n = _args.integer(num_rows, "eye", "n")
     m = n if num_columns is None else _args.integer(num_columns, "eye", "m")
     if n < 0 or m < 0:
@@ -217,14 +231,25 @@ for _n, _f in dict(to_tensor=to_tensor, tensor=tensor, from_numpy=from_numpy, ze
 def _new_like(fn):
     def method(x, *size, dtype=None, requires_grad=False, **kw):
         return fn(*size, dtype=dtype if dtype is not None else x.dtype, requires_grad=requires_grad)
+    method.__doc__ = f"{fn.__name__}() of the given size, with x's dtype unless dtype is given."
     return method
 
 
 for _n, _f in (("new_zeros", zeros), ("new_ones", ones), ("new_empty", empty)):
     R.register_function(_n, _new_like(_f), function=False)
-R.register_function("new_full", lambda x, size, fill_value, dtype=None, requires_grad=False:
-                    full(size, fill_value, dtype=dtype if dtype is not None else x.dtype,
-                         requires_grad=requires_grad), function=False)
-R.register_function("new_tensor", lambda x, data, dtype=None, requires_grad=False:
-                    to_tensor(data, dtype=dtype if dtype is not None else x.dtype,
-                              stop_gradient=not requires_grad), function=False)
+
+
+def _new_full(x, size, fill_value, dtype=None, requires_grad=False):
+    """A new tensor of the given size filled with fill_value, with x's dtype (unless given)."""
+    return full(size, fill_value, dtype=dtype if dtype is not None else x.dtype,
+                requires_grad=requires_grad)
+
+
+def _new_tensor(x, data, dtype=None, requires_grad=False):
+    """A new tensor holding a copy of data, with x's dtype (unless dtype is given)."""
+    return to_tensor(data, dtype=dtype if dtype is not None else x.dtype,
+                     stop_gradient=not requires_grad)
+
+
+R.register_function("new_full", _new_full, function=False)
+R.register_function("new_tensor", _new_tensor, function=False)

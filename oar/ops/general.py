@@ -17,11 +17,13 @@ def _dtype_np(d):
 
 
 # ---------------------------------------------------------------- clone / cast
-CLONE = OpDef("clone", lambda x: np.array(x, copy=True), lambda c, g: (g,))
+CLONE = OpDef("clone", lambda x: np.array(x, copy=True), lambda c, g: (g,),
+              doc="A copy of x in new memory, keeping x's layout; gradients flow back to x.")
 _clone = declare(CLONE)
 
 
 def clone(x, name=None, *, memory_format=None):
+    """A copy of x in new memory, keeping x's layout; gradients flow back to x."""
     if x.__class__ is not Tensor and not isinstance(x, Tensor):
         A.tensor(x, "clone")       # a list is no tensor to clone (PyTorch: TypeError)
     return _clone(x)
@@ -38,7 +40,8 @@ def _b_cast(c, g):
     return (g,)   # OpNode casts the gradient back to the input dtype
 
 
-CAST = OpDef("cast", _k_cast, _b_cast, attrs=(("dtype", None),))
+CAST = OpDef("cast", _k_cast, _b_cast, attrs=(("dtype", None),),
+             doc="x converted to dtype (a copy; differentiable for floating dtypes).")
 _cast = declare(CAST)
 
 
@@ -67,6 +70,7 @@ class _InvalidType(ArgValueError, TypeError):
 
 
 def astype(x, dtype, name=None):
+    """x converted to dtype: x itself when it already has that dtype, else a copy."""
     if dtype is None:     # NumPy would read None as float64
         raise ArgTypeError("astype(): argument 'dtype' must be a dtype, got None")
     if x._data.dtype == _dtype_np(dtype):
@@ -106,18 +110,33 @@ def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory
 
 
 def _cuda(x, device=None, non_blocking=False, **kwargs):
+    """Tensor.cuda(): refused (this build has no CUDA device); x itself never moves."""
     A.device("cuda" if device is None else (device if isinstance(device, str) else device), "cuda")
     return x
 
 
-for _n, _f in (("astype", astype), ("cast", lambda x, dtype, name=None: astype(x, dtype)),
-               ("type", _type),
-               ("to", to), ("float", lambda x: astype(x, "float32")),
-               ("double", lambda x: astype(x, "float64")), ("half", lambda x: astype(x, "float16")),
-               ("long", lambda x: astype(x, "int64")), ("int", lambda x: astype(x, "int32")),
-               ("bool", lambda x: astype(x, "bool"))):
+def _cast_fn(x, dtype, name=None):
+    """x converted to dtype (Paddle's cast): x itself when it already has that dtype."""
+    return astype(x, dtype)
+
+
+def _as(dtype):
+    def method(x):
+        return astype(x, dtype)
+    method.__doc__ = f"x converted to {dtype} (x itself when it already is)."
+    return method
+
+
+def _cpu(x):
+    """x itself: tensors live on the CPU."""
+    return x
+
+
+for _n, _f in (("astype", astype), ("cast", _cast_fn), ("type", _type), ("to", to),
+               ("float", _as("float32")), ("double", _as("float64")), ("half", _as("float16")),
+               ("long", _as("int64")), ("int", _as("int32")), ("bool", _as("bool"))):
     R.register_function(_n, _f, function=_n in ("astype", "cast"))
-R.register_function("cpu", lambda x: x, function=False)
+R.register_function("cpu", _cpu, function=False)
 R.register_function("cuda", _cuda, function=False)
 
 
@@ -201,7 +220,8 @@ def _b_matmul(c, g):
 
 
 MATMUL = OpDef("matmul", _k_matmul, _b_matmul, save={0: (1,), 1: (0,)}, inputs=("x", "y"),
-               attrs=(("transpose_x", False), ("transpose_y", False)))
+               attrs=(("transpose_x", False), ("transpose_y", False)),
+               doc="Matrix product x @ y (batched, broadcasting batch dims; optional transposes).")
 _matmul = declare(MATMUL, aliases=("mm",))
 
 
@@ -233,7 +253,8 @@ def _check_matmul_(self, args, attrs, op_name):
     other = args[1]
     if not isinstance(other, Tensor):
         raise TypeError(f"{op_name}: expected a Tensor operand, got {type(other).__name__}")
-    res_shape = _matmul_shape(self._data.shape, other._data.shape)
+    tx, ty = attrs
+    res_shape = _matmul_shape(_t_shape(self._data.shape, tx), _t_shape(other._data.shape, ty))
     if res_shape != self._data.shape:
         raise ArgValueError(
             f"{op_name}(): the product of shapes {list(self._data.shape)} and "
@@ -244,15 +265,25 @@ def _check_matmul_(self, args, attrs, op_name):
     return None
 
 
+def _t_shape(shape, transpose):
+    """The shape after transpose_x/transpose_y (the last two dims swapped; 1-D unchanged)."""
+    if not transpose or len(shape) < 2:
+        return tuple(shape)
+    return tuple(shape[:-2]) + (shape[-1], shape[-2])
+
+
 def _k_matmul_(out, other, tx, ty):
-    res = np.matmul(out, other)   # a temporary: the output overlaps the input
+    a = out.swapaxes(-1, -2) if tx and out.ndim >= 2 else out
+    b = other.swapaxes(-1, -2) if ty and other.ndim >= 2 else other
+    res = np.matmul(a, b)   # a temporary: the output overlaps the input
     np.copyto(out, res, casting="same_kind")
     return out
 
 
 MATMUL_ = OpDef("matmul_", _k_matmul_, _b_matmul, save={0: (1,), 1: (0,)}, kind="inplace",
                 inputs=("x", "y"), attrs=(("transpose_x", False), ("transpose_y", False)),
-                check=_check_matmul_, node_name="MatmulBackward")
+                check=_check_matmul_, node_name="MatmulBackward",
+                doc="Matrix product x @ y written into x (the product must have x's shape).")
 declare(MATMUL_)
 
 
@@ -278,8 +309,10 @@ def _b_stack(c, g):
     return tuple(g.select(axis, i) for i in range(len(c.input_meta)))
 
 
-CONCAT = OpDef("concat", _k_concat, _b_concat, attrs=(("axis", 0),))
-STACK = OpDef("stack", lambda *a: np.stack(a[:-1], axis=a[-1]), _b_stack, attrs=(("axis", 0),))
+CONCAT = OpDef("concat", _k_concat, _b_concat, attrs=(("axis", 0),),
+               doc="The tensors joined along an existing axis.")
+STACK = OpDef("stack", lambda *a: np.stack(a[:-1], axis=a[-1]), _b_stack, attrs=(("axis", 0),),
+              doc="The tensors joined along a new axis.")
 
 
 def _tensor_list(x, op):
@@ -304,6 +337,7 @@ def _tensor_list(x, op):
 
 
 def concat(x, axis=0, name=None, *, dim=None):
+    """The tensors of the list x joined along an existing axis (torch.cat)."""
     if dim is not None:
         axis = dim
     op = "concat"
@@ -331,6 +365,7 @@ def concat(x, axis=0, name=None, *, dim=None):
 
 
 def stack(x, axis=0, name=None, *, dim=None):
+    """The equally shaped tensors of the list x joined along a new axis."""
     if dim is not None:
         axis = dim
     op = "stack"
@@ -371,7 +406,8 @@ def _b_index_select(c, g):
 
 
 INDEX_SELECT = OpDef("index_select", _k_index_select, _b_index_select, save={0: (1,)},
-                     inputs=("x", "index"), attrs=(("axis", 0),))
+                     inputs=("x", "index"), attrs=(("axis", 0),),
+                     doc="The entries of x at the 1-D integer index along axis.")
 _index_select = declare(INDEX_SELECT, dim_alias=True)
 
 
@@ -412,7 +448,8 @@ def _b_take_along(c, g):
 
 
 TAKE_ALONG = OpDef("take_along_axis", _k_take_along, _b_take_along, save={0: (1,)},
-                   inputs=("arr", "indices"), attrs=(("axis", 0),))
+                   inputs=("arr", "indices"), attrs=(("axis", 0),),
+                   doc="Elements of arr at integer indices along axis (broadcast elsewhere).")
 declare(TAKE_ALONG)
 
 
@@ -460,10 +497,12 @@ def _k_flip(x, axis):
     return np.flip(x, axis=axis).copy()
 
 
-FLIP = OpDef("flip", _k_flip, lambda c, g: (g.flip(list(c.attrs[0])),), attrs=(("axis", None),))
+FLIP = OpDef("flip", _k_flip, lambda c, g: (g.flip(list(c.attrs[0])),), attrs=(("axis", None),),
+             doc="x with the order of elements reversed along the given axes (a copy).")
 
 
 def flip(x, axis=None, name=None, *, dims=None, dim=None):
+    """A copy of x with the order of elements reversed along the given axes."""
     A.tensor(x, "flip")
     axis = dims if dims is not None else (dim if dim is not None else axis)
     if axis is None:
@@ -501,17 +540,19 @@ def where(condition, x=None, y=None, name=None):
 
 
 def where_(condition, x, y, name=None):
-    """Writes the result into x and returns x."""
+    """where(condition, x, y) written into x, in place; returns x."""
     A.tensor(x, "where_")
     return R.dispatch_inplace(R.OPS["where_self"], (x, R.as_tensor(condition), R.operand(y)), (),
                               "where_")
 
 
 def _where_method(x, condition, y=None):
+    """Tensor.where(condition, y): self where condition is True, else y."""
     return where(condition, x, y)
 
 
 def _where_method_(x, condition, y=None):
+    """Tensor.where_(condition, y): writes where(condition, self, y) into self, in place."""
     return where_(condition, x, y)
 
 
@@ -522,6 +563,7 @@ R.register_function("where_", _where_method_, function=False)
 
 
 def nonzero(x, as_tuple=False, name=None):
+    """Indices of x's nonzero elements: an [n, ndim] int64 tensor, or one 1-D tensor per axis."""
     x = R.as_tensor(R.operand(x, op_name="nonzero", name="x"))
     if x._data.ndim == 0:      # PyTorch: a 0-d tensor is treated as one element
         n = int(bool(x._data))
@@ -582,6 +624,7 @@ R.register_function("take", take)
 
 
 def tile(x, repeat_times, name=None):
+    """x repeated repeat_times times along each axis (a copy)."""
     A.tensor(x, "tile")
     reps = A.shape(repeat_times, "tile", name="repeat_times")
     nd = max(len(reps), x._data.ndim)

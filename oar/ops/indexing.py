@@ -1,22 +1,22 @@
 """Indexing: getitem (basic -> view, advanced -> copy), setitem and the indexed in-place ops,
 fills, copy_, and Paddle's metadata-changing in-place ops.
-
-Note [Index arguments]
-Every index goes through ops/args.py (Note [Argument layer]): subscripts through
-`args.tensor_index` (integer tensors, bool masks; uint8 is a mask as in PyTorch; floats are
-refused, never truncated), dims through `args.axis`, index tensors of gather/scatter/index_add
-through `args.index_dtype` + `args.in_range` (PyTorch refuses negative indices there; NumPy
-would wrap them), scale factors through `args.alpha`. All checks run before the write (Note
-[Check, then write]).
-
-Note [Saved indices]
-The index arrays an indexed op's backward needs are passed as a non-tensor *input* of the
-OpDef (not an attr) and declared in its `save` spec, so the node keeps them in `saved`
-exactly when a gradient that uses them is needed, and `release()` after a backward without
-retain_graph drops them and marks the node released: a second backward raises as in PyTorch
-(which saves the indices as tensors). Integer index arrays are copies, so a later in-place
-change to the index tensor cannot change what the backward scatters.
 """
+# Note [Index arguments]
+# Every index goes through ops/args.py (Note [Argument layer]): subscripts through
+# `args.tensor_index` (integer tensors, bool masks; uint8 is a mask as in PyTorch; floats are
+# refused, never truncated), dims through `args.axis`, index tensors of gather/scatter/index_add
+# through `args.index_dtype` + `args.in_range` (PyTorch refuses negative indices there; NumPy
+# would wrap them), scale factors through `args.alpha`. All checks run before the write (Note
+# [Check, then write]).
+
+# Note [Saved indices]
+# The index arrays an indexed op's backward needs are passed as a non-tensor *input* of the
+# OpDef (not an attr) and declared in its `save` spec, so the node keeps them in `saved`
+# exactly when a gradient that uses them is needed, and `release()` after a backward without
+# retain_graph drops them and marks the node released: a second backward raises as in PyTorch
+# (which saves the indices as tensors). Integer index arrays are copies, so a later in-place
+# change to the index tensor cannot change what the backward scatters.
+
 from __future__ import annotations
 
 import math
@@ -25,11 +25,14 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
+from ..autograd.inplace import check_inplace_autograd, check_overlap, metadata_inplace
 from ..tensor import Tensor
 from . import args as A
 from . import registry as R
-from .registry import OpDef, check_inplace_autograd, declare, fmt_shape
-from .views import _generic_view
+from .registry import OpDef, declare, fmt_shape
+from .views import _generic_view, generic_view_op
+
+_SLICE = generic_view_op("slice")
 
 
 # ---------------------------------------------------------------- index keys
@@ -112,10 +115,12 @@ def _b_index(c, g):
 
 
 INDEX = OpDef("index", _k_index, _b_index, inputs=("x", "key"), save={0: (1,)},
-              node_name="IndexBackward")
+              node_name="IndexBackward",
+              doc="x[key]: basic and advanced indexing (a copy for advanced keys).")
 
 
 def getitem(x, idx):
+    """x[idx]: basic indexing gives a view, advanced indexing (tensors, lists, masks) a copy."""
     c = idx.__class__
     if c is slice or c is int:          # the common cases, straight to NumPy
         try:
@@ -124,6 +129,13 @@ def getitem(x, idx):
             raise _range_error("__getitem__", x, e) from None
         if arr.size == 0:
             arr = _empty_at_torch_offset(x._data, (idx,), arr)
+        if x._view is None and x._grad_fn is None and not x._requires_grad:
+            # Note [Fast basic index]
+            # A root tensor with no history that does not require grad gives a view that
+            # records no node, whatever the grad mode; so the geometry closures the node's
+            # attrs would need are not built. A view is excluded: its base may require grad
+            # (set after the view was taken).
+            return R.view_of(_SLICE, x, arr)
         # `make` redoes the slice on a dense stand-in when x overlaps itself (Note [View
         # geometry]); the forward result is `arr`
         make = (lambda a: a[idx]) if c is slice else (lambda a: a[idx, ...])
@@ -232,7 +244,7 @@ def _check_put(self, args, attrs, op_name):
                         f"unsupported operation: {op_name} writes into a tensor from a value "
                         "that shares its memory. Fix: clone() the value first.")
             else:
-                R.check_overlap(tv, value, op_name)
+                check_overlap(tv, value, op_name)
     return None
 
 
@@ -263,7 +275,8 @@ def _b_put(c, g):
 
 INDEX_PUT_ = OpDef("index_put_", _k_put, _b_put, kind="inplace", inputs=("x", "value", "key"),
                    attrs=(("accumulate", False),), check=_check_put, save={0: (2,), 1: (2,)},
-                   node_name="IndexPutBackward", own_overlap_check=True)
+                   node_name="IndexPutBackward", own_overlap_check=True,
+                   doc="x[key] = value (or += with accumulate=True).")
 R.OPS["index_put_"] = INDEX_PUT_
 
 
@@ -322,6 +335,7 @@ def _put_value(x, value, key, advanced, op, accumulate=False):
 
 
 def setitem(x, idx, value):
+    """x[idx] = value, in place (bumps x's version)."""
     _autograd_first(x, "__setitem__")
     key, advanced = _key(idx, "__setitem__")
     value = _put_value(x, value, key, advanced, "__setitem__")
@@ -331,6 +345,7 @@ def setitem(x, idx, value):
 
 
 def index_put_(x, indices, value, accumulate=False, name=None):
+    """x[indices] = value (or += with accumulate=True), in place; returns x."""
     _autograd_first(x, "index_put_")
     if not isinstance(indices, (tuple, list)):
         raise ArgTypeError(f"index_put_(): argument 'indices' must be a tuple of Tensors, got "
@@ -348,6 +363,7 @@ def index_put_(x, indices, value, accumulate=False, name=None):
 
 
 def index_put(x, indices, value, accumulate=False, name=None):
+    """A copy of x with x[indices] = value (or += with accumulate=True)."""
     return index_put_(A.tensor(x, "index_put").clone(), indices, value, accumulate)
 
 
@@ -395,10 +411,12 @@ def _b_index_add(c, g):
 
 INDEX_ADD_ = OpDef("index_add_", _k_index_add, _b_index_add, kind="inplace",
                    inputs=("x", "source", "index"), attrs=(("axis", 0), ("alpha", 1)),
-                   save={1: (2,)}, check=_check_index_add, node_name="IndexAddBackward")
+                   save={1: (2,)}, check=_check_index_add, node_name="IndexAddBackward",
+                   doc="Adds alpha * source into x at the index along axis.")
 
 
 def index_add_(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim=None, value=None):
+    """Adds alpha * source into x at index along axis, in place; returns x."""
     if dim is not None:
         axis = dim
     if value is not None:   # Paddle: index_add_(x, index, axis, value)
@@ -432,6 +450,7 @@ def index_add_(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim
 
 
 def index_add(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim=None, value=None):
+    """A copy of x with alpha * source added at index along axis."""
     return index_add_(A.tensor(x, "index_add").clone(), axis, index, source, alpha, dim=dim, value=value)
 
 
@@ -551,12 +570,14 @@ def _b_scatter_add(c, g):
 
 SCATTER_ = OpDef("scatter_", lambda out, src, index, axis: _k_scatter_any(out, src, index, axis),
                  _b_scatter, kind="inplace", inputs=("x", "src", "index"), attrs=(("axis", 0),),
-                 save={0: (2,), 1: (2,)}, check=_check_scatter, node_name="ScatterBackward")
+                 save={0: (2,), 1: (2,)}, check=_check_scatter, node_name="ScatterBackward",
+                 doc="Writes src into x at the index along axis.")
 SCATTER_ADD_ = OpDef("scatter_add_",
                      lambda out, src, index, axis: _k_scatter_any(out, src, index, axis, "sum"),
                      _b_scatter_add, kind="inplace", inputs=("x", "src", "index"),
                      attrs=(("axis", 0),), save={1: (2,)}, check=_check_scatter,
-                     node_name="ScatterAddBackward")
+                     node_name="ScatterAddBackward",
+                     doc="Adds src into x at the index along axis (repeated indices accumulate).")
 def _b_scatter_reduce(c, g):
     """PyTorch: scatter_(..., reduce=) has no derivative and raises when the backward reaches
     it (not at the forward); oar also lacks the derivative of scatter_reduce's prod / mean /
@@ -571,7 +592,8 @@ def _b_scatter_reduce(c, g):
 SCATTER_REDUCE_ = OpDef("scatter_reduce_", _k_scatter_any, _b_scatter_reduce, kind="inplace",
                         inputs=("x", "src", "index"),
                         attrs=(("axis", 0), ("reduce", "sum"), ("include_self", True)),
-                        check=_check_scatter, node_name="ScatterReduceBackward")
+                        check=_check_scatter, node_name="ScatterReduceBackward",
+                        doc="Reduces src into x at the index along axis (sum, prod, mean, amax, amin).")
 
 
 def _scatter_call(x, dim, index, src, mode, include_self, op, src_tensor_only=False,
@@ -604,7 +626,9 @@ _TORCH_SCATTER_REDUCE = {"add": "sum", "multiply": "prod"}
 
 def scatter_(x, dim, index=None, src=None, reduce=None, name=None, *, value=None,
              overwrite=True, updates=None):
-    """PyTorch scatter_(dim, index, src, reduce=None|'add'|'multiply'); Paddle
+    """Writes src (or reduces it) into x at index along dim, in place; returns x.
+
+    PyTorch scatter_(dim, index, src, reduce=None|'add'|'multiply'); Paddle
     scatter_(index, updates, overwrite) (rows of axis 0). Told apart by the type of the
     second argument."""
     _autograd_first(x, "scatter_")
@@ -647,14 +671,17 @@ def scatter_(x, dim, index=None, src=None, reduce=None, name=None, *, value=None
 
 
 def scatter(x, dim, index=None, src=None, reduce=None, name=None, **kw):
+    """A copy of x with src written (or reduced) at index along dim (see scatter_)."""
     return scatter_(A.tensor(x, "scatter").clone(), dim, index, src, reduce, **kw)
 
 
 def scatter_add_(x, dim, index, src, name=None):
+    """Adds src into x at index along dim, in place (repeats accumulate); returns x."""
     return _scatter_call(x, dim, index, src, "sum", True, "scatter_add_", src_tensor_only=True)
 
 
 def scatter_add(x, dim, index, src, name=None):
+    """A copy of x with src added at index along dim (repeats accumulate)."""
     return scatter_add_(A.tensor(x, "scatter_add").clone(), dim, index, src)
 
 
@@ -662,12 +689,14 @@ _SCATTER_REDUCE_MODES = ("sum", "prod", "mean", "amax", "amin")
 
 
 def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True, name=None):
+    """Reduces src into x at index along dim, in place (sum, prod, mean, amax, amin)."""
     reduce = A.one_of(reduce, _SCATTER_REDUCE_MODES, "scatter_reduce_", "reduce")
     return _scatter_call(x, dim, index, src, reduce, include_self, "scatter_reduce_",
                          src_tensor_only=True)
 
 
 def scatter_reduce(x, dim, index, src, reduce, *, include_self=True, name=None):
+    """A copy of x with src reduced at index along dim (sum, prod, mean, amax, amin)."""
     return scatter_reduce_(A.tensor(x, "scatter_reduce").clone(), dim, index, src, reduce, include_self=include_self)
 
 
@@ -683,7 +712,9 @@ _PUT_MODES = {"assign": "assign", "add": "sum", "mul": "prod", "multiply": "prod
 
 def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True,
                     broadcast=True, name=None):
-    """Paddle put_along_axis_: with broadcast (the default) indices broadcast against arr
+    """Puts values (or reduces them) into arr at indices along axis, in place; returns arr.
+
+    Paddle put_along_axis_: with broadcast (the default) indices broadcast against arr
     outside `axis`, and values against the indices."""
     op = "put_along_axis_"
     _autograd_first(arr, op)
@@ -719,6 +750,7 @@ def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=Tr
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
                    broadcast=True, name=None):
+    """A copy of arr with values put (or reduced) at indices along axis."""
     return put_along_axis_(A.tensor(arr, "put_along_axis", "arr").clone(), indices, values, axis, reduce, include_self, broadcast)
 
 
@@ -744,10 +776,12 @@ def _k_copy(out, src):
 
 
 COPY_ = OpDef("copy_", _k_copy, lambda c, g: (R.zero_grad(g), g), kind="inplace", inputs=("x", "src"),
-              check=_check_copy, node_name="CopyBackward")
+              check=_check_copy, node_name="CopyBackward",
+              doc="Copies src (broadcast, cast to x's dtype) into x.")
 
 
 def copy_(x, src, non_blocking=False, name=None):
+    """Copies src (broadcast, cast to x's dtype) into x, in place; returns x."""
     if not isinstance(src, Tensor):
         src = R.operand(src, op_name="copy_", name="src")    # None / strings refused
         src = R.as_tensor(src)
@@ -775,9 +809,10 @@ def _check_fill(self, args, attrs, op_name):
 
 
 FILL_ = OpDef("fill_", _k_fill, _b_fill, kind="inplace", inputs=("x", "value"),
-              check=_check_fill, fill_like=True, node_name="FillBackward")
+              check=_check_fill, fill_like=True, node_name="FillBackward",
+              doc="Sets every element of x to value.")
 ZERO_ = OpDef("zero_", lambda out: _k_fill(out, 0), lambda c, g: (R.zero_grad(g),), kind="inplace",
-              fill_like=True, node_name="ZeroBackward")
+              fill_like=True, node_name="ZeroBackward", doc="Sets every element of x to zero.")
 declare(FILL_)
 declare(ZERO_)
 
@@ -786,26 +821,10 @@ declare(ZERO_)
 def _meta_inplace(name, out_of_place):
     def fn(x, *args, **kwargs):
         A.tensor(x, name)
-        need_grad = grad_mode.is_grad_enabled() and x.requires_grad
-        if need_grad:
-            check_inplace_autograd(x, name)
-        # a non-leaf keeps a history whose shapes match it, even under no_grad
-        track = need_grad or (x._view is None and x._grad_fn is not None)
-        with grad_mode.set_grad_enabled(track):
-            y = out_of_place(x, *args, **kwargs)
-        if y._storage is not x._storage:
-            raise ValueError(
-                f"{name}: the new shape {fmt_shape(y._data.shape)} cannot be a view of this "
-                f"tensor (shape {fmt_shape(x._data.shape)}, strides {list(x.stride())}), so it "
-                "cannot change in place without a copy. Fix: `x = x.reshape(...)` or "
-                "`x = x.contiguous()` first.")
-        x._data = y._data
-        R.bump(x, name)
-        if x._view is None:
-            x._grad_fn = y._grad_fn if track else x._grad_fn
-            x._out_nr = 0
-        return x
+        return metadata_inplace(x, name, out_of_place, args, kwargs)   # Note [Metadata in-place ops]
     fn.__name__ = name
+    fn.__doc__ = (f"{name[:-1]}(x, ...) in place: x itself takes the new shape and strides "
+                  "(same object, same storage); returns x.")
     return fn
 
 

@@ -1,92 +1,121 @@
-"""Python operators, generated from the op declarations.
+"""Python operators, built from the op declarations with the templates of ops/spellings.py.
 
 `x += y` is in place (PyTorch's semantics; Paddle rebinds the name): aliases see the change.
 Reflected operators (`2 - x`) keep the Python number weak for type promotion.
+An operator returns NotImplemented for an operand it cannot use, so Python tries the other
+side; `x += y` has no other side and refuses such an operand with the argument layer's error.
 """
 from __future__ import annotations
 
-import numpy as np
+import inspect
 
 from ..tensor import Tensor
-from . import registry as R
+from . import spellings as S
 from .registry import OPS, as_tensor, dispatch, dispatch_inplace, operand
 
-_Number = (int, float, bool)
+_PK = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_BINARY = inspect.Signature([inspect.Parameter("self", _PK), inspect.Parameter("other", _PK)])
 
 
-def _ok(other):
-    return isinstance(other, (Tensor,) + _Number) or hasattr(other, "__array__") or isinstance(other, list)
+def _operator(fn, dunder, doc, signature=_BINARY):
+    return S.describe(fn, dunder, signature, S.paragraphs(doc), qualname=f"Tensor.{dunder}",
+                      module=Tensor.__module__)
 
 
-def _gen(fname, op, mode, sym=None, reflected=False):
-    """An operator with Note [Fast path] inlined, falling back to the generic dispatch."""
-    env = {"Tensor": Tensor, "_op": op, "_attrs": tuple(d for _, d in op.attrs), "_ok": _ok,
-           "_operand": operand, "_dispatch": dispatch, "_dispatch_inplace": dispatch_inplace,
-           "_FLOATS": R._FLOATS, "_STATE": R._STATE, "_ndarray": np.ndarray,
-           "_asarray": np.asarray, "_wrap": Tensor._wrap, "_fast": op.fast,
-           "_take": R._storage.take, "_POOL_MIN": R._storage.POOL_MIN_BYTES,
-           "_fast_failed": R._fast_failed}
-    for a, d in op.attrs:
-        env[f"_D_{a}"] = d
-    lines = [f"def {fname}(self, other):"]
-    # attrs are the defaults here: bind them as locals for the fast path's checks
-    lines += [f"    {a} = _D_{a}" for a, _ in op.attrs]
-    if op.fast is not None:
-        lines += R.fast_prefix(op, mode, "self", "other", sym, reflected)
-    if mode == "inplace":
-        lines.append(f"    return _dispatch_inplace(_op, (self, _operand(other)), _attrs, {sym!r})")
-    else:
-        lines.append("    if not _ok(other): return NotImplemented")
-        args = "(_operand(other), self)" if reflected else "(self, _operand(other))"
-        lines.append(f"    return _dispatch(_op, {args}, _attrs)")
-    ns = {}
-    exec(compile("\n".join(lines) + "\n", f"<oar generated {fname}>", "exec"), env, ns)
-    return ns[fname]
+# The arithmetic operators are spellings.py's (x, y) templates in operator mode (Note
+# [Spelling templates]): the same inline fast path as `oar.mul`, then NotImplemented for an
+# operand they cannot use, and the op's default attrs (`x + y` is add with alpha=1).
+def forward(op, dunder, sym):
+    """`x + y`: a new tensor."""
+    return _operator(S.new_binary(op, dunder, operator=True), dunder,
+                     f"self {sym} other: {op.name}(self, other), a new tensor.")
 
 
-def _fwd(name):
-    return _gen(f"__{name}__", OPS[name], "new")
+def reflected(op, dunder, sym):
+    """`2 + x`: the number is on the left, so it is the op's first operand."""
+    return _operator(S.new_reflected(op), dunder,
+                     f"other {sym} self, for a left operand that is not a Tensor: "
+                     f"{op.name}(other, self), a new tensor.")
 
 
-def _rev(name):
-    return _gen(f"__r{name}__", OPS[name], "new", reflected=True)
+def augmented(op, dunder, sym):
+    """`x += y`: in place; the mutation log names it `+=`."""
+    spelling_name = sym + "="
+    return _operator(S.inplace_binary(op, spelling_name, operator=True), dunder,
+                     f"self {spelling_name} other: in place, {op.name}_(self, other). Writes into "
+                     "self and returns that same tensor, so the name still refers to it (aliases "
+                     "and views see the change).")
 
 
-def _inp(name, sym):
-    return _gen(f"__i{name}__", OPS[name], "inplace", sym)
-
-
-def _cmp(name):
-    op = OPS[name]
-
-    def f(self, other):
-        if other is None or not _ok(other):
+def comparison(op, dunder, sym):
+    """`x < y`: a bool tensor; any operand the op cannot use gives NotImplemented (so `x == None`
+    is False, as for any Python object)."""
+    def compare(self, other):
+        if other is None or not S.usable_operand(other):
             return NotImplemented
         return dispatch(op, (self, operand(other)), ())
-    return f
+    return _operator(compare, dunder, f"self {sym} other: {op.name}(self, other), a bool tensor.")
 
 
-for dunder, name, sym in (("add", "add", "+="), ("sub", "sub", "-="), ("mul", "mul", "*="),
-                          ("truediv", "div", "/="), ("floordiv", "floor_divide", "//="),
-                          ("mod", "remainder", "%="), ("pow", "pow", "**="),
-                          ("and", "bitwise_and", "&="), ("or", "bitwise_or", "|="),
-                          ("xor", "bitwise_xor", "^=")):
-    setattr(Tensor, f"__{dunder}__", _fwd(name))
-    setattr(Tensor, f"__r{dunder}__", _rev(name))
-    setattr(Tensor, f"__i{dunder}__", _inp(name, sym))
+for dunder, name, sym in (("add", "add", "+"), ("sub", "sub", "-"), ("mul", "mul", "*"),
+                          ("truediv", "div", "/"), ("floordiv", "floor_divide", "//"),
+                          ("mod", "remainder", "%"), ("pow", "pow", "**"),
+                          ("and", "bitwise_and", "&"), ("or", "bitwise_or", "|"),
+                          ("xor", "bitwise_xor", "^")):
+    setattr(Tensor, f"__{dunder}__", forward(OPS[name], f"__{dunder}__", sym))
+    setattr(Tensor, f"__r{dunder}__", reflected(OPS[name], f"__r{dunder}__", sym))
+    setattr(Tensor, f"__i{dunder}__", augmented(OPS[name], f"__i{dunder}__", sym))
 
-for dunder, name in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less_than"),
-                     ("le", "less_equal"), ("gt", "greater_than"), ("ge", "greater_equal")):
-    setattr(Tensor, f"__{dunder}__", _cmp(name))
+for dunder, name, sym in (("eq", "equal", "=="), ("ne", "not_equal", "!="),
+                          ("lt", "less_than", "<"), ("le", "less_equal", "<="),
+                          ("gt", "greater_than", ">"), ("ge", "greater_equal", ">=")):
+    setattr(Tensor, f"__{dunder}__", comparison(OPS[name], f"__{dunder}__", sym))
 
 _MATMUL = OPS["matmul"]
 _MATMUL_ = OPS["matmul_"]
-Tensor.__matmul__ = lambda self, other: dispatch(_MATMUL, (self, as_tensor(other)), (False, False))
-Tensor.__rmatmul__ = lambda self, other: dispatch(_MATMUL, (as_tensor(other), self), (False, False))
-Tensor.__imatmul__ = lambda self, other: dispatch_inplace(_MATMUL_, (self, as_tensor(other)),
-                                                          (False, False), "@=")
-Tensor.__neg__ = lambda self: dispatch(OPS["neg"], (self,), ())
-Tensor.__pos__ = lambda self: self
-Tensor.__abs__ = lambda self: dispatch(OPS["abs"], (self,), ())
-Tensor.__invert__ = lambda self: dispatch(OPS["bitwise_not"], (self,), ())
-Tensor.__hash__ = lambda self: id(self)
+
+
+def __matmul__(self, other):
+    """self @ other: matmul(self, other), a new tensor."""
+    return dispatch(_MATMUL, (self, as_tensor(other)), (False, False))
+
+
+def __rmatmul__(self, other):
+    """other @ self, for a left operand that is not a Tensor."""
+    return dispatch(_MATMUL, (as_tensor(other), self), (False, False))
+
+
+def __imatmul__(self, other):
+    """self @= other: in place, matmul_(self, other); the product must have self's shape."""
+    return dispatch_inplace(_MATMUL_, (self, as_tensor(other)), (False, False), "@=")
+
+
+def __neg__(self):
+    """-self: neg(self), a new tensor."""
+    return dispatch(OPS["neg"], (self,), ())
+
+
+def __pos__(self):
+    """+self: self itself."""
+    return self
+
+
+def __abs__(self):
+    """abs(self): a new tensor."""
+    return dispatch(OPS["abs"], (self,), ())
+
+
+def __invert__(self):
+    """~self: bitwise_not(self), a new tensor (logical not for bool)."""
+    return dispatch(OPS["bitwise_not"], (self,), ())
+
+
+def __hash__(self):
+    """Tensors hash by identity (== is elementwise)."""
+    return id(self)
+
+
+for _fn in (__matmul__, __rmatmul__, __imatmul__, __neg__, __pos__, __abs__, __invert__, __hash__):
+    _fn.__qualname__ = f"Tensor.{_fn.__name__}"
+    _fn.__module__ = Tensor.__module__
+    setattr(Tensor, _fn.__name__, _fn)

@@ -13,9 +13,10 @@ from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ..tensor import Tensor
 from .registry import OpDef, declare, float_result, zero_grad
 
-# Kernels run after the dtype checks (registry.check_pointwise_inplace, dispatch_out use
-# PyTorch's canCast: `uint8 += int64` and `float32 += float64` are legal, float into int is
-# not), so they cast their result unsafely into `out`, as TensorIterator does.
+# Kernels run after the dtype checks (autograd/inplace.py check_pointwise_inplace, Note
+# [In-place shape and dtype]; dispatch_out) that use PyTorch's canCast: `uint8 += int64` and
+# `float32 += float64` are legal, float into int is not. So they cast their result unsafely
+# into `out`, as TensorIterator does.
 _UNSAFE = "unsafe"
 
 
@@ -72,12 +73,15 @@ def _bool_result(rdt):
 
 
 # ---------------------------------------------------------------- unary, backward needs result
-P("exp", u(np.exp), lambda c, g: (g * c.out,), save_out=(0,), result_dtype=float_result)
-P("sqrt", u(np.sqrt), lambda c, g: (g / (c.out * 2),), save_out=(0,), result_dtype=float_result)
+P("exp", u(np.exp), lambda c, g: (g * c.out,), save_out=(0,), result_dtype=float_result,
+  doc="Elementwise e**x.")
+P("sqrt", u(np.sqrt), lambda c, g: (g / (c.out * 2),), save_out=(0,), result_dtype=float_result,
+  doc="Elementwise square root of x.")
 P("rsqrt", lambda out, rdt, x: np.divide(1, np.sqrt(x, dtype=rdt, casting=_UNSAFE), out=out, dtype=rdt, casting=_UNSAFE),
-  lambda c, g: (g * c.out ** 3 * -0.5,), save_out=(0,), result_dtype=float_result)
+  lambda c, g: (g * c.out ** 3 * -0.5,), save_out=(0,), result_dtype=float_result,
+  doc="Elementwise reciprocal square root, 1 / sqrt(x).")
 P("tanh", u(np.tanh), lambda c, g: (g * (1 - c.out * c.out),), save_out=(0,),
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise hyperbolic tangent of x.")
 
 
 def _sigmoid(out, rdt, x):
@@ -90,11 +94,11 @@ def _sigmoid(out, rdt, x):
 
 
 P("sigmoid", _sigmoid, lambda c, g: (g * c.out * (1 - c.out),), save_out=(0,),
-  result_dtype=float_result)
-# Note [Masked gradients select]: where an op's gradient is "g here, 0 elsewhere" (relu,
-# clip), it selects instead of multiplying by a 0/1 mask, as PyTorch's threshold_backward
-# and clamp_backward do: an inf or nan in g stays out of the masked-off elements
-# (inf * 0 would be nan there).
+  result_dtype=float_result, doc="Elementwise logistic sigmoid, 1 / (1 + e**-x).")
+# Note [Masked gradients select]
+# Where an op's gradient is "g here, 0 elsewhere" (relu, clip), it selects instead of
+# multiplying by a 0/1 mask, as PyTorch's threshold_backward and clamp_backward do: an inf
+# or nan in g stays out of the masked-off elements (inf * 0 would be nan there).
 def _relu_back(c, g):
     if c.may_overwrite(g) and not _grad_enabled():
         gd = g._data      # in place into the gradient the engine owns: no new buffer
@@ -103,38 +107,44 @@ def _relu_back(c, g):
     return (_where(c.out > 0, g, 0.0),)
 
 
-P("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE), _relu_back, save_out=(0,))
+P("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE), _relu_back, save_out=(0,),
+  doc="Elementwise max(x, 0).")
 P("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt, casting=_UNSAFE),
-  lambda c, g: (-g * c.out * c.out,), save_out=(0,), result_dtype=float_result)
-P("expm1", u(np.expm1), lambda c, g: (g * (c.out + 1),), save_out=(0,), result_dtype=float_result)
+  lambda c, g: (-g * c.out * c.out,), save_out=(0,), result_dtype=float_result,
+  doc="Elementwise 1 / x.")
+P("expm1", u(np.expm1), lambda c, g: (g * (c.out + 1),), save_out=(0,), result_dtype=float_result,
+  doc="Elementwise e**x - 1, accurate near 0.")
 
 # ---------------------------------------------------------------- unary, backward needs input
-P("log", u(np.log), lambda c, g: (g / c.input(0),), save={0: (0,)}, result_dtype=float_result)
+P("log", u(np.log), lambda c, g: (g / c.input(0),), save={0: (0,)}, result_dtype=float_result,
+  doc="Elementwise natural logarithm of x.")
 P("log2", u(np.log2), lambda c, g: (g / (c.input(0) * float(np.log(2))),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise base-2 logarithm of x.")
 P("log10", u(np.log10), lambda c, g: (g / (c.input(0) * float(np.log(10))),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise base-10 logarithm of x.")
 P("log1p", u(np.log1p), lambda c, g: (g / (c.input(0) + 1),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise log(1 + x), accurate near 0.")
 P("sin", u(np.sin), lambda c, g: (g * c.input(0).cos(),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise sine of x (radians).")
 P("cos", u(np.cos), lambda c, g: (-g * c.input(0).sin(),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise cosine of x (radians).")
 P("tan", u(np.tan), lambda c, g: (g / c.input(0).cos().square(),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise tangent of x (radians).")
 P("asin", u(np.arcsin), lambda c, g: (g / (1 - c.input(0).square()).sqrt(),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise arcsine of x.")
 P("acos", u(np.arccos), lambda c, g: (-g / (1 - c.input(0).square()).sqrt(),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise arccosine of x.")
 P("atan", u(np.arctan), lambda c, g: (g / (1 + c.input(0).square()),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise arctangent of x.")
 P("sinh", u(np.sinh), lambda c, g: (g * c.input(0).cosh(),), save={0: (0,)},
-  result_dtype=float_result)
+  result_dtype=float_result, doc="Elementwise hyperbolic sine of x.")
 P("cosh", u(np.cosh), lambda c, g: (g * c.input(0).sinh(),), save={0: (0,)},
-  result_dtype=float_result)
-P("abs", u(np.abs), lambda c, g: (g * c.input(0).sign(),), save={0: (0,)})
+  result_dtype=float_result, doc="Elementwise hyperbolic cosine of x.")
+P("abs", u(np.abs), lambda c, g: (g * c.input(0).sign(),), save={0: (0,)},
+  doc="Elementwise absolute value |x|.")
 P("square", u(np.square), lambda c, g: (g * c.input(0) * 2,), save={0: (0,)},
-  result_dtype=lambda r: np.dtype(np.int64) if r.kind == "b" else r)   # PyTorch: bool -> int64
+  result_dtype=lambda r: np.dtype(np.int64) if r.kind == "b" else r,   # PyTorch: bool -> int64
+  doc="Elementwise x * x.")
 
 # ---------------------------------------------------------------- unary, gradient needs nothing
 def _check_neg(op_name, args, attrs, rdt):
@@ -145,15 +155,16 @@ def _check_neg(op_name, args, attrs, rdt):
 
 
 def _neg(out, rdt, x):
-    # Note [NumPy 2.4 negative]: np.negative writing into a strided output reads the wrong
-    # elements for some strides (float32 step 4, float64 step 8; found by the random
-    # programs against torch). x * -1 is the same number in every case (-0.0, integer wrap).
+    # Note [NumPy 2.4 negative]
+    # np.negative writing into a strided output reads the wrong elements for some strides
+    # (float32 step 4, float64 step 8; found by the random programs against torch). x * -1
+    # is the same number in every case (-0.0, integer wrap).
     if rdt.kind in "iu":   # integers: 0 - x wraps like PyTorch (uint8: -1 -> 255)
         return np.subtract(0, x, out=out, dtype=rdt, casting=_UNSAFE)
     return np.multiply(x, -1, out=out, dtype=rdt, casting=_UNSAFE)
 
 
-P("neg", _neg, lambda c, g: (-g,), aliases=("negative",), check=_check_neg)
+P("neg", _neg, lambda c, g: (-g,), aliases=("negative",), check=_check_neg, doc="Elementwise -x.")
 _zero_grad = lambda c, g: (zero_grad(g),)  # noqa: E731  (piecewise-constant functions)
 def _exact_for_ints(uf):
     """Rounding (and sign of a bool) is the identity on integer and bool tensors, as in
@@ -171,11 +182,12 @@ def _exact_for_ints(uf):
     return kernel
 
 
-P("floor", _exact_for_ints(np.floor), _zero_grad)
-P("ceil", _exact_for_ints(np.ceil), _zero_grad)
-P("round", _exact_for_ints(np.rint), _zero_grad)
-P("trunc", _exact_for_ints(np.trunc), _zero_grad)
-P("sign", _exact_for_ints(np.sign), _zero_grad)
+P("floor", _exact_for_ints(np.floor), _zero_grad, doc="Elementwise largest integer <= x.")
+P("ceil", _exact_for_ints(np.ceil), _zero_grad, doc="Elementwise smallest integer >= x.")
+P("round", _exact_for_ints(np.rint), _zero_grad,
+  doc="Elementwise rounding to the nearest integer (halves to even).")
+P("trunc", _exact_for_ints(np.trunc), _zero_grad, doc="Elementwise rounding toward zero.")
+P("sign", _exact_for_ints(np.sign), _zero_grad, doc="Elementwise sign of x: -1, 0 or 1.")
 
 
 def _scale(out, rdt, x, scale, bias, bias_after_scale):
@@ -214,7 +226,8 @@ def _check_scale(op_name, args, attrs, rdt):
 
 
 P("scale", _scale, lambda c, g: (g * c.attrs[0],),
-  attrs=(("scale", 1.0), ("bias", 0.0), ("bias_after_scale", True)), check=_check_scale)
+  attrs=(("scale", 1.0), ("bias", 0.0), ("bias_after_scale", True)), check=_check_scale,
+  doc="scale * x + bias (or scale * (x + bias) when bias_after_scale is False).")
 
 
 def _check_clip(op_name, args, attrs, rdt):
@@ -241,7 +254,8 @@ def _clip_back(c, g):
 
 
 P("clip", _clip, _clip_back, save={0: (0,)}, attrs=(("min", None), ("max", None)),
-  aliases=("clamp",), check=_check_clip, number_attrs=("min", "max"))
+  aliases=("clamp",), check=_check_clip, number_attrs=("min", "max"),
+  doc="x clamped elementwise into [min, max] (either bound may be None).")
 
 # ---------------------------------------------------------------- binary
 def _check_alpha(op_name, args, attrs, rdt):
@@ -262,10 +276,12 @@ def _check_alpha(op_name, args, attrs, rdt):
 
 P("add", lambda out, rdt, x, y, alpha: np.add(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt, casting=_UNSAFE),
   lambda c, g: (g, g if c.attrs[0] == 1 else g * c.attrs[0]),
-  inputs=("x", "y"), attrs=(("alpha", 1),), check=_check_alpha)
+  inputs=("x", "y"), attrs=(("alpha", 1),), check=_check_alpha,
+  doc="x + alpha * y, with broadcasting.")
 P("sub", lambda out, rdt, x, y, alpha: np.subtract(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt, casting=_UNSAFE),
   lambda c, g: (g, -g if c.attrs[0] == 1 else g * -c.attrs[0]),
-  inputs=("x", "y"), attrs=(("alpha", 1),), aliases=("subtract",), check=_check_alpha)
+  inputs=("x", "y"), attrs=(("alpha", 1),), aliases=("subtract",), check=_check_alpha,
+  doc="x - alpha * y, with broadcasting.")
 def _mul_back(c, g):
     if c.needs[0] and not c.needs[1]:
         y = c.input(1)
@@ -279,7 +295,7 @@ def _mul_back(c, g):
 
 
 P("mul", b(np.multiply), _mul_back, save={0: (1,), 1: (0,)}, inputs=("x", "y"),
-  aliases=("multiply",))
+  aliases=("multiply",), doc="x * y, with broadcasting.")
 
 
 def _div_back(c, g):
@@ -289,7 +305,8 @@ def _div_back(c, g):
 
 
 P("div", b(np.true_divide), _div_back, save={0: (1,), 1: (0, 1)}, inputs=("x", "y"),
-  result_dtype=float_result, aliases=("divide", "true_divide"))
+  result_dtype=float_result, aliases=("divide", "true_divide"),
+  doc="x / y (true division), with broadcasting.")
 def _check_int_div(op_name, args, attrs, rdt):
     """Integer division by zero is an error in PyTorch (RuntimeError "ZeroDivisionError"),
     not NumPy's warning and a garbage 0; bool tensors have no floor division."""
@@ -306,10 +323,11 @@ def _check_int_div(op_name, args, attrs, rdt):
 
 
 P("floor_divide", b(np.floor_divide), lambda c, g: (zero_grad(g), zero_grad(g)), inputs=("x", "y"),
-  check=_check_int_div)
+  check=_check_int_div, doc="floor(x / y), with broadcasting.")
 P("remainder", b(np.remainder),
   lambda c, g: (g, -g * (c.input(0) / c.input(1)).floor() if c.needs[1] else None),
-  save={1: (0, 1)}, inputs=("x", "y"), aliases=("mod", "floor_mod"), check=_check_int_div)
+  save={1: (0, 1)}, inputs=("x", "y"), aliases=("mod", "floor_mod"), check=_check_int_div,
+  doc="x mod y with the sign of y (Python's %), with broadcasting.")
 
 
 def _where(cond, a, b):
@@ -384,10 +402,10 @@ def _pow_k(out, rdt, x, y):
     return np.power(x, y, out=out, dtype=rdt, casting=_UNSAFE)
 
 
-# Note [pow special exponents]: PyTorch computes these scalar exponents with other ops
-# (PowKernel.cpp), and the results differ from pow's: rsqrt(-0.0) is -inf where
-# pow(-0.0, -0.5) is +inf, and x*x*x may differ from pow(x, 3) in the last bit. Same here,
-# on both the generic and the fast path.
+# Note [pow special exponents]
+# PyTorch computes these scalar exponents with other ops (PowKernel.cpp), and the results
+# differ from pow's: rsqrt(-0.0) is -inf where pow(-0.0, -0.5) is +inf, and x*x*x may differ
+# from pow(x, 3) in the last bit. Same here, on both the generic and the fast path.
 def _special_pow(kernel):
     def k(x, out, rdt):
         if out is None:     # never let a 0-d result become a NumPy scalar (out= below)
@@ -420,7 +438,8 @@ def _fast_pow(x, y, out=None):
 
 
 P("pow", _pow_k, _pow_back, save={0: (0, 1), 1: (0, 1)}, save_out=(1,),
-  inputs=("x", "y"), check=_check_pow, fast=_fast_pow)   # Note [pow special exponents]
+  inputs=("x", "y"), check=_check_pow, fast=_fast_pow,
+  doc="x ** y, with broadcasting.")   # Note [pow special exponents]
 
 
 def _max_back(c, g):
@@ -443,15 +462,26 @@ def _fmax_back(c, g):
 
 
 P("maximum", b(np.maximum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
-  inplace=False)
+  inplace=False, doc="Elementwise larger of x and y (NaN propagates), with broadcasting.")
 P("minimum", b(np.minimum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
-  inplace=False)
+  inplace=False, doc="Elementwise smaller of x and y (NaN propagates), with broadcasting.")
 P("fmax", b(np.fmax), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
-  inplace=False)
+  inplace=False,
+  doc="Elementwise larger of x and y, ignoring a NaN on one side, with broadcasting.")
 P("fmin", b(np.fmin), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
-  inplace=False)
+  inplace=False,
+  doc="Elementwise smaller of x and y, ignoring a NaN on one side, with broadcasting.")
 
 # ---------------------------------------------------------------- comparisons / logic (no grad)
+_LOGIC_DOCS = {"equal": "Boolean x == y, with broadcasting.",
+               "not_equal": "Boolean x != y, with broadcasting.",
+               "greater_than": "Boolean x > y, with broadcasting.",
+               "greater_equal": "Boolean x >= y, with broadcasting.",
+               "less_than": "Boolean x < y, with broadcasting.",
+               "less_equal": "Boolean x <= y, with broadcasting.",
+               "logical_and": "Boolean x and y (nonzero is true), with broadcasting.",
+               "logical_or": "Boolean x or y (nonzero is true), with broadcasting.",
+               "logical_xor": "Boolean x xor y (nonzero is true), with broadcasting."}
 for _name, _uf, _al in (("equal", np.equal, ("eq",)), ("not_equal", np.not_equal, ("ne",)),
                         ("greater_than", np.greater, ("gt", "greater")),
                         ("greater_equal", np.greater_equal, ("ge",)),
@@ -460,23 +490,28 @@ for _name, _uf, _al in (("equal", np.equal, ("eq",)), ("not_equal", np.not_equal
                         ("logical_and", np.logical_and, ()), ("logical_or", np.logical_or, ()),
                         ("logical_xor", np.logical_xor, ())):
     P(_name, (lambda uf: lambda out, rdt, x, y: uf(x, y, out=out))(_uf), None,
-      inputs=("x", "y"), inplace=False, result_dtype=_bool_result, aliases=_al)
+      inputs=("x", "y"), inplace=False, result_dtype=_bool_result, aliases=_al,
+      doc=_LOGIC_DOCS[_name])
 P("logical_not", lambda out, rdt, x: np.logical_not(x, out=out), None, inplace=False,
-  result_dtype=_bool_result)
-P("isnan", lambda out, rdt, x: np.isnan(x, out=out), None, inplace=False, result_dtype=_bool_result)
-P("isinf", lambda out, rdt, x: np.isinf(x, out=out), None, inplace=False, result_dtype=_bool_result)
+  result_dtype=_bool_result, doc="Boolean not x (nonzero is true).")
+P("isnan", lambda out, rdt, x: np.isnan(x, out=out), None, inplace=False, result_dtype=_bool_result,
+  doc="Boolean: where x is NaN.")
+P("isinf", lambda out, rdt, x: np.isinf(x, out=out), None, inplace=False, result_dtype=_bool_result,
+  doc="Boolean: where x is +inf or -inf.")
 P("isfinite", lambda out, rdt, x: np.isfinite(x, out=out), None, inplace=False,
-  result_dtype=_bool_result)
+  result_dtype=_bool_result, doc="Boolean: where x is neither inf nor NaN.")
 def _check_bitwise(op_name, args, attrs, rdt):
     if rdt.kind == "f":
         raise ArgTypeError(f"{op_name}(): not implemented for floating tensors (result dtype "
                            f"{rdt}); bitwise ops take integer or bool tensors.")
 
 
-for _name, _uf in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
-                   ("bitwise_xor", np.bitwise_xor)):
-    P(_name, b(_uf), None, inputs=("x", "y"), check=_check_bitwise)
-P("bitwise_not", u(np.invert), None, check=_check_bitwise)
+for _name, _uf, _sym in (("bitwise_and", np.bitwise_and, "&"), ("bitwise_or", np.bitwise_or, "|"),
+                         ("bitwise_xor", np.bitwise_xor, "^")):
+    P(_name, b(_uf), None, inputs=("x", "y"), check=_check_bitwise,
+      doc=f"Bitwise x {_sym} y of integer or bool tensors, with broadcasting.")
+P("bitwise_not", u(np.invert), None, check=_check_bitwise,
+  doc="Bitwise ~x of an integer or bool tensor.")
 
 # ---------------------------------------------------------------- ternary and masked
 def _check_mask(op_name, args, attrs, rdt):
@@ -513,12 +548,15 @@ def _where_back(c, g):
 
 
 WHERE = P("where_self", _where_k, _where_back, save={0: (1,), 2: (1,)},
-          inputs=("x", "condition", "y"), method=False, check=_check_mask, promote=(0, 2))
+          inputs=("x", "condition", "y"), method=False, check=_check_mask, promote=(0, 2),
+          doc="x where condition is True, else y, with broadcasting.")
 
 
 def _masked_fill_k(out, rdt, x, mask, value):
     if out is None:
         out = np.array(x, dtype=rdt)
+    elif out is not x:   # the out= spelling: the unmasked elements are x's
+        np.copyto(out, x, casting=_UNSAFE)
     np.copyto(out, value, where=mask, casting=_UNSAFE)
     return out
 
@@ -531,4 +569,5 @@ def _masked_fill_back(c, g):
 
 # the result keeps x's dtype (PyTorch and Paddle): `int_tensor.masked_fill(m, 0.5)` is int
 MASKED_FILL = P("masked_fill", _masked_fill_k, _masked_fill_back, save={0: (1,), 2: (1,)},
-                inputs=("x", "mask", "value"), check=_check_mask, promote=(0,))
+                inputs=("x", "mask", "value"), check=_check_mask, promote=(0,),
+                doc="x with the elements where mask is True set to value (keeps x's dtype).")

@@ -15,6 +15,7 @@ _GEN = [np.random.default_rng()]
 
 
 def seed(s):
+    """Seeds oar's random generator (oar.seed and oar.manual_seed); returns the generator."""
     _GEN[0] = np.random.default_rng(int(s))
     return _GEN[0]
 
@@ -23,6 +24,7 @@ manual_seed = seed
 
 
 def generator():
+    """oar's random generator (a numpy.random.Generator)."""
     return _GEN[0]
 
 
@@ -34,14 +36,17 @@ def _floats(shape, dtype, draw):
 
 
 def rand(*shape, dtype=None, name=None, requires_grad=False):
+    """A new tensor of the given shape with samples uniform on [0, 1)."""
     return _finish(_floats(_shape(shape, "rand"), dtype, _GEN[0].random), requires_grad)
 
 
 def randn(*shape, dtype=None, name=None, requires_grad=False):
+    """A new tensor of the given shape with samples from the standard normal N(0, 1)."""
     return _finish(_floats(_shape(shape, "randn"), dtype, _GEN[0].standard_normal), requires_grad)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None, *, size=None):
+    """A new int64 tensor of the given shape with integers uniform on [low, high)."""
     if high is None:
         low, high = 0, low
     if size is not None:
@@ -62,6 +67,7 @@ def _std(std, op):
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None, *, size=None):
+    """Samples from N(mean, std**2): of the given shape, or elementwise for tensor mean/std."""
     if size is not None:
         shape = size
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
@@ -76,6 +82,7 @@ def normal(mean=0.0, std=1.0, shape=None, name=None, *, size=None):
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
+    """A new tensor of the given shape with samples uniform on [min, max)."""
     lo, hi = _args.number(min, "uniform", "min"), _args.number(max, "uniform", "max")
     if not lo <= hi:
         raise ArgValueError(f"uniform(): expects a [min, max) range, but found min={lo} > max={hi}")
@@ -86,6 +93,7 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
 
 
 def randperm(n, dtype=None, name=None):
+    """A random permutation of the integers 0 .. n-1 (int64 by default)."""
     n = _args.shape(n, "randperm", name="n")
     if len(n) != 1:
         raise ArgTypeError(f"randperm(): argument 'n' must be an integer, got {list(n)}")
@@ -151,11 +159,14 @@ def _k_bernoulli_(out, p):
 
 
 for _op in (OpDef("normal_", _k_normal_, _fill_grad, kind="inplace", check=_check_float,
-                  attrs=(("mean", 0.0), ("std", 1.0)), node_name="NormalBackward"),
+                  attrs=(("mean", 0.0), ("std", 1.0)), node_name="NormalBackward",
+                  doc="Fills x with samples from the normal distribution N(mean, std**2)."),
             OpDef("uniform_", _k_uniform_, _fill_grad, kind="inplace", check=_check_float,
-                  attrs=(("min", -1.0), ("max", 1.0)), node_name="UniformBackward"),
+                  attrs=(("min", -1.0), ("max", 1.0)), node_name="UniformBackward",
+                  doc="Fills x with samples from the uniform distribution on [min, max)."),
             OpDef("bernoulli_", _k_bernoulli_, _fill_grad, kind="inplace",
-                  check=_check_bernoulli, attrs=(("p", 0.5),), node_name="BernoulliBackward")):
+                  check=_check_bernoulli, attrs=(("p", 0.5),), node_name="BernoulliBackward",
+                  doc="Fills x with 0/1 samples that are 1 with probability p.")):
     declare(_op)
 
 
@@ -165,7 +176,8 @@ def _k_exponential_(out, lam):
 
 
 declare(OpDef("exponential_", _k_exponential_, _fill_grad, kind="inplace", check=_check_float,
-              attrs=(("lam", 1.0),), node_name="ExponentialBackward"))
+              attrs=(("lam", 1.0),), node_name="ExponentialBackward",
+              doc="Fills x with samples from the exponential distribution of rate lam."))
 
 
 def bernoulli(x, name=None):

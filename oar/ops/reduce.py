@@ -93,8 +93,10 @@ def _b_mean(c, g):
 
 
 SUM = OpDef("sum", _k_sum, lambda c, g: (_expand_back(c, g),),
-            attrs=(("axis", None), ("keepdim", False), ("dtype", None)))
-MEAN = OpDef("mean", _k_mean, _b_mean, attrs=(("axis", None), ("keepdim", False), ("dtype", None)))
+            attrs=(("axis", None), ("keepdim", False), ("dtype", None)),
+            doc="Sum of x's elements over axis (all axes when None).")
+MEAN = OpDef("mean", _k_mean, _b_mean, attrs=(("axis", None), ("keepdim", False), ("dtype", None)),
+             doc="Mean of x's elements over axis (all axes when None).")
 
 
 def _reduction(op):
@@ -111,6 +113,7 @@ def _reduction(op):
             keepdim, dtype = dtype, None      # PyTorch order: sum(x, dim, keepdim)
         return R.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), dtype))
     fn.__name__ = op.name
+    fn.__doc__ = op.doc
     return fn
 
 
@@ -140,9 +143,11 @@ def _k_min(x, axes, keepdim):
 
 
 AMAX = OpDef("amax", _k_max, _b_extreme, save={0: (0,)}, save_out=(0,),
-             attrs=(("axis", None), ("keepdim", False)))
+             attrs=(("axis", None), ("keepdim", False)),
+             doc="Largest element of x over axis (all axes when None); ties share the gradient.")
 AMIN = OpDef("amin", _k_min, _b_extreme, save={0: (0,)}, save_out=(0,),
-             attrs=(("axis", None), ("keepdim", False)))
+             attrs=(("axis", None), ("keepdim", False)),
+             doc="Smallest element of x over axis (all axes when None); ties share the gradient.")
 R.OPS["amax"] = AMAX
 R.OPS["amin"] = AMIN
 
@@ -152,10 +157,12 @@ class ReturnTypes(tuple):
 
     @property
     def values(self):
+        """The values (first element)."""
         return self[0]
 
     @property
     def indices(self):
+        """The indices (second element)."""
         return self[1]
 
 
@@ -205,6 +212,8 @@ def _arg(npfn, fname):
             r = npfn(a, axis=ax, keepdims=bool(keepdim)).astype(np.int64)
         return Tensor._wrap(np.asarray(r))
     fn.__name__ = fname
+    fn.__doc__ = (f"Index (int64) of the {'largest' if npfn is np.argmax else 'smallest'} "
+                  "element of x along axis (of the flattened x when None).")
     return fn
 
 
@@ -223,6 +232,7 @@ def _amax_like(op):
         _nonempty(x, axes, op.name)
         return R.dispatch(op, (x,), (axes, bool(keepdim)))
     fn.__name__ = op.name
+    fn.__doc__ = op.doc
     return fn
 
 
@@ -253,7 +263,8 @@ def _b_prod(c, g):
 
 
 PROD = OpDef("prod", _k_prod, _b_prod, save={0: (0,)}, save_out=(0,),
-             attrs=(("axis", None), ("keepdim", False), ("dtype", None)))
+             attrs=(("axis", None), ("keepdim", False), ("dtype", None)),
+             doc="Product of x's elements over axis (all axes when None).")
 R.OPS["prod"] = PROD
 R.register_function("prod", _reduction(PROD))
 
@@ -272,10 +283,12 @@ def _b_var(c, g):
     return (g.reshape(ks) * (x - mean) * (2.0 / max(n - ddof, 1)),)
 
 
-VAR = OpDef("var", _k_var, _b_var, save={0: (0,)}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)))
+VAR = OpDef("var", _k_var, _b_var, save={0: (0,)}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
+            doc="Variance of x over axis, dividing by n - ddof (default 1: unbiased).")
 STD = OpDef("std", lambda x, a, k, d: np.std(x, axis=a, keepdims=k, ddof=d),
             lambda c, g: (_b_var(c, g)[0] / (c.out.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0]))) * 2),),
-            save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False), ("ddof", 1)))
+            save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
+            doc="Standard deviation of x over axis, dividing by n - ddof (default 1).")
 
 
 def _stat(op):
@@ -293,6 +306,7 @@ def _stat(op):
             ddof = 1 if unbiased else 0
         return R.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), ddof))
     fn.__name__ = op.name
+    fn.__doc__ = op.doc
     return fn
 
 
@@ -312,10 +326,12 @@ def _k_lse(x, axes, keepdim):
 LSE = OpDef("logsumexp", _k_lse,
             lambda c, g: (g.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0])))
                           * (c.input(0) - c.out.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0])))).exp(),),
-            save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False)))
+            save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False)),
+            doc="log(sum(exp(x))) over axis, computed stably.")
 
 
 def logsumexp(x, axis=None, keepdim=False, name=None, *, dim=None):
+    """log(sum(exp(x))) over axis (all axes when None), computed stably."""
     x = _args.input_tensor(x, "logsumexp")
     return R.dispatch(LSE, (x,), (_axes(axis if dim is None else dim, x._data.ndim, "logsumexp"),
                                   bool(keepdim)))
@@ -331,6 +347,8 @@ def _bool_red(npfn, fname):
             axis = dim
         return Tensor._wrap(np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim, fname), keepdims=bool(keepdim))))
     fn.__name__ = fname
+    fn.__doc__ = (f"Boolean: whether {fname} elements of x are nonzero, over axis "
+                  "(all axes when None).")
     return fn
 
 
@@ -339,6 +357,7 @@ R.register_function("any", _bool_red(np.any, "any"))
 
 
 def count_nonzero(x, axis=None, keepdim=False, name=None, *, dim=None):
+    """The number (int64) of nonzero elements of x over axis (all axes when None)."""
     x = _args.input_tensor(x, "count_nonzero")
     axes = _axes(axis if dim is None else dim, x._data.ndim, "count_nonzero")
     return Tensor._wrap(np.asarray(np.count_nonzero(x._data, axis=axes, keepdims=bool(keepdim)),
@@ -361,5 +380,6 @@ def _b_cumsum(c, g):
     return (g.flip([axis]).cumsum(axis).flip([axis]),)
 
 
-CUMSUM = OpDef("cumsum", _k_cumsum, _b_cumsum, attrs=(("axis", None), ("dtype", None)))
+CUMSUM = OpDef("cumsum", _k_cumsum, _b_cumsum, attrs=(("axis", None), ("dtype", None)),
+               doc="Cumulative sum of x along axis (flattened when None).")
 declare(CUMSUM)

@@ -8,10 +8,8 @@ forms `oar.op_(x, ...)` / `x.op_(...)`, the operators, and the reflected operato
 Generated wrappers have the op's exact Python signature (built with exec), so a call costs
 one function call plus the dispatch below: no argument binding, no per-call dicts.
 
-Note [Check, then write]
-dispatch_inplace runs every check that can fail (autograd rules, broadcast shape, dtype
-cast, memory overlap) before the kernel touches self. The kernel itself must not fail on
-checked inputs. So an op that raises leaves data, shape, dtype and version unchanged.
+In-place ops and out= go through the steps of the Inplace mechanism (autograd/inplace.py):
+checks first (Note [Check, then write]), then the kernel, one version bump, the new history.
 """
 from __future__ import annotations
 
@@ -23,9 +21,12 @@ from .. import dtypes as _dt
 from .. import storage as _storage
 from . import args as _args
 from ..autograd import grad_mode
-from ..autograd.errors import ArgTypeError, ArgValueError, InplaceLeafError, InplaceViewError
-from ..autograd.node import OpNode, SavedTensor
-from ..tensor import DEFAULT, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta, _view_error
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd.inplace import (bump, check_overlap, check_writable, old_value,
+                                rebase_history, records_grad, validate_inplace)
+from ..autograd.node import OpNode
+from ..autograd.saved import SavedTensor
+from ..tensor import DEFAULT, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta
 
 _STATE = grad_mode.STATE
 _UNSET = object()
@@ -66,13 +67,15 @@ class OpDef:
         self.node_name = node_name or "".join(p.title() for p in name.split("_")) + "Backward"
         self.fill_like = fill_like
         self.own_overlap_check = own_overlap_check   # op.check handles operand overlap
-        # Note [Fast path]: `fast(*arrays, *fast_const, out=...)` computes the op's forward
-        # exactly when every tensor operand is floating with one dtype, numbers are Python
-        # floats/ints and attrs are the defaults: the result dtype is then the input dtype and
-        # promotion cannot fail. When, in addition, no gradient is needed, the autograd rules
-        # and (for in-place into a root tensor of the same shape) the broadcast, dtype and
-        # overlap checks cannot fail either, so the generated wrappers call it directly;
-        # `dispatch` also uses it for ops it records.
+        # Note [Fast path]
+        # `fast(*arrays, *fast_const, out=...)` computes the op's forward exactly when every
+        # tensor operand is floating with one dtype, numbers are Python floats/ints and attrs
+        # are the defaults: the result dtype is then the input dtype and promotion cannot
+        # fail. When, in addition, no gradient is needed, the autograd rules and (for
+        # in-place into a root tensor of the same shape) the broadcast, dtype and overlap
+        # checks cannot fail either, so the generated wrappers call it directly (an in-place
+        # one still bumps the version once, Note [Version bump]); `dispatch` also uses it for
+        # ops it records.
         self.fast = fast
         self.fast_const = ()     # constant trailing operands of `fast` (relu: maximum(x, 0))
         self.fast_attrs = tuple(d for _, d in attrs)
@@ -157,12 +160,16 @@ def fmt_shape(shape):
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 
 
+# Note [Broadcast errors]
+# Operands that cannot broadcast raise ArgValueError (PyTorch RuntimeError, Paddle
+# ValueError) in PyTorch's words, never NumPy's bare ValueError. Like PyTorch's infer_size,
+# shapes are folded left to right: "tensor a" is the broadcast of the operands before
+# "tensor b", and the dimension is counted in the result, from the right.
+
+
 def broadcast_error(op_name, shapes):
-    """Note [Broadcast errors]: operands that cannot broadcast raise ArgValueError (PyTorch
-    RuntimeError, Paddle ValueError) in PyTorch's words, never NumPy's bare ValueError.
-    Like PyTorch's infer_size, shapes are folded left to right: "tensor a" is the broadcast
-    of the operands before "tensor b", and the dimension is counted in the result, from the
-    right. Returns the error (the caller raises it)."""
+    """The error for `shapes` that cannot broadcast (Note [Broadcast errors]), or None when
+    they can. Returns the error (the caller raises it)."""
     acc = tuple(shapes[0])
     for s in shapes[1:]:
         s = tuple(s)
@@ -262,34 +269,52 @@ def float_result(rdt):
 
 # --------------------------------------------------------------------------- autograd glue
 def _needs_grad(args):
+    """True when some tensor operand requires grad (Tensor.requires_grad, read from the
+    fields directly for a plain Tensor: this runs on every op)."""
     for a in args:
-        if isinstance(a, Tensor) and a.requires_grad:
+        if a.__class__ is _Tensor:
+            if (a._requires_grad or a._grad_fn is not None
+                    or (a._view is not None and a._base.requires_grad)):
+                return True
+        elif isinstance(a, Tensor) and a.requires_grad:
             return True
     return False
 
 
 def _make_node(op, args, attrs, self_old=None):
-    """Build the node and save what the backward needs for the inputs that need a gradient."""
+    """Build the node and save what the backward needs for the inputs that need a gradient.
+
+    Returns (node, whether the backward needs the result, the saved input positions)."""
     edges = []
     meta = []
     needed = ()
     needs_out = False
     save = op.save
-    for i, a in enumerate(args):
-        if a.__class__ is _Tensor or isinstance(a, Tensor):
+    save_out = op.save_out
+    i = 0
+    for a in args:
+        if a.__class__ is _Tensor:
+            d = a._data
+            meta.append((d.shape, d.dtype))
+            fn = a._grad_fn
+            # a._edge() without the call for the common case: a root's grad_fn is its field
+            e = (fn, a._out_nr) if fn is not None and a._view is None else a._edge()
+        elif isinstance(a, Tensor):
             d = a._data
             meta.append((d.shape, d.dtype))
             e = a._edge()
-            edges.append(e)
-            if e is not None:
+        else:
+            e = None
+            meta.append(None)
+        edges.append(e)
+        if e is not None:
+            if save:
                 s = save.get(i)
                 if s:
                     needed = needed + s
-                if i in op.save_out:
-                    needs_out = True
-        else:
-            meta.append(None)
-            edges.append(None)
+            if save_out and i in save_out:
+                needs_out = True
+        i += 1
     node = OpNode(op, attrs, tuple(edges), tuple(meta))
     if needed:
         saved = [None] * len(args)
@@ -409,215 +434,51 @@ def _own(arr):
     return arr
 
 
-def check_inplace_autograd(self, op_name):
-    """Autograd rules for writing into `self` when a gradient is needed."""
-    meta = self._view
-    if meta is not None:
-        if meta.creation != DEFAULT:
-            raise InplaceViewError(_view_error(self, meta, direct=True))
-        base = self._base
-        # a view with history whose base lost its own (detach_) counts as a view of a leaf
-        if base.grad_fn is None and (base.requires_grad or self._grad_fn is not None):
-            raise InplaceLeafError(
-                f"(InvalidArgument) Leaf Var ({base.name}) that doesn't stop gradient can't use "
-                f"inplace strategy: `{op_name}` writes into a view (shape {fmt_shape(self._data.shape)}) "
-                f"of a leaf tensor of shape {fmt_shape(base._data.shape)} ({base.dtype.name}) that "
-                "requires grad (a view of a leaf Variable that requires grad is being used in an "
-                "in-place operation). Fix: do the update under `with oar.no_grad():` (parameter "
-                "updates, initialisation), or clone the leaf first: `y = x.clone()`.")
-    if self._requires_grad and self.grad_fn is None:
-        raise InplaceLeafError(
-            f"(InvalidArgument) Leaf Var ({self.name}) that doesn't stop gradient can't use "
-            f"inplace strategy: `{op_name}` would overwrite a leaf tensor of shape "
-            f"{fmt_shape(self._data.shape)} ({self.dtype.name}) that requires grad (a leaf "
-            "Variable that requires grad is being used in an in-place operation), and its "
-            "gradient would be lost. Fix: do the update under `with oar.no_grad():` "
-            "(parameter updates, initialisation), or work on a copy: `y = x.clone()` then "
-            f"`y.{op_name}(...)`.")
+def dispatch_inplace(op, args, attrs, op_name=None):
+    """In-place op: writes into args[0] and returns that very object. Each step is a step of
+    the Inplace mechanism (autograd/inplace.py, Note [Where dispatch_inplace lives])."""
+    self = args[0]
+    if op.fast is not None and self.__class__ is _Tensor and _inplace_fast(op, args, attrs,
+                                                                           op_name):
+        return self   # Note [Fast path]
+    op_name = op_name or op.name + "_"
+    need_grad = records_grad(self, args)
+    rdt = validate_inplace(op, args, attrs, op_name, need_grad)   # Note [Check, then write]
+    if need_grad:   # the node, and self's old value if a needed gradient reads it
+        node, needs_out, _ = _make_node(op, args, attrs, old_value(op, args))
+        base_edge = self._base._edge() if self._view is not None else None
+    _inplace_kernel(op, self, args, attrs, rdt)
+    bump(self, op_name)   # Note [Version bump]
+    if need_grad:
+        if needs_out:   # the backward reads the new value, saved at the bumped version
+            node.out_saved = SavedTensor(self, is_output=True)
+        rebase_history(self, node, base_edge)   # Note [Rebase history]
+    return self
 
 
-def check_writable(self, op_name):
-    """Refuse writes where several elements share one memory location."""
-    if has_internal_overlap(self._data):
-        raise RuntimeError(
-            f"unsupported operation: `{op_name}` writes into a tensor of shape "
-            f"{fmt_shape(self._data.shape)} with strides {list(self.stride())} in which more "
-            "than one element refers to a single memory location (an expanded or stride-0 "
-            "tensor). Fix: clone() the tensor before performing the operation.")
-
-
-def has_internal_overlap(a):
-    if a.size == 0:
-        return False
-    strides = a.strides
-    shape = a.shape
-    dims = [(abs(st), n) for st, n in zip(strides, shape) if n > 1]
-    if not dims:
-        return False
-    dims.sort()
-    extent = a.itemsize
-    for st, n in dims:
-        if st < extent:
+def _inplace_fast(op, args, attrs, op_name):
+    """Note [Fast path] of an in-place op; True when it wrote (and bumped)."""
+    self = args[0]
+    sd = self._data
+    # a root tensor viewing its whole buffer cannot overlap itself
+    if sd is self._storage.buffer and (len(args) == 1 or args[1].__class__ is not _Tensor
+                                       or (args[1]._storage is not self._storage
+                                           and args[1]._data.shape == sd.shape)):
+        arrays = _fast_arrays(op, args, attrs, True)
+        if arrays is not None:
+            op.fast(*arrays, *op.fast_const, out=sd)
+            bump(self, op_name or op.name + "_")
             return True
-        extent = st * (n - 1) + extent
     return False
 
 
-def check_overlap(self, other, op_name):
-    """Partial overlap between an operand and the destination is refused (full is fine)."""
-    if other._storage is not self._storage or other is self:
-        return
-    a, b = self._data, other._data
-    if a.size == 0 or b.size == 0:
-        return
-    if (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-            and a.strides == b.strides and a.shape == b.shape):
-        return
-    if np.shares_memory(a, b):
-        raise RuntimeError(
-            f"unsupported operation: some elements of the input tensor (shape "
-            f"{fmt_shape(b.shape)}, strides {list(other.stride())}) and the written-to tensor "
-            f"(shape {fmt_shape(a.shape)}, strides {list(self.stride())}) of `{op_name}` refer "
-            "to a single memory location. Fix: clone() the input before the operation.")
-
-
-def check_pointwise_inplace(op, args, op_name, attrs=()):
-    self = args[0]
-    x = self._data
-    shapes = None
-    for a in (*args[1:], *attrs):   # tensor attrs (clip's min/max) broadcast too
-        if isinstance(a, Tensor) and a._data.shape != x.shape:
-            shapes = [a2._data.shape for a2 in (*args, *attrs) if isinstance(a2, Tensor)]
-            break
-    if shapes is not None:
-        b = broadcast_shapes(op_name, shapes)   # Note [Broadcast errors]
-        if b != x.shape:
-            others = ", ".join(fmt_shape(s) for s in shapes[1:])
-            raise ArgValueError(
-                f"The shape of broadcast output {fmt_shape(b)} "
-                f"is different from that of inplace tensor {fmt_shape(x.shape)} in the Inplace "
-                f"operation `{op_name}` (operand shapes {others}): output with shape "
-                f"{fmt_shape(x.shape)} doesn't match the broadcast shape {fmt_shape(b)}. An in-place op never "
-                "changes its tensor's shape. Fix: use the out-of-place op "
-                f"(`z = {op.name}(x, y)`) or make the operand broadcast to {fmt_shape(x.shape)}.")
-    rdt = pointwise_dtype(op, args)
-    if rdt != x.dtype and not _dt.can_cast(rdt, x.dtype):
-        raise ArgTypeError(
-            f"result type {_dt.from_numpy_dtype(rdt).name} can't be cast to the desired output "
-            f"type {self.dtype.name} of `{op_name}` (operand dtypes "
-            f"{[str(a._data.dtype) if isinstance(a, Tensor) else type(a).__name__ for a in args]})."
-            " An in-place op never changes its tensor's dtype. Fix: cast first "
-            f"(`x = x.astype('{_dt.from_numpy_dtype(rdt).name}')`) or use the out-of-place op.")
-    return rdt
-
-
-def dispatch_inplace(op, args, attrs, op_name=None):
-    """In-place op: writes into args[0] and returns that very object."""
-    self = args[0]
-    fast = op.fast
-    if fast is not None and self.__class__ is _Tensor:
-        sd = self._data
-        # a root tensor viewing its whole buffer cannot overlap itself (Note [Fast path])
-        if sd is self._storage.buffer and (len(args) == 1 or args[1].__class__ is not _Tensor
-                                           or (args[1]._storage is not self._storage
-                                               and args[1]._data.shape == sd.shape)):
-            arrays = _fast_arrays(op, args, attrs, True)
-            if arrays is not None:
-                fast(*arrays, *op.fast_const, out=sd)
-                st = self._storage
-                st.version += 1
-                if st.watched:
-                    st.log_mutation(op_name or op.name + "_")
-                return self
-    op_name = op_name or op.name + "_"
-    # an integer or bool result is not differentiable: writing a float tensor that needs a
-    # gradient into it (copy_) records nothing, as in PyTorch
-    need_grad = _STATE.enabled and self._data.dtype.kind == "f" and _needs_grad(args)
-    if need_grad:
-        check_inplace_autograd(self, op_name)
-        if not op.differentiable:
-            # keeping the old history would give a silently wrong gradient
-            raise RuntimeError(
-                f"`{op_name}` has no derivative, so it cannot modify a tensor that needs a "
-                "gradient (its old history would be used as if nothing changed). Fix: run it "
-                "under oar.no_grad() on a detached tensor, or use the out-of-place op.")
-    # Note [Check, then write]
-    if op.kind == "pointwise":
-        rdt = check_pointwise_inplace(op, args, op_name, attrs)
-        if op.check is not None:
-            op.check(op_name, args, attrs, rdt)
-    elif op.check is not None:
-        rdt = op.check(self, args, attrs, op_name)
-    else:
-        rdt = None
-    if not op.fill_like:
-        check_writable(self, op_name)
-    if not op.own_overlap_check:
-        for a in args[1:]:
-            if isinstance(a, Tensor):
-                check_overlap(self, a, op_name)
-    node = None
-    if need_grad:
-        self_old = None
-        if 0 in _needed_inputs(op, args):
-            with grad_mode.set_grad_enabled(True):
-                self_old = OPS["clone"].call(self)
-        node, needs_out, _ = _make_node(op, args, attrs, self_old)
-        if self._view is not None:
-            base_edge = self._base._edge()
+def _inplace_kernel(op, self, args, attrs, rdt):
+    """The declared kernel, writing into self (its checks have all passed)."""
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.kind == "pointwise":
         op.kernel(self._data, rdt, *int_scalars(arrays, rdt), *attrs)
     else:
         op.kernel(self._data, *arrays[1:], *attrs)
-    bump(self, op_name)
-    if need_grad:
-        if needs_out:
-            node.out_saved = SavedTensor(self, is_output=True)
-        rebase_history(self, node, base_edge if self._view is not None else None)
-    return self
-
-
-def _needed_inputs(op, args):
-    needed = set()
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor) and a.requires_grad:
-            needed.update(op.save.get(i, ()))
-    return needed
-
-
-def bump(t, op_name):
-    st = t._storage
-    st.version += 1
-    if st.watched:
-        st.log_mutation(op_name)
-
-
-def rebase_history(self, node, base_edge=None):
-    """Note [Rebase history]: after an in-place op, self's gradient flows into `node`,
-    whose edge 0 is self's previous producer. For a view, the base's history is rewritten
-    instead (CopySlices): the base's new node routes the view's region of the gradient
-    through `node` and the rest to the base's previous producer; the view's own grad_fn is
-    then regenerated from the base (Note [View grad_fn regeneration])."""
-    if self._view is None:
-        old, old_nr = self._grad_fn, self._out_nr
-        self._grad_fn = node
-        self._out_nr = 0
-        if self._retains_grad:   # .grad is the gradient of the new value
-            self._move_retain(old, old_nr, node)   # Note [Retained gradients]
-        return
-    from .views import CopySlices
-    base = self._base
-    cs = CopySlices(base, self, node, base_edge)
-    if base._retains_grad:
-        base._move_retain(base._grad_fn, base._out_nr, cs)
-    base._grad_fn = cs
-    base._out_nr = 0
-    # the view's grad_fn is rebuilt from the base now, as PyTorch does, not on next access:
-    # a later base.detach_() must not take the view's history with it (the retained
-    # gradient moves with it, tensor.py _regenerate_view_grad_fn)
-    self._view.attr_version = -1
-    self._regenerate_view_grad_fn()
 
 
 def dispatch_view(op, x, attrs, multi=False, arrays=None, out_attrs=None):
@@ -625,45 +486,47 @@ def dispatch_view(op, x, attrs, multi=False, arrays=None, out_attrs=None):
 
     `arrays` (precomputed numpy views) and `out_attrs(k)` (backward attrs of output k,
     computed only when a node is built) serve the generic strided views (ops/views.py)."""
-    res = op.kernel(x._data, *attrs) if arrays is None else arrays
-    outs = res if (multi or arrays is not None) else (res,)
-    base = x._base
-    if base is None:
-        base = x
+    if not multi:
+        arr = op.kernel(x._data, *attrs) if arrays is None else arrays[0]
+        return view_of(op, x, arr, attrs, out_attrs)
+    arrs = op.kernel(x._data, *attrs) if arrays is None else arrays
+    creation = MULTI_OUTPUT if _STATE.enabled else NO_GRAD_MODE
+    return tuple(view_of(op, x, arr, attrs, out_attrs, k, creation)
+                 for k, arr in enumerate(arrs))
+
+
+def view_of(op, x, arr, attrs=(), out_attrs=None, k=0, creation=None):
+    """Output k of view op `op` of x: a tensor over `arr` (a NumPy view of x's memory) that
+    shares x's storage, so version counter, and records how it was made (Note [View creation
+    meta]). Its node is built only when a gradient is recorded; `out_attrs(k)`, when given,
+    computes the node's attrs then (geometry is not free)."""
+    t = _new(Tensor)
+    t._data = arr
+    st = t._storage = x._storage
+    t._requires_grad = False
+    t._grad_fn = None
     grad_on = _STATE.enabled
     pm = x._view
-    if not grad_on:
-        creation = NO_GRAD_MODE
-    elif multi:
-        creation = MULTI_OUTPUT
-    else:
-        creation = DEFAULT
-    if pm is not None and pm.creation != DEFAULT and creation == DEFAULT:
-        creation = pm.creation
     if pm is None:
+        t._base = x
         x_rg = x._requires_grad or x._grad_fn is not None
     else:
-        x_rg = x.requires_grad
-    need = grad_on and x_rg and op.differentiable
-    version = x._storage.version
-    storage = x._storage
-    name = op.view_name
-    result = []
-    for k, arr in enumerate(outs):
-        t = _new(Tensor)
-        t._data = arr
-        t._storage = storage
-        t._base = base
-        t._view = ViewMeta(creation, version, name, k)
-        t._grad_fn = None
-        t._requires_grad = False
-        if need:
-            node, _, _ = _make_node(op, (x,), attrs if out_attrs is None else out_attrs(k))
-            t._grad_fn = node
-        elif not grad_on and x_rg:
+        t._base = x._base
+        x_rg = x._requires_grad or x._grad_fn is not None or x._base.requires_grad
+    if creation is None:
+        # a view of a no_grad or multi-output view inherits its restriction
+        creation = (DEFAULT if pm is None else pm.creation) if grad_on else NO_GRAD_MODE
+    t._view = m = _new(ViewMeta)   # its four fields set here: no __init__ call (hot path)
+    m.creation = creation
+    m.attr_version = st.version
+    m.op_name = op.view_name
+    m.out_index = k
+    if x_rg:
+        if not grad_on:
             t._requires_grad = True   # a no_grad view of a tensor that requires grad
-        result.append(t)
-    return tuple(result) if multi else result[0]
+        elif op.differentiable:
+            t._grad_fn = _make_node(op, (x,), attrs if out_attrs is None else out_attrs(k))[0]
+    return t
 
 
 _new = object.__new__
@@ -711,160 +574,6 @@ def dispatch_out(op, args, attrs, out):
 
 
 # --------------------------------------------------------------------------- declaration
-def _gen(name, src, env):
-    ns = {}
-    exec(compile(src, f"<oar generated {name}>", "exec"), env, ns)
-    return ns[name]
-
-
-_PLAIN = "{v}._grad_fn is None and not {v}._requires_grad and {v}._view is None"
-
-
-def fast_prefix(op, mode, x="x", y=None, iname=None, reflected=False):
-    """Source lines of Note [Fast path], inlined at the top of a generated wrapper.
-
-    mode "inplace": write into x; "new": allocate the result."""
-    attr_ok = "".join(f" and {a} is _D_{a}" if isinstance(d, (bool, type(None))) else f" and {a} == _D_{a}"
-                      for a, d in op.attrs)
-    L = [f"    if {x}.__class__ is Tensor{attr_ok}:", f"        xd = {x}._data"]
-    const = "".join(f"{c!r}, " for c in op.fast_const)
-    if mode == "inplace":
-        L.append(f"        if xd is {x}._storage.buffer and {x}._grad_fn is None and not "
-                 f"{x}._requires_grad and xd.dtype in _FLOATS:")
-        done = [f"                st = {x}._storage", "                st.version += 1",
-                f"                if st.watched: st.log_mutation('{iname}')", f"                return {x}"]
-        if y is None:
-            L += [f"            _fast(xd, {const}out=xd)"] + [d[4:] for d in done]
-            return L
-        L += [f"            c = {y}.__class__", "            if c is Tensor:",
-              f"                yd = {y}._data",
-              f"                if yd.dtype is xd.dtype and {_PLAIN.format(v=y)} and "
-              f"{y}._storage is not {x}._storage and yd.shape == xd.shape:",
-              "                    _fast(xd, yd, out=xd)"] + ["    " + d for d in done] + \
-             ["            elif c is float or c is int:", f"                _fast(xd, {y}, out=xd)"] + done
-        return L
-    L.append(f"        if xd.dtype in _FLOATS and ({_PLAIN.format(v=x)} or not _STATE.enabled):")
-    wrap = ["if r.__class__ is not _ndarray: r = _asarray(r)", "return _wrap(r)"]
-    # Note [Caching allocator]: a large result may go into a pooled buffer. Safe only when
-    # the buffer has the result's shape and dtype: the result dtype is x's (not a
-    # comparison's bool) and, with a tensor operand, that operand has x's shape exactly (a
-    # broadcasting operand gives a bigger result). Parenthesised: `a if c1 else None if c2
-    # else None` once took the pooled buffer whatever the other operand's shape.
-    same_dtype = op.result_dtype is None or op.result_dtype is float_result
-    pooled = "(_take(xd.shape, xd.dtype) if xd.nbytes >= _POOL_MIN else None)" if same_dtype else "None"
-    pooled_y = (f"(_take(xd.shape, xd.dtype) if xd.nbytes >= _POOL_MIN and yd.shape == xd.shape "
-                "else None)") if same_dtype else "None"
-    if y is None:
-        L += [f"            r = _fast(xd, {const}out={pooled})"] + ["            " + w for w in wrap]
-        return L
-    if reflected:   # only a Python number on the other side
-        L += [f"            c = {y}.__class__", "            if c is float or c is int:",
-              f"                r = _fast({y}, xd)"] + ["                " + w for w in wrap]
-        return L
-    L += [f"            c = {y}.__class__", "            if c is Tensor:",
-          f"                yd = {y}._data",
-          f"                if yd.dtype is xd.dtype and ({_PLAIN.format(v=y)} or not _STATE.enabled):",
-          "                    try:",
-          f"                        r = _fast(xd, yd, out={pooled_y})",
-          "                    except ValueError as e:",
-          "                        _fast_failed(_op, (xd, yd), e)"] + \
-         ["                    " + w for w in wrap] + \
-         ["            elif c is float or c is int:", f"                r = _fast(xd, {y}, out={pooled})"] + \
-         ["                " + w for w in wrap]
-    return L
-
-
-def declare(op: OpDef, *, aliases=(), dim_alias=True):
-    """Register `op` and generate its spellings."""
-    OPS[op.name] = op
-    env = {"_op": op, "_dispatch": dispatch, "_dispatch_inplace": dispatch_inplace,
-           "_dispatch_view": dispatch_view, "_dispatch_out": dispatch_out, "Tensor": Tensor,
-           "_as_tensor": as_tensor, "_operand": operand, "_UNSET": _UNSET, "_FLOATS": _FLOATS,
-           "_STATE": _STATE, "_ndarray": _ndarray, "_asarray": np.asarray, "_wrap": Tensor._wrap,
-           "_take": _storage.take, "_POOL_MIN": _storage.POOL_MIN_BYTES,
-           "_number_attr": number_attr, "_axis_attr": axis_attr,
-           "_fast_failed": _fast_failed}
-    params = [p for p in op.inputs]
-    attr_defaults = []
-    for a, default in op.attrs:
-        params.append(f"{a}=_D_{a}")
-        env[f"_D_{a}"] = default
-        attr_defaults.append(a)
-    has_axis = "axis" in attr_defaults
-    tail = ["name=None"]
-    if has_axis and dim_alias:
-        tail.append("dim=_UNSET")
-    pre = []
-    first = op.inputs[0]
-    pre.append(f"    if {first}.__class__ is not Tensor and not isinstance({first}, Tensor): "
-               f"{first} = _as_tensor({first})")
-    for p in op.inputs[1:]:
-        pre.append(f"    if {p}.__class__ is not Tensor: {p} = _operand({p}, _op, '{p}', '@OPNAME@')")
-    if has_axis and dim_alias:
-        pre.append("    if dim is not _UNSET: axis = dim")
-    # Note [Argument layer]: on the generic path only (the fast path above needs defaults)
-    defaults = dict(op.attrs)
-    for a in op.number_attrs:
-        none_ok = defaults[a] is None
-        pre.append(f"    if {a}.__class__ is not float and {a}.__class__ is not int: "
-                   f"{a} = _number_attr({a}, '@OPNAME@', '{a}', {none_ok})")
-    if has_axis:
-        pre.append(f"    axis = _axis_attr(axis, {first}, '@OPNAME@')")
-    args_t = "(" + ", ".join(op.inputs) + ("," if len(op.inputs) == 1 else "") + ")"
-    attrs_t = "(" + ", ".join(attr_defaults) + ("," if len(attr_defaults) == 1 else "") + ")"
-    body = "\n".join(pre).replace("@OPNAME@", op.name)   # error messages name the spelling
-    if op.kind == "inplace":
-        src = (f"def {op.name}({', '.join(params + tail)}):\n{body}\n"
-               f"    return _dispatch_inplace(_op, {args_t}, {attrs_t}, '{op.name}')\n")
-        fn = _gen(op.name, src, env)
-        op.call = fn
-        _install(op.name, fn, op.function, op.method)
-        for al in aliases:
-            _install(al, fn, op.function, op.method)
-        return fn
-    if op.kind == "view":
-        call = f"    return _dispatch_view(_op, {first}, {attrs_t})"
-        src = f"def {op.name}({', '.join(params + tail)}):\n{body}\n{call}\n"
-    else:
-        fast = ""
-        if op.fast is not None and op.kind == "pointwise" and len(op.inputs) <= 2:
-            env["_fast"] = op.fast
-            y = op.inputs[1] if len(op.inputs) == 2 else None
-            fast = "\n".join(fast_prefix(op, "new", op.inputs[0], y)).replace(
-                f"    if {first}.__class__ is Tensor", f"    if out is None and {first}.__class__ is Tensor", 1) + "\n"
-        src = (f"def {op.name}({', '.join(params + tail + ['out=None'])}):\n{fast}{body}\n"
-               f"    if out is not None: return _dispatch_out(_op, {args_t}, {attrs_t}, out)\n"
-               f"    return _dispatch(_op, {args_t}, {attrs_t})\n")
-    fn = _gen(op.name, src, env)
-    fn.__doc__ = op.kernel.__doc__
-    _install(op.name, fn, op.function, op.method)
-    for al in aliases:
-        _install(al, fn, op.function, op.method)
-    if op.inplace_ok:
-        iname = op.name + "_"
-        fast = ""
-        if op.fast is not None and op.kind == "pointwise" and len(op.inputs) <= 2:
-            y = op.inputs[1] if len(op.inputs) == 2 else None
-            fast = "\n".join(fast_prefix(op, "inplace", op.inputs[0], y, iname)) + "\n"
-        body_i = "\n".join(pre).replace("@OPNAME@", iname)
-        src_i = (f"def {iname}({', '.join(params + tail)}):\n{fast}{body_i}\n"
-                 f"    return _dispatch_inplace(_op, {args_t}, {attrs_t}, '{iname}')\n")
-        ifn = _gen(iname, src_i, env)
-        _install(iname, ifn, True, op.method)
-        for al in aliases:
-            _install(al + "_", ifn, True, op.method)
-    op.call = fn
-    return fn
-
-
-def _install(name, fn, function=True, method=True):
-    if function:
-        FUNCTIONS[name] = fn
-    if method:
-        setattr(Tensor, name, fn)
-
-
-def register_function(name, fn, method=True, function=True):
-    """Hand-written spellings (composites, wrappers with special signatures)."""
-    _install(name, fn, function, method)
-    return fn
+# Every spelling of a declared op (function, method, in-place, out=) is a closure built by
+# ops/spellings.py (Note [Spelling templates]); op modules import these names from here.
+from .spellings import declare, install, register_function  # noqa: E402,F401  (needs the names above)

@@ -1,30 +1,29 @@
-"""View ops: results share storage and version counter; each has its own shape/strides.
+"""View ops: results share storage and version counter; each has its own shape/strides."""
+# Note [View geometry]
+# Geometry = (shape, strides, offset) in elements, relative to the start of the storage's
+# root buffer. The generic view backward scatters the gradient into a scratch buffer laid out
+# like the input (x's geometry), through the view's geometry, so every view kind (select,
+# narrow, diagonal, unfold, as_strided, ...) shares one exact backward, including views whose
+# elements overlap (np.add.at accumulates them).
+#
+# When the *input* x overlaps itself (it was made by expand, unfold or as_strided, so several
+# of its elements are one memory location), memory cannot tell its elements apart:
+# - as_strided is defined on memory: its backward divides the gradient gathered at each
+#   location by the number of x's elements that live there (PyTorch's as_strided_backward,
+#   step 3), so `x.expand(5, 5).as_strided([5, 5], [0, 1], 0).sum()` gives x.grad == 5, not 25;
+# - every other view (select, narrow, diagonal, unfold, slices ...) is defined on x's
+#   elements: its geometry is recomputed on a dense stand-in of x's shape (`_grad_geoms`),
+#   which overlaps nowhere, so the memory picture is exact again.
 
-Note [View geometry]
-Geometry = (shape, strides, offset) in elements, relative to the start of the storage's
-root buffer. The generic view backward scatters the gradient into a scratch buffer laid out
-like the input (x's geometry), through the view's geometry, so every view kind (select,
-narrow, diagonal, unfold, as_strided, ...) shares one exact backward, including views whose
-elements overlap (np.add.at accumulates them).
+# Note [View extent]
+# Every view's reachable extent (lowest to highest element address) lies inside its
+# storage's root buffer, or the op raises before any view exists. Views NumPy makes itself
+# (basic slicing, transpose, squeeze, reshape(copy=False)) cannot leave their source. Every
+# view with hand-made strides goes through `strided()`, the one place that builds them, which
+# refuses an extent outside its source array (for as_strided, the source is the whole storage,
+# `_storage_flat`). tests/test_view_safety.py checks the rule for every view op with random,
+# also bad, arguments.
 
-When the *input* x overlaps itself (it was made by expand, unfold or as_strided, so several
-of its elements are one memory location), memory cannot tell its elements apart:
-- as_strided is defined on memory: its backward divides the gradient gathered at each
-  location by the number of x's elements that live there (PyTorch's as_strided_backward,
-  step 3), so `x.expand(5, 5).as_strided([5, 5], [0, 1], 0).sum()` gives x.grad == 5, not 25;
-- every other view (select, narrow, diagonal, unfold, slices ...) is defined on x's
-  elements: its geometry is recomputed on a dense stand-in of x's shape (`_grad_geoms`),
-  which overlaps nowhere, so the memory picture is exact again.
-
-Note [View extent]
-Every view's reachable extent (lowest to highest element address) lies inside its
-storage's root buffer, or the op raises before any view exists. Views NumPy makes itself
-(basic slicing, transpose, squeeze, reshape(copy=False)) cannot leave their source. Every
-view with hand-made strides goes through `strided()`, the one place that builds them, which
-refuses an extent outside its source array (for as_strided, the source is the whole storage,
-`_storage_flat`). tests/test_view_safety.py checks the rule for every view op with random,
-also bad, arguments.
-"""
 from __future__ import annotations
 
 import functools
@@ -33,9 +32,8 @@ from math import prod as _prod
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
-from ..autograd import grad_mode
-from ..autograd.errors import ArgTypeError, ArgValueError, AxisError, GraphReleasedError
-from ..autograd.node import Node, _released_message
+from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
+from ..autograd.inplace import has_internal_overlap
 from ..dtypes import DType, as_dtype
 from ..tensor import Tensor
 from . import args as A
@@ -166,7 +164,7 @@ def _storage_flat(storage):
 
 def _overlaps(shape, strides):
     a = np.lib.stride_tricks.as_strided(np.empty(1, np.int8), shape=shape, strides=strides)
-    return R.has_internal_overlap(a)
+    return has_internal_overlap(a)
 
 
 def _multiplicity(geom, lo, size):
@@ -229,9 +227,11 @@ def _b_gather(ctx, g):
 
 
 SCATTER_OP = OpDef("view_scatter", _k_view_scatter, _b_view_scatter, inputs=("g",),
-                   attrs=(("x_geom", None), ("v_geom", None)), node_name="ViewScatterBackward")
+                   attrs=(("x_geom", None), ("v_geom", None)), node_name="ViewScatterBackward",
+                   doc="Internal: a view's gradient scattered into zeros of its base's geometry.")
 GATHER_OP = OpDef("view_gather", _k_gather, _b_gather, inputs=("g",),
-                  attrs=(("x_geom", None), ("v_geom", None)), node_name="ViewGatherBackward")
+                  attrs=(("x_geom", None), ("v_geom", None)), node_name="ViewGatherBackward",
+                  doc="Internal: a view's geometry gathered out of its base's gradient.")
 
 
 def _generic_view_backward(ctx, g):
@@ -245,7 +245,8 @@ def _generic_view_backward(ctx, g):
 
 AS_STRIDED_NODE_OP = OpDef("as_strided_regen", None, _generic_view_backward,
                            attrs=(("x_geom", None), ("v_geom", None)),
-                           node_name="AsStridedBackward")
+                           node_name="AsStridedBackward",
+                           doc="Internal: a view's as_strided node, regenerated after an in-place op.")
 
 
 def make_as_strided_node(base, view):
@@ -255,55 +256,6 @@ def make_as_strided_node(base, view):
     return OpNode(AS_STRIDED_NODE_OP, (geometry(base), geometry(view)), (edge,),
                   ((base._data.shape, base._data.dtype),))
 
-
-class CopySlices(Node):
-    """Backward of an in-place op applied to a view, installed as the base's grad_fn."""
-    __slots__ = ("base_geom", "view_geom", "fn", "dtype")
-    name = "CopySlices"
-
-    def __init__(self, base, view, fn, base_edge):
-        Node.__init__(self, (base_edge,) + tuple(fn.next_edges[1:]),
-                      ((base._data.shape, base._data.dtype),) + tuple(fn.input_meta[1:]))
-        self.base_geom = geometry(base)
-        self.view_geom = geometry(view)
-        self.fn = fn
-        self.dtype = base._data.dtype
-
-    def apply(self, grad):
-        if self.released:
-            raise GraphReleasedError(_released_message(self.name))
-        if grad_mode.is_grad_enabled():
-            return self._apply_differentiable(grad)
-        bg, vg = self.base_geom, self.view_geom
-        lo = min(_span(bg)[0], _span(vg)[0])
-        hi = max(_span(bg)[1], _span(vg)[1])
-        buf = np.zeros(hi - lo + 1, self.dtype)
-        _window(buf, bg, lo)[...] = grad._data
-        region = _window(buf, vg, lo)
-        res = self.fn.apply(Tensor._wrap(np.array(region)))
-        region[...] = 0 if res[0] is None else res[0]._data
-        out0 = Tensor._wrap(np.array(_window(buf, bg, lo), order="C"))
-        return (out0,) + tuple(res[1:])
-
-    def _apply_differentiable(self, grad):
-        """The same result built from differentiable ops (create_graph=True): the view's
-        part of the gradient goes through fn's backward, the rest passes through."""
-        geoms = (self.base_geom, self.view_geom)
-        region = R.dispatch(GATHER_OP, (grad,), geoms)
-        res = self.fn.apply(region)
-        ones = np.ones(self.view_geom[0], self.dtype)
-        keep = (scatter_view_grad(ones, *geoms, self.dtype) == 0).astype(self.dtype)
-        out0 = grad * Tensor._wrap(keep)
-        if res[0] is not None:
-            out0 = out0 + R.dispatch(SCATTER_OP, (res[0],), geoms)
-        return (out0,) + tuple(res[1:])
-
-    def release(self):
-        # Note [Second backward]: PyTorch's CopySlices drops its op, so a second backward
-        # through it raises whatever the op saved; the op itself keeps its saved tensors for
-        # any other path that reaches it (its output unpacked under create_graph=True)
-        self.released = True
-        self.fn = None
 
 # --------------------------------------------------------------------------- view ops
 # Arguments go through the argument layer (Note [Argument layer], ops/args.py): axes with
@@ -417,9 +369,11 @@ def _k_view(a, shape):
 
 
 VIEW_OP = OpDef("view", _k_view, _b_reshape, kind="view", attrs=(("shape", None),),
-                node_name="ViewBackward")
+                node_name="ViewBackward",
+                doc="x with a new shape, sharing x's storage (an error when that needs a copy).")
 RESHAPE_OP = OpDef("reshape", _k_view, _b_reshape, kind="view", attrs=(("shape", None),),
-                   node_name="ReshapeBackward")
+                   node_name="ReshapeBackward",
+                   doc="x with a new shape: a view when the strides allow it, else a copy.")
 
 
 def _k_reshape_copy(a, shape):
@@ -427,7 +381,8 @@ def _k_reshape_copy(a, shape):
 
 
 RESHAPE_COPY_OP = OpDef("reshape_copy", _k_reshape_copy, _b_reshape, attrs=(("shape", None),),
-                        node_name="ReshapeBackward")
+                        node_name="ReshapeBackward",
+                        doc="x with a new shape, in new memory (when no view is possible).")
 
 
 def _is_dtype(value):
@@ -443,6 +398,7 @@ def _is_dtype(value):
 
 
 def view(x, shape_or_dtype=None, *rest, name=None, size=None):
+    """A view of x with a new shape (one -1 is inferred); an error where that needs a copy."""
     if size is not None:
         shape_or_dtype = size
     if shape_or_dtype.__class__ not in (list, tuple) and _is_dtype(shape_or_dtype):
@@ -459,6 +415,25 @@ def view(x, shape_or_dtype=None, *rest, name=None, size=None):
 
 
 def reshape(x, shape=None, *rest, name=None):
+    """x with a new shape (one -1 is inferred): a view when the strides allow, else a copy."""
+    c = shape.__class__
+    if (c is list or c is tuple) and not rest and x.__class__ is Tensor:
+        # Note [Fast reshape]
+        # Sizes that are all ints >= 2 (nothing to infer, no 0 or -1, no size-1 dim whose
+        # stride PyTorch computes differently from NumPy) and a C-contiguous x with the same
+        # number of elements: then NumPy's reshape is a view with PyTorch's strides, exactly
+        # what the general path below computes with reshape(copy=False). Autograd and the
+        # view's metadata are view_of's, as always.
+        n = 1
+        for s in shape:
+            if s.__class__ is not int or s < 2:
+                break
+            n *= s
+        else:
+            a = x._data
+            if n == a.size and a.flags.c_contiguous:
+                shape = tuple(shape)
+                return R.view_of(RESHAPE_OP, x, a.reshape(shape), (shape,))
     if not isinstance(x, Tensor):
         x = R.as_tensor(x)
     shape = infer_shape(_shape_arg(shape, rest, "reshape"), x._data.shape, x._data.size,
@@ -501,14 +476,17 @@ def _other_shape(other, op):
 
 
 def view_as(x, other, name=None):
+    """A view of x with other's shape."""
     return view(x, _other_shape(other, "view_as"))
 
 
 def reshape_as(x, other, name=None):
+    """x reshaped to other's shape (a view when possible)."""
     return reshape(x, _other_shape(other, "reshape_as"))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim=None):
+    """x with axes start_axis .. stop_axis merged into one (a view when possible)."""
     if start_dim is not None:
         start_axis = start_dim
     if end_dim is not None:
@@ -533,10 +511,12 @@ def _k_squeeze(a, axes):
     return np.squeeze(a, axis=axes)
 
 
-SQUEEZE_OP = OpDef("squeeze", _k_squeeze, _b_reshape, kind="view", attrs=(("axes", None),))
+SQUEEZE_OP = OpDef("squeeze", _k_squeeze, _b_reshape, kind="view", attrs=(("axes", None),),
+                   doc="A view of x without the given size-1 axes (all of them when None).")
 
 
 def squeeze(x, axis=None, name=None, *, dim=None):
+    """A view of x without the given size-1 axes (all size-1 axes when None)."""
     if dim is not None:
         axis = dim
     nd = x._data.ndim
@@ -561,16 +541,31 @@ def _k_unsqueeze(a, axes):
     return strided(a, tuple(shape), tuple(strides), "unsqueeze")
 
 
-UNSQUEEZE_OP = OpDef("unsqueeze", _k_unsqueeze, _b_reshape, kind="view", attrs=(("axes", None),))
+UNSQUEEZE_OP = OpDef("unsqueeze", _k_unsqueeze, _b_reshape, kind="view", attrs=(("axes", None),),
+                     doc="A view of x with size-1 axes inserted at the given positions.")
 
 
 def unsqueeze(x, axis=None, name=None, *, dim=None):
+    """A view of x with a size-1 axis inserted at each given position."""
     if dim is not None:
         axis = dim
     if axis.__class__ is int:
-        out_nd = x._data.ndim + 1
+        a = x._data
+        sh = a.shape
+        out_nd = len(sh) + 1
         if -out_nd <= axis < out_nd:
-            return dispatch_view(UNSQUEEZE_OP, x, (((axis + out_nd) % out_nd,),))
+            d = axis + out_nd if axis < 0 else axis
+            if 1 not in sh and 0 not in sh and a.flags.c_contiguous:
+                # Note [Fast unsqueeze]
+                # x C-contiguous with no dim of size 0 or 1 has exactly the contiguous
+                # strides, so NumPy's reshape gives the new dim the stride of the contiguous
+                # layout, size[d] * stride[d] (the item size at the end): PyTorch's rule,
+                # which _k_unsqueeze computes for any x, here without building an ndarray by
+                # hand. A size-1 dim may carry any stride (NumPy's contiguity ignores it,
+                # PyTorch keeps it), so it is excluded.
+                shape = (1,) + sh if d == 0 else sh[:d] + (1,) + sh[d:]
+                return R.view_of(UNSQUEEZE_OP, x, a.reshape(shape), ((d,),))
+            return dispatch_view(UNSQUEEZE_OP, x, ((d,),))
     axs = axis if isinstance(axis, (list, tuple)) else [axis]
     axes = A.axes(axs, x._data.ndim + len(axs), "unsqueeze")
     return dispatch_view(UNSQUEEZE_OP, x, (axes,))
@@ -588,8 +583,13 @@ def _b_permute(ctx, g):
     return (g.permute(inv),)
 
 
-PERMUTE_OP = OpDef("permute", _k_permute, _b_permute, kind="view", attrs=(("perm", None),))
-TRANSPOSE_OP = OpDef("transpose", _k_permute, _b_permute, kind="view", attrs=(("perm", None),))
+PERMUTE_OP = OpDef("permute", _k_permute, _b_permute, kind="view", attrs=(("perm", None),),
+                   doc="A view of x with its axes reordered by perm.")
+TRANSPOSE_OP = OpDef("transpose", _k_permute, _b_permute, kind="view", attrs=(("perm", None),),
+                     doc="A view of x with its axes reordered (or two axes swapped).")
+
+
+_ALL_AXES = tuple(frozenset(range(n)) for n in range(65))   # NumPy's limit is 64 dims
 
 
 def _check_perm(perm, nd, op):
@@ -597,6 +597,8 @@ def _check_perm(perm, nd, op):
         if q.__class__ is not int:
             break
     else:
+        if len(perm) == nd and set(perm) == _ALL_AXES[nd]:   # ints, each dim once
+            return tuple(perm)
         p = tuple([q + nd if q < 0 else q for q in perm])
         if len(p) == nd and len(set(p)) == nd and (not nd or (min(p) >= 0 and max(p) < nd)):
             return p
@@ -608,6 +610,7 @@ def _check_perm(perm, nd, op):
 
 
 def permute(x, *dims, name=None, perm=None):
+    """A view of x with its axes reordered (x.permute(1, 0) or permute(x, [1, 0]))."""
     if perm is None:
         perm = dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims
     return dispatch_view(PERMUTE_OP, x, (_check_perm(perm, x._data.ndim, "permute"),))
@@ -618,7 +621,8 @@ def transpose(x, perm=None, dim1=None, name=None, *, dim0=None):
     nd = x._data.ndim
     if dim0 is not None:
         perm, dim1 = dim0, dim1
-    if isinstance(perm, (list, tuple)):
+    c = perm.__class__
+    if c is list or c is tuple or isinstance(perm, (list, tuple)):
         p = _check_perm(perm, nd, "transpose")
     else:
         if dim1 is None:
@@ -630,14 +634,16 @@ def transpose(x, perm=None, dim1=None, name=None, *, dim0=None):
         if nd:
             p[a], p[b] = p[b], p[a]
         p = tuple(p)
-    return dispatch_view(TRANSPOSE_OP, x, (p,))
+    return R.view_of(TRANSPOSE_OP, x, x._data.transpose(p), (p,))
 
 
 def swapaxes(x, axis0, axis1, name=None):
+    """A view of x with axes axis0 and axis1 exchanged."""
     return transpose(x, axis0, axis1)
 
 
 def t(x, name=None):
+    """A view of a tensor of at most 2 dims with its two axes exchanged."""
     if x._data.ndim > 2:
         raise ArgValueError(f"t() expects a tensor with <= 2 dimensions, got {x._data.ndim} "
                             f"(shape {fmt_shape(x._data.shape)}). Fix: use transpose(dim0, dim1)")
@@ -647,10 +653,12 @@ def t(x, name=None):
 
 
 def T(x):
+    """Tensor.T: a view of x with all its axes reversed."""
     return dispatch_view(TRANSPOSE_OP, x, (tuple(reversed(range(x._data.ndim))),))
 
 
 def moveaxis(x, source, destination, name=None):
+    """A view of x with the source axes moved to the destination positions."""
     nd = x._data.ndim
     src = list(source) if isinstance(source, (list, tuple)) else [source]
     dst = list(destination) if isinstance(destination, (list, tuple)) else [destination]
@@ -680,10 +688,12 @@ def _b_expand(ctx, g):
     return (g,)   # OpNode reduces the broadcast gradient to the input shape
 
 
-EXPAND_OP = OpDef("expand", _k_expand, _b_expand, kind="view", attrs=(("shape", None),))
+EXPAND_OP = OpDef("expand", _k_expand, _b_expand, kind="view", attrs=(("shape", None),),
+                  doc="A view of x broadcast to a larger shape (stride 0 along expanded axes).")
 
 
 def expand(x, shape=None, *rest, name=None, size=None):
+    """A view of x broadcast to shape (-1 keeps a size), without copying (stride 0)."""
     if size is not None:
         shape = size
     shape = list(_shape_arg(shape, rest, "expand"))
@@ -711,10 +721,12 @@ def expand(x, shape=None, *rest, name=None, size=None):
 
 
 def broadcast_to(x, shape, name=None):
+    """A view of x broadcast to shape, without copying."""
     return expand(x, shape)
 
 
 def expand_as(x, other, name=None):
+    """A view of x broadcast to other's shape, without copying."""
     return expand(x, _other_shape(other, "expand_as"))
 
 
@@ -726,10 +738,7 @@ def _generic_view(x, name, make, multi=False, arrays=None):
     `arrays`: the forward result when the caller already has it; `make` is then used only
     to redo the view on a dense stand-in when x overlaps itself (Note [View geometry])."""
     arrs = make(x._data) if arrays is None else arrays
-    op = _GENERIC.get(name)
-    if op is None:
-        op = _GENERIC[name] = OpDef(name, None, _generic_view_backward, kind="view",
-                                    attrs=(("x_geom", None), ("v_geom", None)))
+    op = generic_view_op(name)
     if not multi:
         return dispatch_view(op, x, (), arrays=(arrs,),
                              out_attrs=lambda k: _grad_geoms(x, name, make, arrs, None))
@@ -737,10 +746,20 @@ def _generic_view(x, name, make, multi=False, arrays=None):
                               out_attrs=lambda k: _grad_geoms(x, name, make, arrs[k], k)))
 
 
+def generic_view_op(name):
+    """The OpDef of the strided view `name`, whose backward is Note [View geometry]'s."""
+    op = _GENERIC.get(name)
+    if op is None:
+        op = _GENERIC[name] = OpDef(name, None, _generic_view_backward, kind="view",
+                                    attrs=(("x_geom", None), ("v_geom", None)),
+                                    doc=f"The {name} view of x (a window onto x's storage).")
+    return op
+
+
 def _grad_geoms(x, name, make, arr, k):
     """(x_geom, v_geom) for the backward of Note [View geometry]."""
     a = x._data
-    if name != "as_strided" and R.has_internal_overlap(a):
+    if name != "as_strided" and has_internal_overlap(a):
         stand_in = np.empty(a.shape, np.dtype((np.void, a.itemsize)))
         res = make(stand_in)
         v = res if k is None else res[k]
@@ -772,6 +791,7 @@ def _no_0d(x, op):
 
 
 def select(x, dim=None, index=None, name=None, *, axis=None):
+    """A view of x at one index along dim, with that dim removed."""
     _no_0d(x, "select")
     d = A.axis(dim if axis is None else axis, x._data.ndim, "select", "dim")
     index = A.integer(index, "select", "index")
@@ -785,6 +805,7 @@ def select(x, dim=None, index=None, name=None, *, axis=None):
 
 
 def narrow(x, dim, start, length, name=None):
+    """A view of x restricted to start .. start + length - 1 along dim."""
     _no_0d(x, "narrow")
     d = A.axis(dim, x._data.ndim, "narrow", "dim")
     n = x._data.shape[d]
@@ -880,6 +901,7 @@ def split(x, num_or_sections, axis=0, name=None, *, dim=None, split_size_or_sect
 
 
 def chunk(x, chunks, axis=0, name=None, *, dim=None):
+    """x split into the given number of views along axis (the last may be smaller)."""
     if dim is not None:
         axis = dim
     _no_0d(x, "chunk")
@@ -935,6 +957,7 @@ def tensor_split(x, indices_or_sections, axis=0, name=None, *, dim=None):
 
 
 def unbind(x, axis=0, name=None, *, dim=None):
+    """The views of x at each index along axis, with that axis removed (a list)."""
     if dim is not None:
         axis = dim
     if x._data.ndim == 0:
@@ -946,6 +969,7 @@ def unbind(x, axis=0, name=None, *, dim=None):
 
 
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None, *, dim1=None, dim2=None):
+    """A view of the diagonal of x over axis1 and axis2, shifted by offset."""
     if dim1 is not None:
         axis1 = dim1
     if dim2 is not None:
@@ -1015,6 +1039,7 @@ def as_strided(x, shape, stride, offset=None, name=None, *, storage_offset=None)
 
 
 def unfold(x, axis, size, step, name=None, *, dimension=None):
+    """A view of all slices of size `size` of x along axis, every `step`, as a new last axis."""
     if dimension is not None:
         axis = dimension
     nd = x._data.ndim
@@ -1046,6 +1071,7 @@ def detach(x, name=None):
 
 
 def detach_(x, name=None):
+    """Detaches x from the graph in place: no grad_fn, requires_grad False; returns x."""
     if x._view is not None:
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
     x._grad_fn = None
@@ -1058,10 +1084,12 @@ def detach_(x, name=None):
 # clones to a transposed layout), so contiguous() cannot be a clone: it copies in C order,
 # giving PyTorch's contiguous strides for the shape (a dim of size 1 or 0 counts as 1).
 CONTIGUOUS_OP = OpDef("contiguous", lambda a: np.array(a, order="C", copy=True),
-                      lambda c, g: (g,), node_name="CloneBackward")
+                      lambda c, g: (g,), node_name="CloneBackward",
+                      doc="x in C-contiguous memory: x itself when it already is, else a copy.")
 
 
 def contiguous(x, name=None, memory_format=None):
+    """x in C-contiguous memory: x itself when it already is, else a copy."""
     if x._data.flags.c_contiguous:
         return x
     return R.dispatch(CONTIGUOUS_OP, (x,), ())
@@ -1080,4 +1108,11 @@ for _name, _fn in dict(view=view, reshape=reshape, view_as=view_as, reshape_as=r
     R.register_function(_name, _fn if _name == "reshape" else _tensor_first(_fn, _name),
                         method=False)
 Tensor.T = property(T)
-Tensor.mT = property(lambda x: transpose(x, -2, -1))
+
+
+def _mT(x):
+    """Tensor.mT: a view of x with its last two axes exchanged (a batch of matrices transposed)."""
+    return transpose(x, -2, -1)
+
+
+Tensor.mT = property(_mT)

@@ -1,14 +1,14 @@
 """Optimizers. Paddle spelling here (`learning_rate=`, `parameters=`, `clear_grad()`);
 PyTorch spelling in oar.optim (`lr=`, positional params, `zero_grad(set_to_none=True)`).
-
-Note [Optimizer steps do not allocate]
-step() updates parameters in place with NumPy ufuncs writing into preallocated state
-(moments and one or two scratch buffers per parameter, created at the first step), then
-bumps each parameter's version once (Note [Version counter]) so a graph that saved the old
-value still catches the change. After the first step a step allocates nothing
-proportional to the parameters: tests/test_training.py checks it with the storage
-accounting and with tracemalloc, which sees NumPy's own allocations.
 """
+# Note [Optimizer steps do not allocate]
+# step() updates parameters in place with NumPy ufuncs writing into preallocated state
+# (moments and one or two scratch buffers per parameter, created at the first step), then
+# bumps each parameter's version once (Note [Version counter]) so a graph that saved the old
+# value still catches the change. After the first step a step allocates nothing
+# proportional to the parameters: tests/test_training.py checks it with the storage
+# accounting and with tracemalloc, which sees NumPy's own allocations.
+
 from __future__ import annotations
 
 import math
@@ -16,13 +16,14 @@ import math
 import numpy as np
 
 from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd.inplace import bump
 from ..ops import args as _args
-from ..ops.registry import bump
 from ..tensor import Tensor
 from . import lr  # noqa: F401
 
 
 class Optimizer:
+    """Base class of optimizers: parameter groups, learning rate, state; step() updates in place."""
     _defaults: dict = {}
 
     def __init__(self, params, defaults):
@@ -57,6 +58,13 @@ class Optimizer:
             if isinstance(g["lr"], lr.LRScheduler):
                 self._scheduler = g["lr"]
 
+    # Note [Optimizer checks at construction]
+    # As a layer does (Note [nn checks at construction]), an optimizer checks its
+    # configuration once, where it was written: when it is made or a group is added. params
+    # is an ordered iterable of tensors (a set is refused: its order changes between runs),
+    # each a leaf (or a non-leaf that retains its gradient), none in two groups, and every
+    # hyper-parameter is in range (`_check_hyper`). All groups are checked before any is
+    # kept. step() then checks only the gradients, before it writes anything.
     def _make_group(self, g, defaults, gi=0):
         """A checked parameter group (a new dict): params are leaf tensors, hyper-parameters
         are in range (Note [Optimizer checks at construction])."""
@@ -99,6 +107,7 @@ class Optimizer:
             group["weight_decay"] = _nonneg(group["weight_decay"], "weight_decay", self)
 
     def add_param_group(self, param_group):
+        """Adds a parameter group (a dict with 'params' and optional hyper-parameters)."""
         group = self._make_group(param_group, self.defaults, len(self.param_groups))
         have = {id(p) for g in self.param_groups for p in g["params"]}
         if have & {id(p) for p in group["params"]}:
@@ -112,15 +121,18 @@ class Optimizer:
         return v.last_lr if isinstance(v, lr.LRScheduler) else float(v)
 
     def get_lr(self):
+        """The current learning rate (of the first parameter group)."""
         return self._lr(self.param_groups[0])
 
     def set_lr(self, value):
+        """Sets the learning rate of every parameter group."""
         value = _check_lr(value, type(self).__name__)
         for g in self.param_groups:
             g["lr"] = float(value)
 
     # grads ----------------------------------------------------------------------
     def clear_grad(self, set_to_zero=True):
+        """Clears the .grad of every parameter (zeroes it when set_to_zero)."""
         for g in self.param_groups:
             for p in g["params"]:
                 p.clear_grad(set_to_zero)
@@ -128,6 +140,7 @@ class Optimizer:
     clear_gradients = clear_grad
 
     def zero_grad(self, set_to_none=True):
+        """Clears the .grad of every parameter (to None unless set_to_none is False)."""
         self.clear_grad(set_to_zero=not set_to_none)
 
     # state ----------------------------------------------------------------------
@@ -141,6 +154,7 @@ class Optimizer:
         return st
 
     def state_dict(self):
+        """The hyper-parameters and per-parameter state (as arrays), for saving."""
         out = {"param_groups": [{k: v for k, v in g.items() if k not in ("params", "_flat")}
                                 for g in self.param_groups]}
         for gi, g in enumerate(self.param_groups):
@@ -258,6 +272,7 @@ class Optimizer:
         return out
 
     def step(self):
+        """Updates every parameter that has a .grad, in place (bumping its version)."""
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
         for group, params in todo:
             rate = self._lr(group)
@@ -266,6 +281,7 @@ class Optimizer:
                 bump(p, f"{type(self).__name__}.step")
 
     def minimize(self, loss, *a, **k):
+        """loss.backward() then step() (Paddle's spelling)."""
         if not isinstance(loss, Tensor):
             raise ArgTypeError(f"{type(self).__name__}.minimize: loss must be a Tensor, got "
                                f"{type(loss).__name__}")
@@ -394,11 +410,13 @@ class Adam(Optimizer):
         x -= s
 
 
-    # Note [Flat Adam]: the moments of a parameter group live in flat buffers and each
-    # parameter's state tensors are views into them, so one step updates the whole group
-    # with a dozen ufunc calls instead of a dozen per parameter; the per-parameter path
-    # (used when some parameter has no gradient) updates the same memory.
+    # Note [Flat Adam]
+    # The moments of a parameter group live in flat buffers and each parameter's state
+    # tensors are views into them, so one step updates the whole group with a dozen ufunc
+    # calls instead of a dozen per parameter; the per-parameter path (used when some
+    # parameter has no gradient) updates the same memory.
     def step(self):
+        """One Adam update of every parameter that has a .grad, in place."""
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
         for group, ready in todo:
             params = group["params"]
@@ -477,6 +495,7 @@ def _adam_moments(m, v, s, g, t, rate, b1, b2, eps):
 
 
 class AdamW(Adam):
+    """Adam with decoupled weight decay (the decay is applied to the weights, not the gradient)."""
     decoupled = True
 
 
@@ -541,5 +560,6 @@ def _wd(wd):
 
 
 class L2Decay:
+    """L2 weight-decay regulariser of coefficient coeff (Paddle's weight_decay=L2Decay(c))."""
     def __init__(self, coeff=0.0):
         self.coeff = coeff

@@ -1,14 +1,8 @@
 """In-place / view / autograd scenarios written once against the PyTorch spelling; each is
-run on oar and on torch 2.13 and the observations are compared."""
-import numpy as np
-
-
-def obs(t):
-    """An observable of a tensor: values (or None)."""
-    if t is None:
-        return None
-    a = np.asarray(t.detach().numpy() if hasattr(t, "detach") else t, dtype=np.float64)
-    return [float(v) for v in a.reshape(-1)] + [list(a.shape)]
+run on oar and on torch 2.13 and the observations are compared (harness.compare_logged).
+A scenario is `s_name(L, log)`: it records observations into `log` and names the step it is
+at in log["stage"] (where an error must happen, if one does)."""
+from tests.reference.harness import obs
 
 
 def s_nonleaf_chain(L, log):

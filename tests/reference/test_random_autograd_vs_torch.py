@@ -20,21 +20,20 @@ At the end a weighted sum of every tensor that requires a gradient is backpropag
 A failure prints the program: paste it after `import oar as L` or `import torch as L` (with
 the arrays X0, X1, K0 and the helpers from `_namespace`) to reproduce.
 
-CI runs a derandomized, small number of examples; set OAR_RANDOM_EXAMPLES=5000 to hunt."""
+CI runs a derandomized, small number of examples; set OAR_RANDOM_EXAMPLES=5000 to hunt.
+The comparisons (tensors, exceptions) are tests/reference/harness.py's."""
 import os
 import warnings
 
 import numpy as np
-import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 import oar
+from tests.reference.harness import (array_diffs, dtype_name, env_int, exception_finding,
+                                     exec_code, random_settings, tensor_diffs, torch)
 
-torch = pytest.importorskip("torch")
-
-N_EXAMPLES = int(os.environ.get("OAR_RANDOM_EXAMPLES", "200"))
-N_STEPS = int(os.environ.get("OAR_RANDOM_STEPS", "8"))
+N_STEPS = env_int("OAR_RANDOM_STEPS", 8)
 # hunting: OAR_HUNT_LOG=/tmp/hunt.txt appends every finding (with its program) there and passes
 HUNT_LOG = os.environ.get("OAR_HUNT_LOG")
 # hunting past known defects: OAR_HUNT_SKIP=bad,float_index,gather,reduce,int,retain_nograd,
@@ -50,9 +49,6 @@ DOC_OVERLAP = "oar refuses writes into overlapping windows (README)"
 # output of a multi-output Function): nothing to compare against
 TORCH_BUG = "torch fails an internal assert (a torch bug): the program stops here"
 DOC_FILL_OVERLAP = "oar differentiates fill_/zero_ on an expanded view; torch raises (README)"
-
-# Exceptions an op may legitimately raise; anything else out of oar is an internal leak.
-PUBLIC_ERRORS = (RuntimeError, ValueError, IndexError, TypeError)
 
 
 # ---------------------------------------------------------------- custom Functions, per framework
@@ -117,8 +113,7 @@ def _namespace(L, arrays):
 
 
 # ---------------------------------------------------------------- helpers
-def _dtname(dt):
-    return str(dt).split(".")[-1]
+_dtname = dtype_name
 
 
 def _ilit(a):
@@ -176,34 +171,15 @@ def _is_float(t):
     return t.dtype.is_floating_point
 
 
-def _exec(ns, code):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            exec(code, ns)
-        except Exception as e:   # noqa: BLE001 — compared below
-            return e
-    return None
-
-
 # float32 results of oar (NumPy) and torch differ in the last bit (pow, sin ...); once a program
 # has a float32 value, float64 results computed from it inherit that difference
 TOL = {"tol": 1e-10}
 
 
 def _cmp_tensor(name, a, b, what=""):
-    """a: oar, b: torch -> list of differences."""
-    out = []
-    if tuple(a.shape) != tuple(b.shape):
-        return [f"{name}{what}: shape {tuple(a.shape)} vs torch {tuple(b.shape)}"]
-    if _dtname(a.dtype) != _dtname(b.dtype):
-        out.append(f"{name}{what}: dtype {_dtname(a.dtype)} vs torch {_dtname(b.dtype)}")
-    av = np.asarray(a.detach().numpy(), dtype=float) if a.dtype != oar.bool else a.numpy()
-    bv = b.detach().numpy().astype(float) if b.dtype != torch.bool else b.numpy()
+    """a: oar, b: torch -> list of differences (shape, dtype, values)."""
     tol = 1e-5 if "float32" in (_dtname(a.dtype), _dtname(b.dtype)) else TOL["tol"]
-    if not np.allclose(av, bv, rtol=tol, atol=tol, equal_nan=True):
-        out.append(f"{name}{what}: values\n  oar   {np.round(av, 6).tolist()}\n  torch {np.round(bv, 6).tolist()}")
-    return out
+    return tensor_diffs(name, a, b, tol, tol, what)
 
 
 def _versions(P):
@@ -237,27 +213,25 @@ def _compare_state(P, before, check_versions=True):
 
 
 def _error_finding(eo, et, P, target):
-    """-> None if the outcomes are compatible, else a description."""
-    if eo is not None and not isinstance(eo, PUBLIC_ERRORS):
-        return f"oar leaks an internal exception {type(eo).__name__}: {eo}"
-    if et is None and eo is None:
+    """-> None if the outcomes are compatible, else a description (harness.exception_finding,
+    less this test's documented disagreements)."""
+    f = exception_finding(eo, et)
+    if f is None:
         return None
-    if et is not None and eo is None:
+    kind, text = f
+    if kind == "silent":
         if "INTERNAL ASSERT FAILED" in str(et):
             return TORCH_BUG
         if "single memory location" in str(et) and P.filled_overlap:
             return DOC_FILL_OVERLAP
-        return f"silent success: torch raises {type(et).__name__}: {str(et)[:200]}"
-    if et is None:
+    if kind == "extra":
         if target is not None and _overlaps(P.T(target)):
             return DOC_OVERLAP
         if "single memory location" in str(eo):   # source and destination overlap: a refusal
             return DOC_OVERLAP
-        return f"oar raises {type(eo).__name__}: {str(eo)[:300]}; torch succeeds"
-    if not isinstance(eo, type(et)) and "class" not in HUNT_SKIP:
-        return (f"exception class: oar {type(eo).__name__} ({str(eo)[:150]}) is not a "
-                f"{type(et).__name__} (torch: {str(et)[:150]})")
-    return None
+    if kind == "class" and "class" in HUNT_SKIP:
+        return None
+    return text
 
 
 # ---------------------------------------------------------------- step generators
@@ -729,9 +703,7 @@ def _finish(P, draw):
         if len(a) != len(b):
             P.findings.append(f"hook on {n} called {len(a)} times, torch {len(b)}")
         for ga, gb in zip(a, b):
-            if ga.shape != gb.shape or not np.allclose(ga, gb, rtol=1e-5, atol=1e-6, equal_nan=True):
-                P.findings.append(f"hook on {n} saw {np.round(ga, 6).tolist()}, torch "
-                                  f"{np.round(gb, 6).tolist()}")
+            P.findings += array_diffs(f"gradient seen by the hook on {n}", ga, gb, 1e-5, 1e-6)
     if draw(st.integers(0, 4)) == 0:
         # a second backward without retain_graph must raise (after the comparison: a
         # failing backward may fill some .grad first, in an engine-dependent order)
@@ -744,13 +716,13 @@ def _step(P, code, new, target, is_view):
     if HUNT_LOG:   # a crash of the process leaves the program that caused it here
         with open(HUNT_LOG + ".last", "w") as f:
             f.write("\n".join(P.code))
-    eo = _exec(P.ns["oar"], code)
+    eo = exec_code(P.ns["oar"], code)
     if "register_hook" in code:
         # torch 2.13 itself segfaults in register_hook on a view whose base was modified in
         # place after the view was made (t = b[1]; b.add_(1); t.register_hook(f)) unless the
         # view's grad_fn was regenerated first; reading it does that (torch side only)
         P.T(code.split(".register_hook")[0]).grad_fn
-    et = _exec(P.ns["torch"], code)
+    et = exec_code(P.ns["torch"], code)
     f = _error_finding(eo, et, P, target)
     if f in (DOC_OVERLAP, DOC_FILL_OVERLAP, TORCH_BUG):
         P.code.append("# ^ documented: " + f)
@@ -796,8 +768,8 @@ def _is_src_layout_diff(P, code):
     return src not in P.same_layout and src not in ("t0", "x0", "x1", "k0")
 
 
-@settings(max_examples=N_EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# CI: 200 derandomized examples; OAR_RANDOM_EXAMPLES=5000 to hunt locally
+@random_settings(200, HealthCheck.data_too_large)
 @given(st.data())
 def test_random_autograd_program_matches_torch(data):
     draw = data.draw

@@ -1,15 +1,11 @@
 """Random programs of views, in-place and out-of-place ops, run on oar and on torch 2.13:
-the values, gradients and versions must agree, and an error must happen at the same step."""
-import os
-
+the values, gradients (shape, dtype, values) and versions must agree, and an error must
+happen at the same step, of a compatible class (tests/reference/harness.py)."""
 import numpy as np
-import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-import oar
-
-torch = pytest.importorskip("torch")
+from tests.reference.harness import compare_logged, random_settings, report, torch
 
 # view makers: name -> function of a (4, 4) tensor; the same function is applied to w to
 # get an operand of the view's shape
@@ -64,7 +60,7 @@ def step(L, tensors, w, op, i, view):
         # is being used in an in-place operation" -- but succeeds (with the right gradient) if
         # anything read t3.grad_fn or t3.is_leaf first. Reading grad_fn here puts torch on its
         # consistent path, which is the behaviour oar implements (Note [View grad_fn
-        # regeneration] in oar/tensor.py).
+        # regeneration] in oar/autograd/inplace.py).
         t.grad_fn
     wv = VIEWS[view](w) if tuple(t.shape) == tuple(VIEWS[view](w).shape) else None
     if op == "add_c":
@@ -120,46 +116,30 @@ def programs(draw):
     return prog
 
 
-def run(L, prog, x0, w0):
+def program(L, log, prog, x0, w0):
+    """A staged program (harness.run_logged): the steps of `prog`, then a backward."""
     x = L.tensor(x0, requires_grad=True)
     w = L.tensor(w0, requires_grad=True)
-    log = {"stage": "forward"}
-    try:
-        base = x * 1.0
-        tensors = [base]
-        for k, (op, i, view) in enumerate(prog):
-            log["stage"] = f"step {k}"
-            step(L, tensors, w, op, i, view)
-        log["stage"] = "backward"
-        weights = L.tensor(np.arange(1.0, 17.0).reshape(4, 4))
-        (base * weights).sum().backward()
-        log["x.grad"] = x.grad.numpy().round(8).tolist() if x.grad is not None else None
-        log["w.grad"] = w.grad.numpy().round(8).tolist() if w.grad is not None else None
-        log["base"] = base.detach().numpy().round(8).tolist()
-        log["version"] = base._version
-        log["error"] = None
-    except (RuntimeError, ValueError, IndexError) as e:
-        log["error"] = log["stage"]
-        log["message"] = str(e)
-    log.pop("stage")
-    return log
-
-
-def close(a, b):
-    if isinstance(a, list) and isinstance(b, list):
-        return np.allclose(np.array(a, dtype=float), np.array(b, dtype=float), rtol=1e-7, atol=1e-9,
-                           equal_nan=True)
-    return a == b
+    base = x * 1.0
+    tensors = [base]
+    for k, (op, i, view) in enumerate(prog):
+        log["stage"] = f"step {k}"
+        step(L, tensors, w, op, i, view)
+    log["stage"] = "backward"
+    weights = L.tensor(np.arange(1.0, 17.0).reshape(4, 4))
+    (base * weights).sum().backward()
+    log["x.grad"] = x.grad
+    log["w.grad"] = w.grad
+    log["base"] = base.detach()
+    log["version"] = base._version
 
 
 # CI: 400 derandomized examples; OAR_RANDOM_EXAMPLES=5000 to hunt locally
-@settings(max_examples=int(os.environ.get("OAR_RANDOM_EXAMPLES", "400")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@random_settings(400)
 @given(programs(), st.integers(0, 2**31 - 1))
 def test_random_program_matches_torch(prog, seed):
     rng = np.random.default_rng(seed)
     x0 = rng.uniform(-1, 1, size=(4, 4))
     w0 = rng.uniform(0.5, 1.5, size=(4, 4))
-    got, want = run(oar, prog, x0, w0), run(torch, prog, x0, w0)
-    gm, wm = got.pop("message", None), want.pop("message", None)
-    assert got.keys() == want.keys() and all(close(got[k], want[k]) for k in got), \
-        f"{prog}\noar:   {got} {gm}\ntorch: {want} {wm}"
+    got, want, problems = compare_logged(program, prog, x0, w0, rtol=1e-7, atol=1e-9)
+    assert not problems, report(got, want, problems, repr(prog))
