@@ -26,17 +26,8 @@ class Storage:
     watched = False
     mutations = None
 
-    def __init__(self, buffer: np.ndarray):
-        global _allocated, _peak
-        self.buffer = buffer
-        self.nbytes = buffer.nbytes
-        self.version = 0
-        self.owner = None   # the backward run that owns this gradient buffer, if any
-        _allocated += self.nbytes
-        if _allocated > _peak:
-            _peak = _allocated
-        if _trace is not None:
-            _trace.append(_allocated)
+    # No __init__: storages are made by new_storage(buffer) (a Python __init__ call costs
+    # more on the hot path); it sets buffer, nbytes, version 0 and owner None.
 
     def __del__(self):
         global _allocated

@@ -9,10 +9,9 @@ from __future__ import annotations
 import heapq
 import sys
 
-import numpy as np
-
 from . import grad_mode
 from .node import AccumulateGrad, OpNode, hook_result
+from .node import np_sum_to_shape, sum_to_shape  # noqa: F401  (their old home)
 
 _refcount = sys.getrefcount
 
@@ -298,7 +297,7 @@ def _sum(old, g, token):
 
 
 def _run_leaf_hooks(leaf, grads_in):
-    from .node import hook_result
+    """A leaf's hooks, run on the gradient oar.grad collects for it."""
     g = grads_in[0]
     for hook in leaf._hooks:
         r = hook(g)
@@ -323,29 +322,3 @@ def _run_pre_hooks(node, grads_in):
             if r is not None:
                 g = hook_result(hook, g, r)
         grads_in[nr] = g
-
-
-def sum_to_shape(g, shape):
-    """Reduce a broadcast gradient (an oar Tensor) back to `shape`."""
-    gshape = g.shape
-    if tuple(gshape) == tuple(shape):
-        return g
-    lead = len(gshape) - len(shape)
-    axes = list(range(lead))
-    for i, s in enumerate(shape):
-        if s == 1 and gshape[lead + i] != 1:
-            axes.append(lead + i)
-    if axes:
-        g = g.sum(axis=axes, keepdim=True)
-    if tuple(g.shape) != tuple(shape):
-        g = g.reshape(list(shape))   # drop the leading broadcast dims
-    return g
-
-
-def np_sum_to_shape(g: np.ndarray, shape):
-    if g.shape == tuple(shape):
-        return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
-                                      if s == 1 and g.shape[lead + i] != 1)
-    return g.sum(axis=axes, keepdims=True).reshape(shape)

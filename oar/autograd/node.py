@@ -10,6 +10,7 @@ import weakref
 
 import numpy as np
 
+from . import grad_mode
 from .errors import GraphReleasedError
 from .saved import SavedTensor
 
@@ -182,8 +183,6 @@ def _is_add(reduce):
 
 def _fit(g, shape, dt):
     """Reduce a broadcast gradient to the input's shape and cast it to the input's dtype."""
-    from . import grad_mode
-    from .engine import np_sum_to_shape, sum_to_shape
     if not grad_mode.STATE.enabled:   # plain backward: NumPy directly
         from ..tensor import Tensor
         a = g._data
@@ -197,6 +196,32 @@ def _fit(g, shape, dt):
     if g._data.dtype != dt:
         g = g.astype(dt)
     return g
+
+
+def sum_to_shape(g, shape):
+    """Reduce a broadcast gradient (an oar Tensor) back to `shape`."""
+    gshape = g.shape
+    if tuple(gshape) == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    axes = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[lead + i] != 1:
+            axes.append(lead + i)
+    if axes:
+        g = g.sum(axis=axes, keepdim=True)
+    if tuple(g.shape) != tuple(shape):
+        g = g.reshape(list(shape))   # drop the leading broadcast dims
+    return g
+
+
+def np_sum_to_shape(g: np.ndarray, shape):
+    if g.shape == tuple(shape):
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and g.shape[lead + i] != 1)
+    return g.sum(axis=axes, keepdims=True).reshape(shape)
 
 
 def _released_message(name):

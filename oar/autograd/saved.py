@@ -165,7 +165,7 @@ def user_frame():
     while f is not None:
         code = f.f_code
         fn = code.co_filename
-        if fn.startswith(_CORE) or fn.startswith("<oar generated"):
+        if fn.startswith(_CORE):
             pass
         elif fn.startswith(_PKG_DIR):
             if inner is None:

@@ -11,7 +11,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..autograd import grad_mode
 from ..ops import args as _args
 from ..ops import registry as R
-from ..ops.pointwise import P
+from ..ops.pointwise import pointwise_op
 from ..ops.registry import OpDef
 from ..tensor import Tensor
 from . import _checks as _c
@@ -114,13 +114,13 @@ def _k_conv(x, w, b, stride, padding, dilation):
     o = w.shape[0]
     if _channels_last(c, kw, dw, ow):      # Note [Conv layouts]
         out = _cols_nhwc(x, *geom) @ w.transpose(2, 3, 1, 0).reshape(-1, o)      # (M, O)
-        if b is not None:
-            out += b
-        return np.ascontiguousarray(out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2))
-    out = w.reshape(o, -1) @ _cols_nchw(x, *geom)                                # (O, M)
-    if b is not None:
-        out += b[:, None]
-    return np.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
+        out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
+    else:
+        out = (w.reshape(o, -1) @ _cols_nchw(x, *geom)).reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
+    if b is None:
+        return np.ascontiguousarray(out)
+    # the bias rides on the copy into NCHW order (one pass, not two)
+    return np.add(out, b[:, None, None], out=np.empty(out.shape, out.dtype))
 
 
 def _b_conv(c, g):
@@ -570,7 +570,7 @@ def _floating_only(op_name, args, attrs, rdt):
 
 
 # backward from the result: out > 0 exactly where x > 0 (slope > 0), so leaky_relu_ is legal
-LEAKY = P("leaky_relu", _k_leaky,
+LEAKY = pointwise_op("leaky_relu", _k_leaky,
           lambda c, g: (g * R.FUNCTIONS["where"](c.out > 0, 1.0, c.attrs[0]),), save_out=(0,),
           attrs=(("negative_slope", 0.01),), method=False, check=_floating_only,
           doc="Elementwise x where x > 0, else negative_slope * x.")
@@ -614,6 +614,6 @@ def _b_gelu(c, g):
     return (g * (cdf + x * pdf),)
 
 
-GELU = P("gelu", _k_gelu, _b_gelu, save={0: (0,)}, attrs=(("approximate", False),), method=False,
+GELU = pointwise_op("gelu", _k_gelu, _b_gelu, save={0: (0,)}, attrs=(("approximate", False),), method=False,
          inplace=False, check=_floating_only,
          doc="Elementwise GELU, x * Phi(x) (tanh approximation when approximate).")

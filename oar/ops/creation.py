@@ -10,7 +10,7 @@ from .. import dtypes as _dt
 from ..place import as_place
 from ..tensor import Tensor
 from . import args as _args
-from . import registry as R
+from . import registry
 from ..autograd.errors import ArgTypeError, ArgValueError
 
 
@@ -225,7 +225,7 @@ for _n, _f in dict(to_tensor=to_tensor, tensor=tensor, from_numpy=from_numpy, ze
                    ones=ones, empty=empty, full=full, zeros_like=zeros_like,
                    ones_like=ones_like, empty_like=empty_like, full_like=full_like,
                    arange=arange, linspace=linspace, eye=eye).items():
-    R.register_function(_n, _f, method=False)
+    registry.register_function(_n, _f, method=False)
 
 
 def _new_like(fn):
@@ -236,7 +236,7 @@ def _new_like(fn):
 
 
 for _n, _f in (("new_zeros", zeros), ("new_ones", ones), ("new_empty", empty)):
-    R.register_function(_n, _new_like(_f), function=False)
+    registry.register_function(_n, _new_like(_f), function=False)
 
 
 def _new_full(x, size, fill_value, dtype=None, requires_grad=False):
@@ -251,5 +251,5 @@ def _new_tensor(x, data, dtype=None, requires_grad=False):
                      stop_gradient=not requires_grad)
 
 
-R.register_function("new_full", _new_full, function=False)
-R.register_function("new_tensor", _new_tensor, function=False)
+registry.register_function("new_full", _new_full, function=False)
+registry.register_function("new_tensor", _new_tensor, function=False)

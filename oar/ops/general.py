@@ -8,7 +8,7 @@ from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ..tensor import Tensor
 from . import args as A
-from . import registry as R
+from . import registry
 from .registry import OpDef, declare
 
 
@@ -17,7 +17,7 @@ def _dtype_np(d):
 
 
 # ---------------------------------------------------------------- clone / cast
-CLONE = OpDef("clone", lambda x: np.array(x, copy=True), lambda c, g: (g,),
+CLONE = OpDef("clone", lambda x: np.array(x, copy=True), lambda ctx, g: (g,),
               doc="A copy of x in new memory, keeping x's layout; gradients flow back to x.")
 _clone = declare(CLONE)
 
@@ -29,24 +29,24 @@ def clone(x, name=None, *, memory_format=None):
     return _clone(x)
 
 
-R.register_function("clone", clone)
+registry.register_function("clone", clone)
 
 
 def _k_cast(x, dtype):
     return x.astype(_dtype_np(dtype), copy=True)
 
 
-def _b_cast(c, g):
+def _b_cast(ctx, g):
     return (g,)   # OpNode casts the gradient back to the input dtype
 
 
 CAST = OpDef("cast", _k_cast, _b_cast, attrs=(("dtype", None),),
              doc="x converted to dtype (a copy; differentiable for floating dtypes).")
-_cast = declare(CAST)
+declare(CAST)
 
 
 def _differentiable_cast(x, dtype):
-    out = R.dispatch(CAST, (x,), (dtype,))
+    out = registry.dispatch(CAST, (x,), (dtype,))
     if out._data.dtype.kind != "f":   # integer results carry no gradient
         out._grad_fn = None
     return out
@@ -135,9 +135,9 @@ def _cpu(x):
 for _n, _f in (("astype", astype), ("cast", _cast_fn), ("type", _type), ("to", to),
                ("float", _as("float32")), ("double", _as("float64")), ("half", _as("float16")),
                ("long", _as("int64")), ("int", _as("int32")), ("bool", _as("bool"))):
-    R.register_function(_n, _f, function=_n in ("astype", "cast"))
-R.register_function("cpu", _cpu, function=False)
-R.register_function("cuda", _cuda, function=False)
+    registry.register_function(_n, _f, function=_n in ("astype", "cast"))
+registry.register_function("cpu", _cpu, function=False)
+registry.register_function("cuda", _cuda, function=False)
 
 
 # ---------------------------------------------------------------- matmul
@@ -178,40 +178,40 @@ def _matmul_dtypes(a, b, op):
                            "to an integer or floating dtype.")
 
 
-def _b_matmul(c, g):
+def _b_matmul(ctx, g):
     """Reads only the saved inputs the needed gradients use (Note [Check, then write] saves
     just those)."""
-    tx, ty = c.attrs
-    nda, ndb = len(c.input_meta[0][0]), len(c.input_meta[1][0])
+    tx, ty = ctx.attrs
+    nda, ndb = len(ctx.input_meta[0][0]), len(ctx.input_meta[1][0])
 
     def a():
-        x = c.input(0)
+        x = ctx.input(0)
         return x.mT if tx and nda >= 2 else x
 
     def b():
-        y = c.input(1)
+        y = ctx.input(1)
         return y.mT if ty and ndb >= 2 else y
     ga = gb = None
     if nda >= 2 and ndb >= 2 and not (tx or ty) and not _grad_enabled():
         # plain backward: NumPy directly, no view objects
         gd = g._data
-        if c.needs[0]:
-            ga = Tensor._wrap(np.asarray(gd @ np.swapaxes(c.input(1)._data, -1, -2)))
-        if c.needs[1]:
-            gb = Tensor._wrap(np.asarray(np.swapaxes(c.input(0)._data, -1, -2) @ gd))
+        if ctx.needs[0]:
+            ga = Tensor._wrap(np.asarray(gd @ np.swapaxes(ctx.input(1)._data, -1, -2)))
+        if ctx.needs[1]:
+            gb = Tensor._wrap(np.asarray(np.swapaxes(ctx.input(0)._data, -1, -2) @ gd))
         return ga, gb
     if nda == 1 and ndb == 1:
-        ga = g * b() if c.needs[0] else None
-        gb = g * a() if c.needs[1] else None
+        ga = g * b() if ctx.needs[0] else None
+        gb = g * a() if ctx.needs[1] else None
     elif nda == 1:
-        ga = (g.unsqueeze(-2) @ b().mT).squeeze(-2) if c.needs[0] else None
-        gb = a().unsqueeze(-1) @ g.unsqueeze(-2) if c.needs[1] else None
+        ga = (g.unsqueeze(-2) @ b().mT).squeeze(-2) if ctx.needs[0] else None
+        gb = a().unsqueeze(-1) @ g.unsqueeze(-2) if ctx.needs[1] else None
     elif ndb == 1:
-        ga = g.unsqueeze(-1) @ b().unsqueeze(-2) if c.needs[0] else None
-        gb = (a().mT @ g.unsqueeze(-1)).squeeze(-1) if c.needs[1] else None
+        ga = g.unsqueeze(-1) @ b().unsqueeze(-2) if ctx.needs[0] else None
+        gb = (a().mT @ g.unsqueeze(-1)).squeeze(-1) if ctx.needs[1] else None
     else:
-        ga = g @ b().mT if c.needs[0] else None
-        gb = a().mT @ g if c.needs[1] else None
+        ga = g @ b().mT if ctx.needs[0] else None
+        gb = a().mT @ g if ctx.needs[1] else None
     if tx and ga is not None and ga.ndim >= 2:
         ga = ga.mT
     if ty and gb is not None and gb.ndim >= 2:
@@ -236,7 +236,7 @@ def bmm(x, y, name=None):
     return _matmul(x, y)
 
 
-R.register_function("bmm", bmm)
+registry.register_function("bmm", bmm)
 
 
 def _matmul_shape(a, b):
@@ -293,9 +293,9 @@ def _k_concat(*arrays_and_axis):
     return np.concatenate(arrays, axis=axis)
 
 
-def _b_concat(c, g):
-    axis = c.attrs[0]
-    sizes = [m[0][axis] for m in c.input_meta]
+def _b_concat(ctx, g):
+    axis = ctx.attrs[0]
+    sizes = [m[0][axis] for m in ctx.input_meta]
     out = []
     start = 0
     for s in sizes:
@@ -304,9 +304,9 @@ def _b_concat(c, g):
     return tuple(out)
 
 
-def _b_stack(c, g):
-    axis = c.attrs[0]
-    return tuple(g.select(axis, i) for i in range(len(c.input_meta)))
+def _b_stack(ctx, g):
+    axis = ctx.attrs[0]
+    return tuple(g.select(axis, i) for i in range(len(ctx.input_meta)))
 
 
 CONCAT = OpDef("concat", _k_concat, _b_concat, attrs=(("axis", 0),),
@@ -327,7 +327,7 @@ def _tensor_list(x, op):
     tensors = []
     for i, t in enumerate(x):
         if not isinstance(t, Tensor):
-            t = R.as_tensor(R.operand(t, op_name=op, name=f"x[{i}]"))
+            t = registry.as_tensor(registry.operand(t, op_name=op, name=f"x[{i}]"))
         tensors.append(t)
     dts = {t._data.dtype for t in tensors}
     if len(dts) > 1:
@@ -361,7 +361,7 @@ def concat(x, axis=0, name=None, *, dim=None):
                     f"{op}(): Sizes of tensors must match except in dimension {axis}. Expected "
                     f"size {b} but got size {a} for tensor number {i} in the list (shapes "
                     f"{[list(t._data.shape) for t in tensors]}).")
-    return R.dispatch(CONCAT, tuple(tensors), (axis,))
+    return registry.dispatch(CONCAT, tuple(tensors), (axis,))
 
 
 def stack(x, axis=0, name=None, *, dim=None):
@@ -376,12 +376,12 @@ def stack(x, axis=0, name=None, *, dim=None):
             raise ArgValueError(f"{op}(): stack expects each tensor to be equal size, but got "
                                 f"{list(first)} at entry 0 and {list(t._data.shape)} at entry {i}")
     axis = A.axis(axis, len(first) + 1, op)     # [-(nd+1), nd]
-    return R.dispatch(STACK, tuple(tensors), (axis,))
+    return registry.dispatch(STACK, tuple(tensors), (axis,))
 
 
-R.register_function("concat", concat, method=False)
-R.register_function("cat", concat, method=False)
-R.register_function("stack", stack, method=False)
+registry.register_function("concat", concat, method=False)
+registry.register_function("cat", concat, method=False)
+registry.register_function("stack", stack, method=False)
 
 
 # ---------------------------------------------------------------- gathers
@@ -398,17 +398,17 @@ def _k_index_select(x, index, axis):
     return np.take(x, idx, axis=axis)
 
 
-def _b_index_select(c, g):
-    index = c.input(1)
-    axis = c.attrs[0]
-    z = R.FUNCTIONS["zeros"](list(c.input_meta[0][0]), dtype=g.dtype)
+def _b_index_select(ctx, g):
+    index = ctx.input(1)
+    axis = ctx.attrs[0]
+    z = registry.FUNCTIONS["zeros"](list(ctx.input_meta[0][0]), dtype=g.dtype)
     return (z.index_add(axis, index, g), None)
 
 
 INDEX_SELECT = OpDef("index_select", _k_index_select, _b_index_select, save={0: (1,)},
                      inputs=("x", "index"), attrs=(("axis", 0),),
                      doc="The entries of x at the 1-D integer index along axis.")
-_index_select = declare(INDEX_SELECT, dim_alias=True)
+declare(INDEX_SELECT, dim_alias=True)
 
 
 def _k_take_along(x, indices, axis):
@@ -430,10 +430,10 @@ def _k_take_along(x, indices, axis):
                             f"{axis}: {e}") from None
 
 
-def _b_take_along(c, g):
-    idx = c.input(1)._data
-    axis = c.attrs[0]
-    shape = c.input_meta[0][0]
+def _b_take_along(ctx, g):
+    idx = ctx.input(1)._data
+    axis = ctx.attrs[0]
+    shape = ctx.input_meta[0][0]
     if len(shape) == 0:
         return (g, None)
     n = shape[axis]
@@ -443,8 +443,8 @@ def _b_take_along(c, g):
     bshape = list(g.shape)
     bshape[axis] = n
     idx = np.broadcast_to(idx, g.shape).copy()
-    z = R.FUNCTIONS["zeros"](bshape, dtype=g.dtype)
-    return (R.FUNCTIONS["scatter_add"](z, axis, Tensor._wrap(idx), g), None)
+    z = registry.FUNCTIONS["zeros"](bshape, dtype=g.dtype)
+    return (registry.FUNCTIONS["scatter_add"](z, axis, Tensor._wrap(idx), g), None)
 
 
 TAKE_ALONG = OpDef("take_along_axis", _k_take_along, _b_take_along, save={0: (1,)},
@@ -458,12 +458,12 @@ def gather(x, dim=None, index=None, name=None, *, axis=None, sparse_grad=False):
     (= index_select). Told apart by the argument kinds."""
     A.tensor(x, "gather")
     if isinstance(dim, Tensor) or isinstance(dim, (list, np.ndarray)):
-        idx = R.as_tensor(dim)
+        idx = registry.as_tensor(dim)
         ax = axis if axis is not None else (index if index is not None else 0)
         ax = A.axis(ax, x._data.ndim, "gather")
         if idx._data.ndim == 0:
             return x.index_select(ax, idx.reshape([1])).squeeze(ax)
-        return R.FUNCTIONS["index_select"](x, idx, axis=ax)
+        return registry.FUNCTIONS["index_select"](x, idx, axis=ax)
     op = "gather"
     d = dim if dim is not None else axis
     if d is None:
@@ -487,17 +487,17 @@ def gather(x, dim=None, index=None, name=None, *, axis=None, sparse_grad=False):
     # (take_along_axis alone would broadcast a smaller index: a different result)
     if any(idx.shape[k] != x._data.shape[k] for k in range(nd) if k != d):
         x = x[tuple(slice(0, idx.shape[k]) if k != d else slice(None) for k in range(nd))]
-    return R.FUNCTIONS["take_along_axis"](x, Tensor._wrap(idx), axis=d)
+    return registry.FUNCTIONS["take_along_axis"](x, Tensor._wrap(idx), axis=d)
 
 
-R.register_function("gather", gather)
+registry.register_function("gather", gather)
 
 
 def _k_flip(x, axis):
     return np.flip(x, axis=axis).copy()
 
 
-FLIP = OpDef("flip", _k_flip, lambda c, g: (g.flip(list(c.attrs[0])),), attrs=(("axis", None),),
+FLIP = OpDef("flip", _k_flip, lambda ctx, g: (g.flip(list(ctx.attrs[0])),), attrs=(("axis", None),),
              doc="x with the order of elements reversed along the given axes (a copy).")
 
 
@@ -510,10 +510,10 @@ def flip(x, axis=None, name=None, *, dims=None, dim=None):
     axs = A.axes(axis, x._data.ndim, "flip")
     if x._data.ndim == 0:
         axs = ()
-    return R.dispatch(FLIP, (x,), (axs,))
+    return registry.dispatch(FLIP, (x,), (axs,))
 
 
-R.register_function("flip", flip)
+registry.register_function("flip", flip)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -523,26 +523,26 @@ def where(condition, x=None, y=None, name=None):
     if x is None or y is None:
         raise ArgTypeError("where(): expected both x and y (or neither, for the indices of the "
                            f"true elements), got {'x' if y is None else 'y'} only")
-    cond = R.as_tensor(R.operand(condition, op_name="where", name="condition"))
-    x = R.operand(x, op_name="where", name="x")
-    y = R.operand(y, op_name="where", name="y")
+    cond = registry.as_tensor(registry.operand(condition, op_name="where", name="condition"))
+    x = registry.operand(x, op_name="where", name="x")
+    y = registry.operand(y, op_name="where", name="y")
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        x = R.as_tensor(x)
+        x = registry.as_tensor(x)
     if not isinstance(x, Tensor):
-        x = R.as_tensor(x, like=y)
+        x = registry.as_tensor(x, like=y)
     shapes = [t._data.shape for t in (cond, x, y) if isinstance(t, Tensor)]
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
         raise ArgValueError(f"where(): condition, x and y of shapes {[list(s) for s in shapes]} "
                             "cannot be broadcast together") from None
-    return R.dispatch(R.OPS["where_self"], (x, cond, y), ())
+    return registry.dispatch(registry.OPS["where_self"], (x, cond, y), ())
 
 
 def where_(condition, x, y, name=None):
     """where(condition, x, y) written into x, in place; returns x."""
     A.tensor(x, "where_")
-    return R.dispatch_inplace(R.OPS["where_self"], (x, R.as_tensor(condition), R.operand(y)), (),
+    return registry.dispatch_inplace(registry.OPS["where_self"], (x, registry.as_tensor(condition), registry.operand(y)), (),
                               "where_")
 
 
@@ -556,15 +556,15 @@ def _where_method_(x, condition, y=None):
     return where_(condition, x, y)
 
 
-R.register_function("where", where, method=False)
-R.register_function("where_", where_, method=False)
-R.register_function("where", _where_method, function=False)
-R.register_function("where_", _where_method_, function=False)
+registry.register_function("where", where, method=False)
+registry.register_function("where_", where_, method=False)
+registry.register_function("where", _where_method, function=False)
+registry.register_function("where_", _where_method_, function=False)
 
 
 def nonzero(x, as_tuple=False, name=None):
     """Indices of x's nonzero elements: an [n, ndim] int64 tensor, or one 1-D tensor per axis."""
-    x = R.as_tensor(R.operand(x, op_name="nonzero", name="x"))
+    x = registry.as_tensor(registry.operand(x, op_name="nonzero", name="x"))
     if x._data.ndim == 0:      # PyTorch: a 0-d tensor is treated as one element
         n = int(bool(x._data))
         if as_tuple:
@@ -576,13 +576,13 @@ def nonzero(x, as_tuple=False, name=None):
     return Tensor._wrap(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
-R.register_function("nonzero", nonzero)
+registry.register_function("nonzero", nonzero)
 
 
 def masked_select(x, mask, name=None):
     """x's elements where mask is True, as a 1-D tensor; x and mask broadcast together."""
     A.tensor(x, "masked_select")
-    mask = R.as_tensor(R.operand(mask, op_name="masked_select", name="mask"))
+    mask = registry.as_tensor(registry.operand(mask, op_name="masked_select", name="mask"))
     if mask._data.dtype != np.bool_:
         raise ArgTypeError(f"masked_select(): expected BoolTensor for mask, got "
                            f"{mask.dtype.name}. Fix: compare to get a mask (e.g. `x > 0`).")
@@ -596,7 +596,7 @@ def masked_select(x, mask, name=None):
     return x[Tensor._wrap(np.array(np.broadcast_to(mask._data, shape)))]
 
 
-R.register_function("masked_select", masked_select)
+registry.register_function("masked_select", masked_select)
 
 
 def take(x, index, mode="raise", name=None):
@@ -620,7 +620,7 @@ def take(x, index, mode="raise", name=None):
     return x.reshape([-1])[Tensor._wrap(idx)]
 
 
-R.register_function("take", take)
+registry.register_function("take", take)
 
 
 def tile(x, repeat_times, name=None):
@@ -640,7 +640,7 @@ def tile(x, repeat_times, name=None):
     return y.reshape(inter).expand(shape).reshape([r * n for r, n in zip(reps, xs)])
 
 
-R.register_function("tile", tile)
+registry.register_function("tile", tile)
 def _repeat(x, *sizes):
     """PyTorch Tensor.repeat: at least one size per dimension of x."""
     reps = A.shape_args(sizes, "repeat")
@@ -650,4 +650,4 @@ def _repeat(x, *sizes):
     return tile(x, reps)
 
 
-R.register_function("repeat", _repeat, function=False)
+registry.register_function("repeat", _repeat, function=False)

@@ -37,7 +37,7 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
                      ("less_equal", np.less_equal)))
 
 
-def P(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=(),
+def pointwise_op(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=(),
       inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
       number_attrs=None, promote=None, doc=None):
     """Declare a pointwise op. `check(op_name, args, attrs, rdt)` (optional) runs before any
@@ -54,14 +54,14 @@ def P(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=
     return op
 
 
-def u(uf):
+def unary_kernel(uf):
     def k(out, rdt, x):
         return uf(x, out=out, dtype=rdt, casting=_UNSAFE)
     k.__doc__ = f"Elementwise {uf.__name__}."
     return k
 
 
-def b(uf):
+def binary_kernel(uf):
     def k(out, rdt, x, y):
         return uf(x, y, out=out, dtype=rdt, casting=_UNSAFE)
     k.__doc__ = f"Elementwise {uf.__name__}, with broadcasting."
@@ -73,14 +73,14 @@ def _bool_result(rdt):
 
 
 # ---------------------------------------------------------------- unary, backward needs result
-P("exp", u(np.exp), lambda c, g: (g * c.out,), save_out=(0,), result_dtype=float_result,
+pointwise_op("exp", unary_kernel(np.exp), lambda ctx, g: (g * ctx.out,), save_out=(0,), result_dtype=float_result,
   doc="Elementwise e**x.")
-P("sqrt", u(np.sqrt), lambda c, g: (g / (c.out * 2),), save_out=(0,), result_dtype=float_result,
+pointwise_op("sqrt", unary_kernel(np.sqrt), lambda ctx, g: (g / (ctx.out * 2),), save_out=(0,), result_dtype=float_result,
   doc="Elementwise square root of x.")
-P("rsqrt", lambda out, rdt, x: np.divide(1, np.sqrt(x, dtype=rdt, casting=_UNSAFE), out=out, dtype=rdt, casting=_UNSAFE),
-  lambda c, g: (g * c.out ** 3 * -0.5,), save_out=(0,), result_dtype=float_result,
+pointwise_op("rsqrt", lambda out, rdt, x: np.divide(1, np.sqrt(x, dtype=rdt, casting=_UNSAFE), out=out, dtype=rdt, casting=_UNSAFE),
+  lambda ctx, g: (g * ctx.out ** 3 * -0.5,), save_out=(0,), result_dtype=float_result,
   doc="Elementwise reciprocal square root, 1 / sqrt(x).")
-P("tanh", u(np.tanh), lambda c, g: (g * (1 - c.out * c.out),), save_out=(0,),
+pointwise_op("tanh", unary_kernel(np.tanh), lambda ctx, g: (g * (1 - ctx.out * ctx.out),), save_out=(0,),
   result_dtype=float_result, doc="Elementwise hyperbolic tangent of x.")
 
 
@@ -93,56 +93,56 @@ def _sigmoid(out, rdt, x):
     return np.reciprocal(r, out=r)
 
 
-P("sigmoid", _sigmoid, lambda c, g: (g * c.out * (1 - c.out),), save_out=(0,),
+pointwise_op("sigmoid", _sigmoid, lambda ctx, g: (g * ctx.out * (1 - ctx.out),), save_out=(0,),
   result_dtype=float_result, doc="Elementwise logistic sigmoid, 1 / (1 + e**-x).")
 # Note [Masked gradients select]
 # Where an op's gradient is "g here, 0 elsewhere" (relu, clip), it selects instead of
 # multiplying by a 0/1 mask, as PyTorch's threshold_backward and clamp_backward do: an inf
 # or nan in g stays out of the masked-off elements (inf * 0 would be nan there).
-def _relu_back(c, g):
-    if c.may_overwrite(g) and not _grad_enabled():
+def _relu_back(ctx, g):
+    if ctx.may_overwrite(g) and not _grad_enabled():
         gd = g._data      # in place into the gradient the engine owns: no new buffer
-        np.copyto(gd, 0, where=c.out._data <= 0)
+        np.copyto(gd, 0, where=ctx.out._data <= 0)
         return (g,)
-    return (_where(c.out > 0, g, 0.0),)
+    return (_where(ctx.out > 0, g, 0.0),)
 
 
-P("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE), _relu_back, save_out=(0,),
+pointwise_op("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE), _relu_back, save_out=(0,),
   doc="Elementwise max(x, 0).")
-P("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt, casting=_UNSAFE),
-  lambda c, g: (-g * c.out * c.out,), save_out=(0,), result_dtype=float_result,
+pointwise_op("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt, casting=_UNSAFE),
+  lambda ctx, g: (-g * ctx.out * ctx.out,), save_out=(0,), result_dtype=float_result,
   doc="Elementwise 1 / x.")
-P("expm1", u(np.expm1), lambda c, g: (g * (c.out + 1),), save_out=(0,), result_dtype=float_result,
+pointwise_op("expm1", unary_kernel(np.expm1), lambda ctx, g: (g * (ctx.out + 1),), save_out=(0,), result_dtype=float_result,
   doc="Elementwise e**x - 1, accurate near 0.")
 
 # ---------------------------------------------------------------- unary, backward needs input
-P("log", u(np.log), lambda c, g: (g / c.input(0),), save={0: (0,)}, result_dtype=float_result,
+pointwise_op("log", unary_kernel(np.log), lambda ctx, g: (g / ctx.input(0),), save={0: (0,)}, result_dtype=float_result,
   doc="Elementwise natural logarithm of x.")
-P("log2", u(np.log2), lambda c, g: (g / (c.input(0) * float(np.log(2))),), save={0: (0,)},
+pointwise_op("log2", unary_kernel(np.log2), lambda ctx, g: (g / (ctx.input(0) * float(np.log(2))),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise base-2 logarithm of x.")
-P("log10", u(np.log10), lambda c, g: (g / (c.input(0) * float(np.log(10))),), save={0: (0,)},
+pointwise_op("log10", unary_kernel(np.log10), lambda ctx, g: (g / (ctx.input(0) * float(np.log(10))),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise base-10 logarithm of x.")
-P("log1p", u(np.log1p), lambda c, g: (g / (c.input(0) + 1),), save={0: (0,)},
+pointwise_op("log1p", unary_kernel(np.log1p), lambda ctx, g: (g / (ctx.input(0) + 1),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise log(1 + x), accurate near 0.")
-P("sin", u(np.sin), lambda c, g: (g * c.input(0).cos(),), save={0: (0,)},
+pointwise_op("sin", unary_kernel(np.sin), lambda ctx, g: (g * ctx.input(0).cos(),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise sine of x (radians).")
-P("cos", u(np.cos), lambda c, g: (-g * c.input(0).sin(),), save={0: (0,)},
+pointwise_op("cos", unary_kernel(np.cos), lambda ctx, g: (-g * ctx.input(0).sin(),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise cosine of x (radians).")
-P("tan", u(np.tan), lambda c, g: (g / c.input(0).cos().square(),), save={0: (0,)},
+pointwise_op("tan", unary_kernel(np.tan), lambda ctx, g: (g / ctx.input(0).cos().square(),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise tangent of x (radians).")
-P("asin", u(np.arcsin), lambda c, g: (g / (1 - c.input(0).square()).sqrt(),), save={0: (0,)},
+pointwise_op("asin", unary_kernel(np.arcsin), lambda ctx, g: (g / (1 - ctx.input(0).square()).sqrt(),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise arcsine of x.")
-P("acos", u(np.arccos), lambda c, g: (-g / (1 - c.input(0).square()).sqrt(),), save={0: (0,)},
+pointwise_op("acos", unary_kernel(np.arccos), lambda ctx, g: (-g / (1 - ctx.input(0).square()).sqrt(),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise arccosine of x.")
-P("atan", u(np.arctan), lambda c, g: (g / (1 + c.input(0).square()),), save={0: (0,)},
+pointwise_op("atan", unary_kernel(np.arctan), lambda ctx, g: (g / (1 + ctx.input(0).square()),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise arctangent of x.")
-P("sinh", u(np.sinh), lambda c, g: (g * c.input(0).cosh(),), save={0: (0,)},
+pointwise_op("sinh", unary_kernel(np.sinh), lambda ctx, g: (g * ctx.input(0).cosh(),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise hyperbolic sine of x.")
-P("cosh", u(np.cosh), lambda c, g: (g * c.input(0).sinh(),), save={0: (0,)},
+pointwise_op("cosh", unary_kernel(np.cosh), lambda ctx, g: (g * ctx.input(0).sinh(),), save={0: (0,)},
   result_dtype=float_result, doc="Elementwise hyperbolic cosine of x.")
-P("abs", u(np.abs), lambda c, g: (g * c.input(0).sign(),), save={0: (0,)},
+pointwise_op("abs", unary_kernel(np.abs), lambda ctx, g: (g * ctx.input(0).sign(),), save={0: (0,)},
   doc="Elementwise absolute value |x|.")
-P("square", u(np.square), lambda c, g: (g * c.input(0) * 2,), save={0: (0,)},
+pointwise_op("square", unary_kernel(np.square), lambda ctx, g: (g * ctx.input(0) * 2,), save={0: (0,)},
   result_dtype=lambda r: np.dtype(np.int64) if r.kind == "b" else r,   # PyTorch: bool -> int64
   doc="Elementwise x * x.")
 
@@ -164,12 +164,12 @@ def _neg(out, rdt, x):
     return np.multiply(x, -1, out=out, dtype=rdt, casting=_UNSAFE)
 
 
-P("neg", _neg, lambda c, g: (-g,), aliases=("negative",), check=_check_neg, doc="Elementwise -x.")
-_zero_grad = lambda c, g: (zero_grad(g),)  # noqa: E731  (piecewise-constant functions)
+pointwise_op("neg", _neg, lambda ctx, g: (-g,), aliases=("negative",), check=_check_neg, doc="Elementwise -x.")
+_zero_grad = lambda ctx, g: (zero_grad(g),)  # noqa: E731  (piecewise-constant functions)
 def _exact_for_ints(uf):
     """Rounding (and sign of a bool) is the identity on integer and bool tensors, as in
     PyTorch; NumPy has no integer loops for some of them."""
-    k = u(uf)
+    k = unary_kernel(uf)
 
     def kernel(out, rdt, x):
         if rdt.kind in "biu" and (uf is not np.sign or rdt.kind == "b"):
@@ -182,12 +182,12 @@ def _exact_for_ints(uf):
     return kernel
 
 
-P("floor", _exact_for_ints(np.floor), _zero_grad, doc="Elementwise largest integer <= x.")
-P("ceil", _exact_for_ints(np.ceil), _zero_grad, doc="Elementwise smallest integer >= x.")
-P("round", _exact_for_ints(np.rint), _zero_grad,
+pointwise_op("floor", _exact_for_ints(np.floor), _zero_grad, doc="Elementwise largest integer <= x.")
+pointwise_op("ceil", _exact_for_ints(np.ceil), _zero_grad, doc="Elementwise smallest integer >= x.")
+pointwise_op("round", _exact_for_ints(np.rint), _zero_grad,
   doc="Elementwise rounding to the nearest integer (halves to even).")
-P("trunc", _exact_for_ints(np.trunc), _zero_grad, doc="Elementwise rounding toward zero.")
-P("sign", _exact_for_ints(np.sign), _zero_grad, doc="Elementwise sign of x: -1, 0 or 1.")
+pointwise_op("trunc", _exact_for_ints(np.trunc), _zero_grad, doc="Elementwise rounding toward zero.")
+pointwise_op("sign", _exact_for_ints(np.sign), _zero_grad, doc="Elementwise sign of x: -1, 0 or 1.")
 
 
 def _scale(out, rdt, x, scale, bias, bias_after_scale):
@@ -225,7 +225,7 @@ def _check_scale(op_name, args, attrs, rdt):
     _no_float_into_int(op_name, rdt, attrs[:2], ("scale", "bias"), integral_ok=True)
 
 
-P("scale", _scale, lambda c, g: (g * c.attrs[0],),
+pointwise_op("scale", _scale, lambda ctx, g: (g * ctx.attrs[0],),
   attrs=(("scale", 1.0), ("bias", 0.0), ("bias_after_scale", True)), check=_check_scale,
   doc="scale * x + bias (or scale * (x + bias) when bias_after_scale is False).")
 
@@ -241,9 +241,9 @@ def _clip(out, rdt, x, lo, hi):
     return np.clip(x, lo, hi, out=out, dtype=rdt, casting=_UNSAFE) if out is not None else np.clip(x, lo, hi).astype(rdt, copy=False)
 
 
-def _clip_back(c, g):
-    x = c.input(0)
-    lo, hi = c.attrs
+def _clip_back(ctx, g):
+    x = ctx.input(0)
+    lo, hi = ctx.attrs
     mask = None
     if lo is not None:
         mask = x >= lo
@@ -253,7 +253,7 @@ def _clip_back(c, g):
     return (_where(mask, g, 0.0),)   # Note [Masked gradients select]
 
 
-P("clip", _clip, _clip_back, save={0: (0,)}, attrs=(("min", None), ("max", None)),
+pointwise_op("clip", _clip, _clip_back, save={0: (0,)}, attrs=(("min", None), ("max", None)),
   aliases=("clamp",), check=_check_clip, number_attrs=("min", "max"),
   doc="x clamped elementwise into [min, max] (either bound may be None).")
 
@@ -274,37 +274,37 @@ def _check_alpha(op_name, args, attrs, rdt):
                            "or `logical_not()` operator instead.")
 
 
-P("add", lambda out, rdt, x, y, alpha: np.add(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt, casting=_UNSAFE),
-  lambda c, g: (g, g if c.attrs[0] == 1 else g * c.attrs[0]),
+pointwise_op("add", lambda out, rdt, x, y, alpha: np.add(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt, casting=_UNSAFE),
+  lambda ctx, g: (g, g if ctx.attrs[0] == 1 else g * ctx.attrs[0]),
   inputs=("x", "y"), attrs=(("alpha", 1),), check=_check_alpha,
   doc="x + alpha * y, with broadcasting.")
-P("sub", lambda out, rdt, x, y, alpha: np.subtract(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt, casting=_UNSAFE),
-  lambda c, g: (g, -g if c.attrs[0] == 1 else g * -c.attrs[0]),
+pointwise_op("sub", lambda out, rdt, x, y, alpha: np.subtract(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt, casting=_UNSAFE),
+  lambda ctx, g: (g, -g if ctx.attrs[0] == 1 else g * -ctx.attrs[0]),
   inputs=("x", "y"), attrs=(("alpha", 1),), aliases=("subtract",), check=_check_alpha,
   doc="x - alpha * y, with broadcasting.")
-def _mul_back(c, g):
-    if c.needs[0] and not c.needs[1]:
-        y = c.input(1)
+def _mul_back(ctx, g):
+    if ctx.needs[0] and not ctx.needs[1]:
+        y = ctx.input(1)
         yd = y._data if isinstance(y, Tensor) else y
-        if (c.may_overwrite(g) and not _grad_enabled() and
+        if (ctx.may_overwrite(g) and not _grad_enabled() and
                 (not isinstance(y, Tensor) or yd.shape == g._data.shape or yd.ndim == 0)):
             np.multiply(g._data, yd, out=g._data, casting="same_kind")   # reuse the owned buffer
             return g, None
         return g * y, None
-    return (g * c.input(1) if c.needs[0] else None, g * c.input(0) if c.needs[1] else None)
+    return (g * ctx.input(1) if ctx.needs[0] else None, g * ctx.input(0) if ctx.needs[1] else None)
 
 
-P("mul", b(np.multiply), _mul_back, save={0: (1,), 1: (0,)}, inputs=("x", "y"),
+pointwise_op("mul", binary_kernel(np.multiply), _mul_back, save={0: (1,), 1: (0,)}, inputs=("x", "y"),
   aliases=("multiply",), doc="x * y, with broadcasting.")
 
 
-def _div_back(c, g):
-    y = c.input(1)
+def _div_back(ctx, g):
+    y = ctx.input(1)
     gx = g / y
-    return (gx if c.needs[0] else None, -gx * c.input(0) / y if c.needs[1] else None)
+    return (gx if ctx.needs[0] else None, -gx * ctx.input(0) / y if ctx.needs[1] else None)
 
 
-P("div", b(np.true_divide), _div_back, save={0: (1,), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("div", binary_kernel(np.true_divide), _div_back, save={0: (1,), 1: (0, 1)}, inputs=("x", "y"),
   result_dtype=float_result, aliases=("divide", "true_divide"),
   doc="x / y (true division), with broadcasting.")
 def _check_int_div(op_name, args, attrs, rdt):
@@ -322,18 +322,18 @@ def _check_int_div(op_name, args, attrs, rdt):
                                 "divide floating tensors (which give inf/nan).")
 
 
-P("floor_divide", b(np.floor_divide), lambda c, g: (zero_grad(g), zero_grad(g)), inputs=("x", "y"),
+pointwise_op("floor_divide", binary_kernel(np.floor_divide), lambda ctx, g: (zero_grad(g), zero_grad(g)), inputs=("x", "y"),
   check=_check_int_div, doc="floor(x / y), with broadcasting.")
-P("remainder", b(np.remainder),
-  lambda c, g: (g, -g * (c.input(0) / c.input(1)).floor() if c.needs[1] else None),
+pointwise_op("remainder", binary_kernel(np.remainder),
+  lambda ctx, g: (g, -g * (ctx.input(0) / ctx.input(1)).floor() if ctx.needs[1] else None),
   save={1: (0, 1)}, inputs=("x", "y"), aliases=("mod", "floor_mod"), check=_check_int_div,
   doc="x mod y with the sign of y (Python's %), with broadcasting.")
 
 
-def _where(cond, a, b):
-    """where() as an op (create_graph works); a or b may be a Python number."""
+def _where(cond, x, y):
+    """where() as an op (create_graph works); x or y may be a Python number."""
     from .registry import FUNCTIONS
-    return FUNCTIONS["where"](cond, a, b)
+    return FUNCTIONS["where"](cond, x, y)
 
 
 def _log_of_number(v):
@@ -341,21 +341,21 @@ def _log_of_number(v):
         return float(np.log(np.float64(v)))
 
 
-def _pow_back(c, g):
+def _pow_back(ctx, g):
     """PyTorch's pow_backward_self / pow_backward_exponent (FunctionsManual.cpp): a zero
     exponent has gradient 0 for the base (also at base 0, where y * x**(y-1) is 0 * inf),
     and a zero base with a non-negative exponent has gradient 0 for the exponent."""
-    x, y = c.input(0), c.input(1)
+    x, y = ctx.input(0), ctx.input(1)
     gx = gy = None
-    if c.needs[0]:
+    if ctx.needs[0]:
         if isinstance(y, Tensor):
             gx = _where(y == 0, 0.0, g * (y * x ** (y - 1)))
         elif y == 0:
             gx = _zeros_like(x, g)
         else:
             gx = g * (y * x ** (y - 1))
-    if c.needs[1]:
-        out = c.out
+    if ctx.needs[1]:
+        out = ctx.out
         if isinstance(x, Tensor):
             # the log in the result dtype (PyTorch promotes self first): a float32 base with
             # a float64 exponent must not lose the gradient's precision to a float32 log
@@ -437,38 +437,38 @@ def _fast_pow(x, y, out=None):
     return np.power(x, y, out=out)
 
 
-P("pow", _pow_k, _pow_back, save={0: (0, 1), 1: (0, 1)}, save_out=(1,),
+pointwise_op("pow", _pow_k, _pow_back, save={0: (0, 1), 1: (0, 1)}, save_out=(1,),
   inputs=("x", "y"), check=_check_pow, fast=_fast_pow,
   doc="x ** y, with broadcasting.")   # Note [pow special exponents]
 
 
-def _max_back(c, g):
+def _max_back(ctx, g):
     """PyTorch's maximum/minimum derivative: ties split the gradient evenly (0.5 / 0.5,
     as Paddle); a NaN on either side sends the whole gradient to both."""
-    x, y = c.input(0), c.input(1)
+    x, y = ctx.input(0), ctx.input(1)
     half = _where(x == y, g * 0.5, g)
-    x_loses, y_loses = (x < y, x > y) if c.op.name == "maximum" else (x > y, x < y)
-    return (_where(x_loses, 0.0, half) if c.needs[0] else None,
-            _where(y_loses, 0.0, half) if c.needs[1] else None)
+    x_loses, y_loses = (x < y, x > y) if ctx.op.name == "maximum" else (x > y, x < y)
+    return (_where(x_loses, 0.0, half) if ctx.needs[0] else None,
+            _where(y_loses, 0.0, half) if ctx.needs[1] else None)
 
 
-def _fmax_back(c, g):
+def _fmax_back(ctx, g):
     """PyTorch's fmax/fmin derivative: the gradient goes to x where x wins or y is NaN
     (ties: to x), else to y."""
-    x, y = c.input(0), c.input(1)
-    to_x = ((x >= y) if c.op.name == "fmax" else (x <= y)) | (y != y)
-    return (_where(to_x, g, 0.0) if c.needs[0] else None,
-            _where(to_x, 0.0, g) if c.needs[1] else None)
+    x, y = ctx.input(0), ctx.input(1)
+    to_x = ((x >= y) if ctx.op.name == "fmax" else (x <= y)) | (y != y)
+    return (_where(to_x, g, 0.0) if ctx.needs[0] else None,
+            _where(to_x, 0.0, g) if ctx.needs[1] else None)
 
 
-P("maximum", b(np.maximum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("maximum", binary_kernel(np.maximum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
   inplace=False, doc="Elementwise larger of x and y (NaN propagates), with broadcasting.")
-P("minimum", b(np.minimum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("minimum", binary_kernel(np.minimum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
   inplace=False, doc="Elementwise smaller of x and y (NaN propagates), with broadcasting.")
-P("fmax", b(np.fmax), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("fmax", binary_kernel(np.fmax), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
   inplace=False,
   doc="Elementwise larger of x and y, ignoring a NaN on one side, with broadcasting.")
-P("fmin", b(np.fmin), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("fmin", binary_kernel(np.fmin), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
   inplace=False,
   doc="Elementwise smaller of x and y, ignoring a NaN on one side, with broadcasting.")
 
@@ -489,16 +489,16 @@ for _name, _uf, _al in (("equal", np.equal, ("eq",)), ("not_equal", np.not_equal
                         ("less_equal", np.less_equal, ("le",)),
                         ("logical_and", np.logical_and, ()), ("logical_or", np.logical_or, ()),
                         ("logical_xor", np.logical_xor, ())):
-    P(_name, (lambda uf: lambda out, rdt, x, y: uf(x, y, out=out))(_uf), None,
+    pointwise_op(_name, (lambda uf: lambda out, rdt, x, y: uf(x, y, out=out))(_uf), None,
       inputs=("x", "y"), inplace=False, result_dtype=_bool_result, aliases=_al,
       doc=_LOGIC_DOCS[_name])
-P("logical_not", lambda out, rdt, x: np.logical_not(x, out=out), None, inplace=False,
+pointwise_op("logical_not", lambda out, rdt, x: np.logical_not(x, out=out), None, inplace=False,
   result_dtype=_bool_result, doc="Boolean not x (nonzero is true).")
-P("isnan", lambda out, rdt, x: np.isnan(x, out=out), None, inplace=False, result_dtype=_bool_result,
+pointwise_op("isnan", lambda out, rdt, x: np.isnan(x, out=out), None, inplace=False, result_dtype=_bool_result,
   doc="Boolean: where x is NaN.")
-P("isinf", lambda out, rdt, x: np.isinf(x, out=out), None, inplace=False, result_dtype=_bool_result,
+pointwise_op("isinf", lambda out, rdt, x: np.isinf(x, out=out), None, inplace=False, result_dtype=_bool_result,
   doc="Boolean: where x is +inf or -inf.")
-P("isfinite", lambda out, rdt, x: np.isfinite(x, out=out), None, inplace=False,
+pointwise_op("isfinite", lambda out, rdt, x: np.isfinite(x, out=out), None, inplace=False,
   result_dtype=_bool_result, doc="Boolean: where x is neither inf nor NaN.")
 def _check_bitwise(op_name, args, attrs, rdt):
     if rdt.kind == "f":
@@ -508,9 +508,9 @@ def _check_bitwise(op_name, args, attrs, rdt):
 
 for _name, _uf, _sym in (("bitwise_and", np.bitwise_and, "&"), ("bitwise_or", np.bitwise_or, "|"),
                          ("bitwise_xor", np.bitwise_xor, "^")):
-    P(_name, b(_uf), None, inputs=("x", "y"), check=_check_bitwise,
+    pointwise_op(_name, binary_kernel(_uf), None, inputs=("x", "y"), check=_check_bitwise,
       doc=f"Bitwise x {_sym} y of integer or bool tensors, with broadcasting.")
-P("bitwise_not", u(np.invert), None, check=_check_bitwise,
+pointwise_op("bitwise_not", unary_kernel(np.invert), None, check=_check_bitwise,
   doc="Bitwise ~x of an integer or bool tensor.")
 
 # ---------------------------------------------------------------- ternary and masked
@@ -541,13 +541,13 @@ def _where_k(out, rdt, x, cond, y):
     return out
 
 
-def _where_back(c, g):
-    cond = c.input(1)
-    return (_where(cond, g, 0.0) if c.needs[0] else None, None,
-            _where(cond, 0.0, g) if c.needs[2] else None)
+def _where_back(ctx, g):
+    cond = ctx.input(1)
+    return (_where(cond, g, 0.0) if ctx.needs[0] else None, None,
+            _where(cond, 0.0, g) if ctx.needs[2] else None)
 
 
-WHERE = P("where_self", _where_k, _where_back, save={0: (1,), 2: (1,)},
+pointwise_op("where_self", _where_k, _where_back, save={0: (1,), 2: (1,)},
           inputs=("x", "condition", "y"), method=False, check=_check_mask, promote=(0, 2),
           doc="x where condition is True, else y, with broadcasting.")
 
@@ -561,13 +561,13 @@ def _masked_fill_k(out, rdt, x, mask, value):
     return out
 
 
-def _masked_fill_back(c, g):
-    mask = c.input(1)
-    return (_where(mask, 0.0, g) if c.needs[0] else None, None,
-            _where(mask, g, 0.0).sum() if c.needs[2] else None)
+def _masked_fill_back(ctx, g):
+    mask = ctx.input(1)
+    return (_where(mask, 0.0, g) if ctx.needs[0] else None, None,
+            _where(mask, g, 0.0).sum() if ctx.needs[2] else None)
 
 
 # the result keeps x's dtype (PyTorch and Paddle): `int_tensor.masked_fill(m, 0.5)` is int
-MASKED_FILL = P("masked_fill", _masked_fill_k, _masked_fill_back, save={0: (1,), 2: (1,)},
+pointwise_op("masked_fill", _masked_fill_k, _masked_fill_back, save={0: (1,), 2: (1,)},
                 inputs=("x", "mask", "value"), check=_check_mask, promote=(0,),
                 doc="x with the elements where mask is True set to value (keeps x's dtype).")

@@ -7,7 +7,7 @@ from .. import dtypes as _dt
 from ..tensor import Tensor
 from ..autograd.errors import ArgTypeError, ArgValueError
 from . import args as _args
-from . import registry as R
+from . import registry
 from .creation import _dtype, _finish, _shape
 from .registry import OpDef, declare
 
@@ -102,12 +102,12 @@ def randperm(n, dtype=None, name=None):
 
 for _n, _f in dict(seed=seed, manual_seed=manual_seed, rand=rand, randn=randn, randint=randint,
                    normal=normal, uniform=uniform, randperm=randperm).items():
-    R.register_function(_n, _f, method=False)
+    registry.register_function(_n, _f, method=False)
 
 
 # in-place random fills: the old values are overwritten, so their gradient is zero
-def _fill_grad(c, g):
-    return (R.zero_grad(g),)
+def _fill_grad(ctx, g):
+    return (registry.zero_grad(g),)
 
 
 def _check_float(self, args, attrs, op_name):
@@ -235,5 +235,5 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
     return _finish(out.reshape(w.shape[:-1] + (n,)))
 
 
-R.register_function("bernoulli", bernoulli)
-R.register_function("multinomial", multinomial)
+registry.register_function("bernoulli", bernoulli)
+registry.register_function("multinomial", multinomial)

@@ -6,7 +6,7 @@ import numpy as np
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import args as _args
-from . import registry as R
+from . import registry
 from .registry import OpDef, declare
 
 
@@ -53,9 +53,9 @@ def _keep_shape(in_shape, axes):
     return tuple(1 if i in axes else n for i, n in enumerate(in_shape))
 
 
-def _expand_back(c, g):
-    in_shape = c.input_meta[0][0]
-    axes = c.attrs[0]
+def _expand_back(ctx, g):
+    in_shape = ctx.input_meta[0][0]
+    axes = ctx.attrs[0]
     if not grad_mode.STATE.enabled:
         # plain backward: broadcast into a fresh buffer (cheaper than two strided views)
         out = np.empty(in_shape, g._data.dtype)
@@ -85,14 +85,14 @@ def _k_mean(x, axes, keepdim, dtype):
     return np.mean(x, axis=axes, keepdims=keepdim)
 
 
-def _b_mean(c, g):
-    in_shape = c.input_meta[0][0]
-    axes = c.attrs[0]
+def _b_mean(ctx, g):
+    in_shape = ctx.input_meta[0][0]
+    axes = ctx.attrs[0]
     n = int(np.prod([in_shape[a] for a in axes])) if axes is not None else int(np.prod(in_shape))
-    return (_expand_back(c, g) / max(n, 1),)
+    return (_expand_back(ctx, g) / max(n, 1),)
 
 
-SUM = OpDef("sum", _k_sum, lambda c, g: (_expand_back(c, g),),
+SUM = OpDef("sum", _k_sum, lambda ctx, g: (_expand_back(ctx, g),),
             attrs=(("axis", None), ("keepdim", False), ("dtype", None)),
             doc="Sum of x's elements over axis (all axes when None).")
 MEAN = OpDef("mean", _k_mean, _b_mean, attrs=(("axis", None), ("keepdim", False), ("dtype", None)),
@@ -111,23 +111,23 @@ def _reduction(op):
             keepdim, dtype = False, keepdim   # Paddle order: sum(x, axis, dtype, keepdim)
         if isinstance(dtype, bool):
             keepdim, dtype = dtype, None      # PyTorch order: sum(x, dim, keepdim)
-        return R.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), dtype))
+        return registry.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), dtype))
     fn.__name__ = op.name
     fn.__doc__ = op.doc
     return fn
 
 
-R.OPS["sum"] = SUM
-R.OPS["mean"] = MEAN
-R.register_function("sum", _reduction(SUM))
-R.register_function("mean", _reduction(MEAN))
+registry.OPS["sum"] = SUM
+registry.OPS["mean"] = MEAN
+registry.register_function("sum", _reduction(SUM))
+registry.register_function("mean", _reduction(MEAN))
 
 
-def _b_extreme(c, g):
-    x = c.input(0)
-    out = c.out
-    axes = c.attrs[0]   # ties share the gradient evenly, as amax/amin do in PyTorch
-    ks = list(_keep_shape(c.input_meta[0][0], axes))
+def _b_extreme(ctx, g):
+    x = ctx.input(0)
+    out = ctx.out
+    axes = ctx.attrs[0]   # ties share the gradient evenly, as amax/amin do in PyTorch
+    ks = list(_keep_shape(ctx.input_meta[0][0], axes))
     out_k = out.reshape(ks)
     mask = (x == out_k)
     count = mask.sum(axis=list(axes) if axes is not None else None, keepdim=True)
@@ -148,8 +148,8 @@ AMAX = OpDef("amax", _k_max, _b_extreme, save={0: (0,)}, save_out=(0,),
 AMIN = OpDef("amin", _k_min, _b_extreme, save={0: (0,)}, save_out=(0,),
              attrs=(("axis", None), ("keepdim", False)),
              doc="Smallest element of x over axis (all axes when None); ties share the gradient.")
-R.OPS["amax"] = AMAX
-R.OPS["amin"] = AMIN
+registry.OPS["amax"] = AMAX
+registry.OPS["amin"] = AMIN
 
 
 class ReturnTypes(tuple):
@@ -174,7 +174,7 @@ def _extreme(op, argop, fname):
         x = _args.input_tensor(x, fname)
         if args and isinstance(args[0], Tensor) and args[0]._data.ndim > 0 or isinstance(dim, Tensor):
             other = args[0] if args else dim
-            return R.FUNCTIONS["maximum" if op is AMAX else "minimum"](x, other)
+            return registry.FUNCTIONS["maximum" if op is AMAX else "minimum"](x, other)
         torch_style = dim is not None or bool(args)
         if args:
             dim = args[0]
@@ -184,7 +184,7 @@ def _extreme(op, argop, fname):
             axis = dim
         axes = _axes(axis, x._data.ndim, fname)
         _nonempty(x, axes, fname)
-        values = R.dispatch(op, (x,), (axes, bool(keepdim)))
+        values = registry.dispatch(op, (x,), (axes, bool(keepdim)))
         if not torch_style:
             return values
         idx = argop(x, axis=axis, keepdim=keepdim)
@@ -219,10 +219,10 @@ def _arg(npfn, fname):
 
 argmax = _arg(np.argmax, "argmax")
 argmin = _arg(np.argmin, "argmin")
-R.register_function("argmax", argmax)
-R.register_function("argmin", argmin)
-R.register_function("max", _extreme(AMAX, argmax, "max"))
-R.register_function("min", _extreme(AMIN, argmin, "min"))
+registry.register_function("argmax", argmax)
+registry.register_function("argmin", argmin)
+registry.register_function("max", _extreme(AMAX, argmax, "max"))
+registry.register_function("min", _extreme(AMIN, argmin, "min"))
 
 
 def _amax_like(op):
@@ -230,27 +230,27 @@ def _amax_like(op):
         x = _args.input_tensor(x, op.name)
         axes = _axes(axis if dim is None else dim, x._data.ndim, op.name)
         _nonempty(x, axes, op.name)
-        return R.dispatch(op, (x,), (axes, bool(keepdim)))
+        return registry.dispatch(op, (x,), (axes, bool(keepdim)))
     fn.__name__ = op.name
     fn.__doc__ = op.doc
     return fn
 
 
-R.register_function("amax", _amax_like(AMAX))
-R.register_function("amin", _amax_like(AMIN))
+registry.register_function("amax", _amax_like(AMAX))
+registry.register_function("amin", _amax_like(AMIN))
 
 
 def _k_prod(x, axes, keepdim, dtype):
     return np.prod(x, axis=axes, keepdims=keepdim, dtype=_np_dtype(dtype))
 
 
-def _b_prod(c, g):
-    x = c.input(0)
-    axes = c.attrs[0]
-    ks = list(_keep_shape(c.input_meta[0][0], axes))
+def _b_prod(ctx, g):
+    x = ctx.input(0)
+    axes = ctx.attrs[0]
+    ks = list(_keep_shape(ctx.input_meta[0][0], axes))
     xa = x._data
     if not (xa == 0).any():
-        return (g.reshape(ks) * c.out.reshape(ks) / x,)
+        return (g.reshape(ks) * ctx.out.reshape(ks) / x,)
     # exact product of the other elements when zeros are present
     ax = tuple(range(xa.ndim)) if axes is None else axes
     moved = np.moveaxis(xa, ax, tuple(range(xa.ndim - len(ax), xa.ndim)))
@@ -265,18 +265,18 @@ def _b_prod(c, g):
 PROD = OpDef("prod", _k_prod, _b_prod, save={0: (0,)}, save_out=(0,),
              attrs=(("axis", None), ("keepdim", False), ("dtype", None)),
              doc="Product of x's elements over axis (all axes when None).")
-R.OPS["prod"] = PROD
-R.register_function("prod", _reduction(PROD))
+registry.OPS["prod"] = PROD
+registry.register_function("prod", _reduction(PROD))
 
 
 def _k_var(x, axes, keepdim, ddof):
     return np.var(x, axis=axes, keepdims=keepdim, ddof=ddof)
 
 
-def _b_var(c, g):
-    x = c.input(0)
-    axes, keepdim, ddof = c.attrs
-    in_shape = c.input_meta[0][0]
+def _b_var(ctx, g):
+    x = ctx.input(0)
+    axes, keepdim, ddof = ctx.attrs
+    in_shape = ctx.input_meta[0][0]
     n = int(np.prod([in_shape[a] for a in axes])) if axes is not None else int(np.prod(in_shape))
     ks = list(_keep_shape(in_shape, axes))
     mean = x.mean(axis=list(axes) if axes is not None else None, keepdim=True)
@@ -286,7 +286,7 @@ def _b_var(c, g):
 VAR = OpDef("var", _k_var, _b_var, save={0: (0,)}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
             doc="Variance of x over axis, dividing by n - ddof (default 1: unbiased).")
 STD = OpDef("std", lambda x, a, k, d: np.std(x, axis=a, keepdims=k, ddof=d),
-            lambda c, g: (_b_var(c, g)[0] / (c.out.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0]))) * 2),),
+            lambda ctx, g: (_b_var(ctx, g)[0] / (ctx.out.reshape(list(_keep_shape(ctx.input_meta[0][0], ctx.attrs[0]))) * 2),),
             save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
             doc="Standard deviation of x over axis, dividing by n - ddof (default 1).")
 
@@ -304,14 +304,14 @@ def _stat(op):
             ddof = _args.number(correction, op.name, "correction")
         else:
             ddof = 1 if unbiased else 0
-        return R.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), ddof))
+        return registry.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), ddof))
     fn.__name__ = op.name
     fn.__doc__ = op.doc
     return fn
 
 
-R.register_function("var", _stat(VAR))
-R.register_function("std", _stat(STD))
+registry.register_function("var", _stat(VAR))
+registry.register_function("std", _stat(STD))
 
 
 def _k_lse(x, axes, keepdim):
@@ -324,8 +324,8 @@ def _k_lse(x, axes, keepdim):
 
 
 LSE = OpDef("logsumexp", _k_lse,
-            lambda c, g: (g.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0])))
-                          * (c.input(0) - c.out.reshape(list(_keep_shape(c.input_meta[0][0], c.attrs[0])))).exp(),),
+            lambda ctx, g: (g.reshape(list(_keep_shape(ctx.input_meta[0][0], ctx.attrs[0])))
+                          * (ctx.input(0) - ctx.out.reshape(list(_keep_shape(ctx.input_meta[0][0], ctx.attrs[0])))).exp(),),
             save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False)),
             doc="log(sum(exp(x))) over axis, computed stably.")
 
@@ -333,11 +333,11 @@ LSE = OpDef("logsumexp", _k_lse,
 def logsumexp(x, axis=None, keepdim=False, name=None, *, dim=None):
     """log(sum(exp(x))) over axis (all axes when None), computed stably."""
     x = _args.input_tensor(x, "logsumexp")
-    return R.dispatch(LSE, (x,), (_axes(axis if dim is None else dim, x._data.ndim, "logsumexp"),
+    return registry.dispatch(LSE, (x,), (_axes(axis if dim is None else dim, x._data.ndim, "logsumexp"),
                                   bool(keepdim)))
 
 
-R.register_function("logsumexp", logsumexp)
+registry.register_function("logsumexp", logsumexp)
 
 
 def _bool_red(npfn, fname):
@@ -352,8 +352,8 @@ def _bool_red(npfn, fname):
     return fn
 
 
-R.register_function("all", _bool_red(np.all, "all"))
-R.register_function("any", _bool_red(np.any, "any"))
+registry.register_function("all", _bool_red(np.all, "all"))
+registry.register_function("any", _bool_red(np.any, "any"))
 
 
 def count_nonzero(x, axis=None, keepdim=False, name=None, *, dim=None):
@@ -364,7 +364,7 @@ def count_nonzero(x, axis=None, keepdim=False, name=None, *, dim=None):
                                    dtype=np.int64))
 
 
-R.register_function("count_nonzero", count_nonzero)
+registry.register_function("count_nonzero", count_nonzero)
 
 
 def _k_cumsum(x, axis, dtype):
@@ -373,10 +373,10 @@ def _k_cumsum(x, axis, dtype):
     return np.cumsum(x, axis=axis, dtype=_np_dtype(dtype))
 
 
-def _b_cumsum(c, g):
-    axis = c.attrs[0]
+def _b_cumsum(ctx, g):
+    axis = ctx.attrs[0]
     if axis is None:
-        return (g.flip([0]).cumsum(0).flip([0]).reshape(list(c.input_meta[0][0])),)
+        return (g.flip([0]).cumsum(0).flip([0]).reshape(list(ctx.input_meta[0][0])),)
     return (g.flip([axis]).cumsum(axis).flip([axis]),)
 
 

@@ -3,10 +3,10 @@
 An OpDef says: the kernel (writes into `out` when given one), the backward formula (a few
 lines of oar ops), and what the backward needs: `save[i]` lists the inputs the gradient of
 input i needs; `save_out` lists the inputs whose gradient needs the result. From that the
-registry generates the function form `oar.op(...)`, the method `x.op(...)`, the in-place
-forms `oar.op_(x, ...)` / `x.op_(...)`, the operators, and the reflected operators.
-Generated wrappers have the op's exact Python signature (built with exec), so a call costs
-one function call plus the dispatch below: no argument binding, no per-call dicts.
+registry builds the function form `oar.op(...)`, the method `x.op(...)`, the in-place
+forms `oar.op_(x, ...)` / `x.op_(...)`, the operators, and the reflected operators
+(ops/spellings.py, Note [Spelling templates]): closures with the op's signature, real
+source lines, and the fast path inline.
 
 In-place ops and out= go through the steps of the Inplace mechanism (autograd/inplace.py):
 checks first (Note [Check, then write]), then the kernel, one version bump, the new history.
@@ -18,7 +18,6 @@ import numbers
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import storage as _storage
 from . import args as _args
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError
