@@ -170,7 +170,7 @@ def _b_conv(c, g):
                  for a in (gx, gw, gb))
 
 
-CONV2D = OpDef("conv2d", _k_conv, _b_conv, save={0: (1,), 1: (0,)}, inputs=("x", "weight", "bias"),
+CONV2D = OpDef("conv2d", _k_conv, _b_conv, needs={"x": ("weight",), "weight": ("x",)}, inputs=("x", "weight", "bias"),
                attrs=(("stride", (1, 1)), ("padding", (0, 0)), ("dilation", (1, 1))),
                doc="2-D convolution (cross-correlation) of an NCHW input with a weight, plus bias.")
 
@@ -333,7 +333,7 @@ def _b_maxpool(c, g):
     return (Tensor._wrap(dxp),)
 
 
-MAXPOOL = OpDef("max_pool2d", _k_maxpool, _b_maxpool, save={0: (0,)}, save_out=(0,),
+MAXPOOL = OpDef("max_pool2d", _k_maxpool, _b_maxpool, needs={"x": ("x", "out")},
                 attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0))),
                 doc="2-D max pooling over an NCHW input.")
 
@@ -571,7 +571,7 @@ def _floating_only(op_name, args, attrs, rdt):
 
 # backward from the result: out > 0 exactly where x > 0 (slope > 0), so leaky_relu_ is legal
 LEAKY = pointwise_op("leaky_relu", _k_leaky,
-          lambda c, g: (g * R.FUNCTIONS["where"](c.out > 0, 1.0, c.attrs[0]),), save_out=(0,),
+          lambda c, g: (g * R.FUNCTIONS["where"](c.out > 0, 1.0, c.attrs[0]),), needs={"x": ("out",)},
           attrs=(("negative_slope", 0.01),), method=False, check=_floating_only,
           doc="Elementwise x where x > 0, else negative_slope * x.")
 
@@ -614,6 +614,6 @@ def _b_gelu(c, g):
     return (g * (cdf + x * pdf),)
 
 
-GELU = pointwise_op("gelu", _k_gelu, _b_gelu, save={0: (0,)}, attrs=(("approximate", False),), method=False,
+GELU = pointwise_op("gelu", _k_gelu, _b_gelu, needs={"x": ("x",)}, attrs=(("approximate", False),), method=False,
          inplace=False, check=_floating_only,
          doc="Elementwise GELU, x * Phi(x) (tanh approximation when approximate).")

@@ -119,7 +119,7 @@ def _b_linear(c, g):
     return gx, gw, gb
 
 
-LINEAR = R.OpDef("linear", _k_linear, _b_linear, save={0: (1,), 1: (0,)},
+LINEAR = R.OpDef("linear", _k_linear, _b_linear, needs={"x": ("weight",), "weight": ("x",)},
                  inputs=("x", "weight", "bias"),
                  doc="x @ weight + bias (Paddle layout: weight is [in_features, out_features]).")
 
@@ -256,7 +256,7 @@ def _b_ce(c, g):
     return (Tensor._wrap(p),)
 
 
-CROSS_ENTROPY = R.OpDef("cross_entropy", _k_ce, _b_ce, save={0: (0,)}, inputs=("input",),
+CROSS_ENTROPY = R.OpDef("cross_entropy", _k_ce, _b_ce, needs={"input": ("input",)}, inputs=("input",),
                         attrs=(("label", None), ("ignore_index", -100), ("reduction", "mean")),
                         doc="Cross-entropy loss of logits against integer labels.")
 

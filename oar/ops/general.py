@@ -219,7 +219,7 @@ def _b_matmul(ctx, g):
     return ga, gb
 
 
-MATMUL = OpDef("matmul", _k_matmul, _b_matmul, save={0: (1,), 1: (0,)}, inputs=("x", "y"),
+MATMUL = OpDef("matmul", _k_matmul, _b_matmul, needs={"x": ("y",), "y": ("x",)}, inputs=("x", "y"),
                attrs=(("transpose_x", False), ("transpose_y", False)),
                doc="Matrix product x @ y (batched, broadcasting batch dims; optional transposes).")
 _matmul = declare(MATMUL, aliases=("mm",))
@@ -280,7 +280,7 @@ def _k_matmul_(out, other, tx, ty):
     return out
 
 
-MATMUL_ = OpDef("matmul_", _k_matmul_, _b_matmul, save={0: (1,), 1: (0,)}, kind="inplace",
+MATMUL_ = OpDef("matmul_", _k_matmul_, _b_matmul, needs={"x": ("y",), "y": ("x",)}, kind="inplace",
                 inputs=("x", "y"), attrs=(("transpose_x", False), ("transpose_y", False)),
                 check=_check_matmul_, node_name="MatmulBackward",
                 doc="Matrix product x @ y written into x (the product must have x's shape).")
@@ -405,7 +405,7 @@ def _b_index_select(ctx, g):
     return (z.index_add(axis, index, g), None)
 
 
-INDEX_SELECT = OpDef("index_select", _k_index_select, _b_index_select, save={0: (1,)},
+INDEX_SELECT = OpDef("index_select", _k_index_select, _b_index_select, needs={"x": ("index",)},
                      inputs=("x", "index"), attrs=(("axis", 0),),
                      doc="The entries of x at the 1-D integer index along axis.")
 declare(INDEX_SELECT, dim_alias=True)
@@ -447,7 +447,7 @@ def _b_take_along(ctx, g):
     return (registry.FUNCTIONS["scatter_add"](z, axis, Tensor._wrap(idx), g), None)
 
 
-TAKE_ALONG = OpDef("take_along_axis", _k_take_along, _b_take_along, save={0: (1,)},
+TAKE_ALONG = OpDef("take_along_axis", _k_take_along, _b_take_along, needs={"arr": ("indices",)},
                    inputs=("arr", "indices"), attrs=(("axis", 0),),
                    doc="Elements of arr at integer indices along axis (broadcast elsewhere).")
 declare(TAKE_ALONG)

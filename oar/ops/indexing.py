@@ -114,7 +114,7 @@ def _b_index(c, g):
     return (R.dispatch_inplace(INDEX_PUT_, (z, g, key), (True,), "index_put_"), None)
 
 
-INDEX = OpDef("index", _k_index, _b_index, inputs=("x", "key"), save={0: (1,)},
+INDEX = OpDef("index", _k_index, _b_index, inputs=("x", "key"), needs={"x": ("key",)},
               node_name="IndexBackward",
               doc="x[key]: basic and advanced indexing (a copy for advanced keys).")
 
@@ -274,7 +274,7 @@ def _b_put(c, g):
 
 
 INDEX_PUT_ = OpDef("index_put_", _k_put, _b_put, kind="inplace", inputs=("x", "value", "key"),
-                   attrs=(("accumulate", False),), check=_check_put, save={0: (2,), 1: (2,)},
+                   attrs=(("accumulate", False),), check=_check_put, needs={"x": ("key",), "value": ("key",)},
                    node_name="IndexPutBackward", own_overlap_check=True,
                    doc="x[key] = value (or += with accumulate=True).")
 R.OPS["index_put_"] = INDEX_PUT_
@@ -411,7 +411,7 @@ def _b_index_add(c, g):
 
 INDEX_ADD_ = OpDef("index_add_", _k_index_add, _b_index_add, kind="inplace",
                    inputs=("x", "source", "index"), attrs=(("axis", 0), ("alpha", 1)),
-                   save={1: (2,)}, check=_check_index_add, node_name="IndexAddBackward",
+                   needs={"source": ("index",)}, check=_check_index_add, node_name="IndexAddBackward",
                    doc="Adds alpha * source into x at the index along axis.")
 
 
@@ -570,12 +570,12 @@ def _b_scatter_add(c, g):
 
 SCATTER_ = OpDef("scatter_", lambda out, src, index, axis: _k_scatter_any(out, src, index, axis),
                  _b_scatter, kind="inplace", inputs=("x", "src", "index"), attrs=(("axis", 0),),
-                 save={0: (2,), 1: (2,)}, check=_check_scatter, node_name="ScatterBackward",
+                 needs={"x": ("index",), "src": ("index",)}, check=_check_scatter, node_name="ScatterBackward",
                  doc="Writes src into x at the index along axis.")
 SCATTER_ADD_ = OpDef("scatter_add_",
                      lambda out, src, index, axis: _k_scatter_any(out, src, index, axis, "sum"),
                      _b_scatter_add, kind="inplace", inputs=("x", "src", "index"),
-                     attrs=(("axis", 0),), save={1: (2,)}, check=_check_scatter,
+                     attrs=(("axis", 0),), needs={"src": ("index",)}, check=_check_scatter,
                      node_name="ScatterAddBackward",
                      doc="Adds src into x at the index along axis (repeated indices accumulate).")
 def _b_scatter_reduce(c, g):

@@ -37,14 +37,15 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
                      ("less_equal", np.less_equal)))
 
 
-def pointwise_op(name, kernel, backward=None, save=None, save_out=(), inputs=("x",), attrs=(),
-      inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
-      number_attrs=None, promote=None, doc=None):
+def pointwise_op(name, kernel, backward=None, needs=None, inputs=("x",), attrs=(),
+                 inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
+                 number_attrs=None, promote=None, doc=None):
     """Declare a pointwise op. `check(op_name, args, attrs, rdt)` (optional) runs before any
     allocation or write on the generic path (Note [Check, then write]); the fast path never
     needs it (floating operands, default attrs). `promote`: indices of the operands whose
-    dtypes decide the result (default: all; where: not the condition)."""
-    op = OpDef(name, kernel, backward, save=save, save_out=save_out, kind="pointwise",
+    dtypes decide the result (default: all; where: not the condition). `needs`: what each
+    input's gradient needs, by name (OpDef)."""
+    op = OpDef(name, kernel, backward, needs=needs, kind="pointwise",
                inputs=inputs, attrs=attrs, inplace=inplace, result_dtype=result_dtype,
                method=method, fast=fast or FAST_KERNELS.get(name), check=check,
                number_attrs=number_attrs, promote=promote, doc=doc)
@@ -73,14 +74,14 @@ def _bool_result(rdt):
 
 
 # ---------------------------------------------------------------- unary, backward needs result
-pointwise_op("exp", unary_kernel(np.exp), lambda ctx, g: (g * ctx.out,), save_out=(0,), result_dtype=float_result,
+pointwise_op("exp", unary_kernel(np.exp), lambda ctx, g: (g * ctx.out,), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise e**x.")
-pointwise_op("sqrt", unary_kernel(np.sqrt), lambda ctx, g: (g / (ctx.out * 2),), save_out=(0,), result_dtype=float_result,
+pointwise_op("sqrt", unary_kernel(np.sqrt), lambda ctx, g: (g / (ctx.out * 2),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise square root of x.")
 pointwise_op("rsqrt", lambda out, rdt, x: np.divide(1, np.sqrt(x, dtype=rdt, casting=_UNSAFE), out=out, dtype=rdt, casting=_UNSAFE),
-  lambda ctx, g: (g * ctx.out ** 3 * -0.5,), save_out=(0,), result_dtype=float_result,
+  lambda ctx, g: (g * ctx.out ** 3 * -0.5,), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise reciprocal square root, 1 / sqrt(x).")
-pointwise_op("tanh", unary_kernel(np.tanh), lambda ctx, g: (g * (1 - ctx.out * ctx.out),), save_out=(0,),
+pointwise_op("tanh", unary_kernel(np.tanh), lambda ctx, g: (g * (1 - ctx.out * ctx.out),), needs={"x": ("out",)},
   result_dtype=float_result, doc="Elementwise hyperbolic tangent of x.")
 
 
@@ -93,7 +94,7 @@ def _sigmoid(out, rdt, x):
     return np.reciprocal(r, out=r)
 
 
-pointwise_op("sigmoid", _sigmoid, lambda ctx, g: (g * ctx.out * (1 - ctx.out),), save_out=(0,),
+pointwise_op("sigmoid", _sigmoid, lambda ctx, g: (g * ctx.out * (1 - ctx.out),), needs={"x": ("out",)},
   result_dtype=float_result, doc="Elementwise logistic sigmoid, 1 / (1 + e**-x).")
 # Note [Masked gradients select]
 # Where an op's gradient is "g here, 0 elsewhere" (relu, clip), it selects instead of
@@ -107,42 +108,42 @@ def _relu_back(ctx, g):
     return (_where(ctx.out > 0, g, 0.0),)
 
 
-pointwise_op("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE), _relu_back, save_out=(0,),
+pointwise_op("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE), _relu_back, needs={"x": ("out",)},
   doc="Elementwise max(x, 0).")
 pointwise_op("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt, casting=_UNSAFE),
-  lambda ctx, g: (-g * ctx.out * ctx.out,), save_out=(0,), result_dtype=float_result,
+  lambda ctx, g: (-g * ctx.out * ctx.out,), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise 1 / x.")
-pointwise_op("expm1", unary_kernel(np.expm1), lambda ctx, g: (g * (ctx.out + 1),), save_out=(0,), result_dtype=float_result,
+pointwise_op("expm1", unary_kernel(np.expm1), lambda ctx, g: (g * (ctx.out + 1),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise e**x - 1, accurate near 0.")
 
 # ---------------------------------------------------------------- unary, backward needs input
-pointwise_op("log", unary_kernel(np.log), lambda ctx, g: (g / ctx.input(0),), save={0: (0,)}, result_dtype=float_result,
+pointwise_op("log", unary_kernel(np.log), lambda ctx, g: (g / ctx.input(0),), needs={"x": ("x",)}, result_dtype=float_result,
   doc="Elementwise natural logarithm of x.")
-pointwise_op("log2", unary_kernel(np.log2), lambda ctx, g: (g / (ctx.input(0) * float(np.log(2))),), save={0: (0,)},
+pointwise_op("log2", unary_kernel(np.log2), lambda ctx, g: (g / (ctx.input(0) * float(np.log(2))),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise base-2 logarithm of x.")
-pointwise_op("log10", unary_kernel(np.log10), lambda ctx, g: (g / (ctx.input(0) * float(np.log(10))),), save={0: (0,)},
+pointwise_op("log10", unary_kernel(np.log10), lambda ctx, g: (g / (ctx.input(0) * float(np.log(10))),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise base-10 logarithm of x.")
-pointwise_op("log1p", unary_kernel(np.log1p), lambda ctx, g: (g / (ctx.input(0) + 1),), save={0: (0,)},
+pointwise_op("log1p", unary_kernel(np.log1p), lambda ctx, g: (g / (ctx.input(0) + 1),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise log(1 + x), accurate near 0.")
-pointwise_op("sin", unary_kernel(np.sin), lambda ctx, g: (g * ctx.input(0).cos(),), save={0: (0,)},
+pointwise_op("sin", unary_kernel(np.sin), lambda ctx, g: (g * ctx.input(0).cos(),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise sine of x (radians).")
-pointwise_op("cos", unary_kernel(np.cos), lambda ctx, g: (-g * ctx.input(0).sin(),), save={0: (0,)},
+pointwise_op("cos", unary_kernel(np.cos), lambda ctx, g: (-g * ctx.input(0).sin(),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise cosine of x (radians).")
-pointwise_op("tan", unary_kernel(np.tan), lambda ctx, g: (g / ctx.input(0).cos().square(),), save={0: (0,)},
+pointwise_op("tan", unary_kernel(np.tan), lambda ctx, g: (g / ctx.input(0).cos().square(),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise tangent of x (radians).")
-pointwise_op("asin", unary_kernel(np.arcsin), lambda ctx, g: (g / (1 - ctx.input(0).square()).sqrt(),), save={0: (0,)},
+pointwise_op("asin", unary_kernel(np.arcsin), lambda ctx, g: (g / (1 - ctx.input(0).square()).sqrt(),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise arcsine of x.")
-pointwise_op("acos", unary_kernel(np.arccos), lambda ctx, g: (-g / (1 - ctx.input(0).square()).sqrt(),), save={0: (0,)},
+pointwise_op("acos", unary_kernel(np.arccos), lambda ctx, g: (-g / (1 - ctx.input(0).square()).sqrt(),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise arccosine of x.")
-pointwise_op("atan", unary_kernel(np.arctan), lambda ctx, g: (g / (1 + ctx.input(0).square()),), save={0: (0,)},
+pointwise_op("atan", unary_kernel(np.arctan), lambda ctx, g: (g / (1 + ctx.input(0).square()),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise arctangent of x.")
-pointwise_op("sinh", unary_kernel(np.sinh), lambda ctx, g: (g * ctx.input(0).cosh(),), save={0: (0,)},
+pointwise_op("sinh", unary_kernel(np.sinh), lambda ctx, g: (g * ctx.input(0).cosh(),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise hyperbolic sine of x.")
-pointwise_op("cosh", unary_kernel(np.cosh), lambda ctx, g: (g * ctx.input(0).sinh(),), save={0: (0,)},
+pointwise_op("cosh", unary_kernel(np.cosh), lambda ctx, g: (g * ctx.input(0).sinh(),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise hyperbolic cosine of x.")
-pointwise_op("abs", unary_kernel(np.abs), lambda ctx, g: (g * ctx.input(0).sign(),), save={0: (0,)},
+pointwise_op("abs", unary_kernel(np.abs), lambda ctx, g: (g * ctx.input(0).sign(),), needs={"x": ("x",)},
   doc="Elementwise absolute value |x|.")
-pointwise_op("square", unary_kernel(np.square), lambda ctx, g: (g * ctx.input(0) * 2,), save={0: (0,)},
+pointwise_op("square", unary_kernel(np.square), lambda ctx, g: (g * ctx.input(0) * 2,), needs={"x": ("x",)},
   result_dtype=lambda r: np.dtype(np.int64) if r.kind == "b" else r,   # PyTorch: bool -> int64
   doc="Elementwise x * x.")
 
@@ -253,7 +254,7 @@ def _clip_back(ctx, g):
     return (_where(mask, g, 0.0),)   # Note [Masked gradients select]
 
 
-pointwise_op("clip", _clip, _clip_back, save={0: (0,)}, attrs=(("min", None), ("max", None)),
+pointwise_op("clip", _clip, _clip_back, needs={"x": ("x",)}, attrs=(("min", None), ("max", None)),
   aliases=("clamp",), check=_check_clip, number_attrs=("min", "max"),
   doc="x clamped elementwise into [min, max] (either bound may be None).")
 
@@ -294,7 +295,7 @@ def _mul_back(ctx, g):
     return (g * ctx.input(1) if ctx.needs[0] else None, g * ctx.input(0) if ctx.needs[1] else None)
 
 
-pointwise_op("mul", binary_kernel(np.multiply), _mul_back, save={0: (1,), 1: (0,)}, inputs=("x", "y"),
+pointwise_op("mul", binary_kernel(np.multiply), _mul_back, needs={"x": ("y",), "y": ("x",)}, inputs=("x", "y"),
   aliases=("multiply",), doc="x * y, with broadcasting.")
 
 
@@ -304,7 +305,7 @@ def _div_back(ctx, g):
     return (gx if ctx.needs[0] else None, -gx * ctx.input(0) / y if ctx.needs[1] else None)
 
 
-pointwise_op("div", binary_kernel(np.true_divide), _div_back, save={0: (1,), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("div", binary_kernel(np.true_divide), _div_back, needs={"x": ("y",), "y": ("x", "y")}, inputs=("x", "y"),
   result_dtype=float_result, aliases=("divide", "true_divide"),
   doc="x / y (true division), with broadcasting.")
 def _check_int_div(op_name, args, attrs, rdt):
@@ -326,7 +327,7 @@ pointwise_op("floor_divide", binary_kernel(np.floor_divide), lambda ctx, g: (zer
   check=_check_int_div, doc="floor(x / y), with broadcasting.")
 pointwise_op("remainder", binary_kernel(np.remainder),
   lambda ctx, g: (g, -g * (ctx.input(0) / ctx.input(1)).floor() if ctx.needs[1] else None),
-  save={1: (0, 1)}, inputs=("x", "y"), aliases=("mod", "floor_mod"), check=_check_int_div,
+  needs={"y": ("x", "y")}, inputs=("x", "y"), aliases=("mod", "floor_mod"), check=_check_int_div,
   doc="x mod y with the sign of y (Python's %), with broadcasting.")
 
 
@@ -437,7 +438,7 @@ def _fast_pow(x, y, out=None):
     return np.power(x, y, out=out)
 
 
-pointwise_op("pow", _pow_k, _pow_back, save={0: (0, 1), 1: (0, 1)}, save_out=(1,),
+pointwise_op("pow", _pow_k, _pow_back, needs={"x": ("x", "y"), "y": ("x", "y", "out")},
   inputs=("x", "y"), check=_check_pow, fast=_fast_pow,
   doc="x ** y, with broadcasting.")   # Note [pow special exponents]
 
@@ -461,14 +462,14 @@ def _fmax_back(ctx, g):
             _where(to_x, 0.0, g) if ctx.needs[1] else None)
 
 
-pointwise_op("maximum", binary_kernel(np.maximum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("maximum", binary_kernel(np.maximum), _max_back, needs={"x": ("x", "y"), "y": ("x", "y")}, inputs=("x", "y"),
   inplace=False, doc="Elementwise larger of x and y (NaN propagates), with broadcasting.")
-pointwise_op("minimum", binary_kernel(np.minimum), _max_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("minimum", binary_kernel(np.minimum), _max_back, needs={"x": ("x", "y"), "y": ("x", "y")}, inputs=("x", "y"),
   inplace=False, doc="Elementwise smaller of x and y (NaN propagates), with broadcasting.")
-pointwise_op("fmax", binary_kernel(np.fmax), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("fmax", binary_kernel(np.fmax), _fmax_back, needs={"x": ("x", "y"), "y": ("x", "y")}, inputs=("x", "y"),
   inplace=False,
   doc="Elementwise larger of x and y, ignoring a NaN on one side, with broadcasting.")
-pointwise_op("fmin", binary_kernel(np.fmin), _fmax_back, save={0: (0, 1), 1: (0, 1)}, inputs=("x", "y"),
+pointwise_op("fmin", binary_kernel(np.fmin), _fmax_back, needs={"x": ("x", "y"), "y": ("x", "y")}, inputs=("x", "y"),
   inplace=False,
   doc="Elementwise smaller of x and y, ignoring a NaN on one side, with broadcasting.")
 
@@ -547,7 +548,7 @@ def _where_back(ctx, g):
             _where(cond, 0.0, g) if ctx.needs[2] else None)
 
 
-pointwise_op("where_self", _where_k, _where_back, save={0: (1,), 2: (1,)},
+pointwise_op("where_self", _where_k, _where_back, needs={"x": ("condition",), "y": ("condition",)},
           inputs=("x", "condition", "y"), method=False, check=_check_mask, promote=(0, 2),
           doc="x where condition is True, else y, with broadcasting.")
 
@@ -568,6 +569,6 @@ def _masked_fill_back(ctx, g):
 
 
 # the result keeps x's dtype (PyTorch and Paddle): `int_tensor.masked_fill(m, 0.5)` is int
-pointwise_op("masked_fill", _masked_fill_k, _masked_fill_back, save={0: (1,), 2: (1,)},
+pointwise_op("masked_fill", _masked_fill_k, _masked_fill_back, needs={"x": ("mask",), "value": ("mask",)},
                 inputs=("x", "mask", "value"), check=_check_mask, promote=(0,),
                 doc="x with the elements where mask is True set to value (keeps x's dtype).")

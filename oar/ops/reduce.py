@@ -142,10 +142,10 @@ def _k_min(x, axes, keepdim):
     return np.min(x, axis=axes, keepdims=keepdim)
 
 
-AMAX = OpDef("amax", _k_max, _b_extreme, save={0: (0,)}, save_out=(0,),
+AMAX = OpDef("amax", _k_max, _b_extreme, needs={"x": ("x", "out")},
              attrs=(("axis", None), ("keepdim", False)),
              doc="Largest element of x over axis (all axes when None); ties share the gradient.")
-AMIN = OpDef("amin", _k_min, _b_extreme, save={0: (0,)}, save_out=(0,),
+AMIN = OpDef("amin", _k_min, _b_extreme, needs={"x": ("x", "out")},
              attrs=(("axis", None), ("keepdim", False)),
              doc="Smallest element of x over axis (all axes when None); ties share the gradient.")
 registry.OPS["amax"] = AMAX
@@ -262,7 +262,7 @@ def _b_prod(ctx, g):
     return (g.reshape(ks) * Tensor._wrap(np.array(others, order="C")),)
 
 
-PROD = OpDef("prod", _k_prod, _b_prod, save={0: (0,)}, save_out=(0,),
+PROD = OpDef("prod", _k_prod, _b_prod, needs={"x": ("x", "out")},
              attrs=(("axis", None), ("keepdim", False), ("dtype", None)),
              doc="Product of x's elements over axis (all axes when None).")
 registry.OPS["prod"] = PROD
@@ -283,11 +283,11 @@ def _b_var(ctx, g):
     return (g.reshape(ks) * (x - mean) * (2.0 / max(n - ddof, 1)),)
 
 
-VAR = OpDef("var", _k_var, _b_var, save={0: (0,)}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
+VAR = OpDef("var", _k_var, _b_var, needs={"x": ("x",)}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
             doc="Variance of x over axis, dividing by n - ddof (default 1: unbiased).")
 STD = OpDef("std", lambda x, a, k, d: np.std(x, axis=a, keepdims=k, ddof=d),
             lambda ctx, g: (_b_var(ctx, g)[0] / (ctx.out.reshape(list(_keep_shape(ctx.input_meta[0][0], ctx.attrs[0]))) * 2),),
-            save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
+            needs={"x": ("x", "out")}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
             doc="Standard deviation of x over axis, dividing by n - ddof (default 1).")
 
 
@@ -326,7 +326,7 @@ def _k_lse(x, axes, keepdim):
 LSE = OpDef("logsumexp", _k_lse,
             lambda ctx, g: (g.reshape(list(_keep_shape(ctx.input_meta[0][0], ctx.attrs[0])))
                           * (ctx.input(0) - ctx.out.reshape(list(_keep_shape(ctx.input_meta[0][0], ctx.attrs[0])))).exp(),),
-            save={0: (0,)}, save_out=(0,), attrs=(("axis", None), ("keepdim", False)),
+            needs={"x": ("x", "out")}, attrs=(("axis", None), ("keepdim", False)),
             doc="log(sum(exp(x))) over axis, computed stably.")
 
 

@@ -1,8 +1,9 @@
 """One declaration per op -> every spelling.
 
 An OpDef says: the kernel (writes into `out` when given one), the backward formula (a few
-lines of oar ops), and what the backward needs: `save[i]` lists the inputs the gradient of
-input i needs; `save_out` lists the inputs whose gradient needs the result. From that the
+lines of oar ops), and what the backward needs, by input name, like a line of PyTorch's
+derivatives.yaml: `needs={"x": ("y",), "y": ("x",)}` for mul; "out" names the result
+(`needs={"x": ("out",)}` for exp). From that the
 registry builds the function form `oar.op(...)`, the method `x.op(...)`, the in-place
 forms `oar.op_(x, ...)` / `x.op_(...)`, the operators, and the reflected operators
 (ops/spellings.py, Note [Spelling templates]): closures with the op's signature, real
@@ -41,7 +42,7 @@ class OpDef:
                  "fast", "fast_attrs", "fast_const", "view_name", "optional", "number_attrs", "promote",
                  "doc")
 
-    def __init__(self, name, kernel, backward=None, save=None, save_out=(), kind="general",
+    def __init__(self, name, kernel, backward=None, needs=None, kind="general",
                  inputs=("x",), attrs=(), check=None, result_dtype=None, inplace=False,
                  method=True, function=True, node_name=None, fill_like=False,
                  own_overlap_check=False, fast=None, optional=(), number_attrs=None, promote=None,
@@ -52,7 +53,14 @@ class OpDef:
         self.doc = doc
         self.kernel = kernel
         self.backward = backward
-        self.save = save or {}
+        # needs={"x": ("y",)}: the gradient of input x needs input y's value (a line of
+        # PyTorch's derivatives.yaml); kept internally as index maps, self.save[i] = (j, ...)
+        # ("out" in the tuple: the result's value, kept as save_out)
+        needs = needs or {}
+        save = {inputs.index(k): tuple(inputs.index(v) for v in vs if v != "out")
+                for k, vs in needs.items()}
+        self.save = {i: js for i, js in save.items() if js}
+        save_out = tuple(inputs.index(k) for k, vs in needs.items() if "out" in vs)
         self.save_out = frozenset(save_out)
         self.kind = kind
         self.inputs = inputs
