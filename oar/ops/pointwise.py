@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.errors import ArgTypeError, ArgValueError
-from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ..tensor import Tensor
 from .registry import OpDef, declare, float_result, zero_grad
 
@@ -38,7 +37,7 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
 
 
 def pointwise_op(name, kernel, backward=None, needs=None, inputs=("x",), attrs=(),
-                 inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
+                 backward_inplace=None, inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
                  number_attrs=None, promote=None, doc=None):
     """Declare a pointwise op. `check(op_name, args, attrs, rdt)` (optional) runs before any
     allocation or write on the generic path (Note [Check, then write]); the fast path never
@@ -46,6 +45,7 @@ def pointwise_op(name, kernel, backward=None, needs=None, inputs=("x",), attrs=(
     dtypes decide the result (default: all; where: not the condition). `needs`: what each
     input's gradient needs, by name (OpDef)."""
     op = OpDef(name, kernel, backward, needs=needs, kind="pointwise",
+               backward_inplace=backward_inplace,
                inputs=inputs, attrs=attrs, inplace=inplace, result_dtype=result_dtype,
                method=method, fast=fast or FAST_KERNELS.get(name), check=check,
                number_attrs=number_attrs, promote=promote, doc=doc)
@@ -100,16 +100,15 @@ pointwise_op("sigmoid", _sigmoid, lambda ctx, g: (g * ctx.out * (1 - ctx.out),),
 # Where an op's gradient is "g here, 0 elsewhere" (relu, clip), it selects instead of
 # multiplying by a 0/1 mask, as PyTorch's threshold_backward and clamp_backward do: an inf
 # or nan in g stays out of the masked-off elements (inf * 0 would be nan there).
-def _relu_back(ctx, g):
-    if ctx.may_overwrite(g) and not _grad_enabled():
-        gd = g._data      # in place into the gradient the engine owns: no new buffer
-        np.copyto(gd, 0, where=ctx.out._data <= 0)
-        return (g,)
-    return (_where(ctx.out > 0, g, 0.0),)
+def _relu_back_into(ctx, g):
+    # in place into the gradient the engine owns (Note [Backward into the incoming gradient])
+    np.copyto(g._data, 0, where=ctx.out._data <= 0)
+    return (g,)
 
 
-pointwise_op("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE), _relu_back, needs={"x": ("out",)},
-  doc="Elementwise max(x, 0).")
+pointwise_op("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, casting=_UNSAFE),
+             lambda ctx, g: (_where(ctx.out > 0, g, 0.0),), needs={"x": ("out",)},
+             backward_inplace=_relu_back_into, doc="Elementwise max(x, 0).")
 pointwise_op("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt, casting=_UNSAFE),
   lambda ctx, g: (-g * ctx.out * ctx.out,), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise 1 / x.")
@@ -284,18 +283,24 @@ pointwise_op("sub", lambda out, rdt, x, y, alpha: np.subtract(x, y if alpha == 1
   inputs=("x", "y"), attrs=(("alpha", 1),), aliases=("subtract",), check=_check_alpha,
   doc="x - alpha * y, with broadcasting.")
 def _mul_back(ctx, g):
-    if ctx.needs[0] and not ctx.needs[1]:
-        y = ctx.input(1)
-        yd = y._data if isinstance(y, Tensor) else y
-        if (ctx.may_overwrite(g) and not _grad_enabled() and
-                (not isinstance(y, Tensor) or yd.shape == g._data.shape or yd.ndim == 0)):
-            np.multiply(g._data, yd, out=g._data, casting="same_kind")   # reuse the owned buffer
-            return g, None
-        return g * y, None
     return (g * ctx.input(1) if ctx.needs[0] else None, g * ctx.input(0) if ctx.needs[1] else None)
 
 
+def _mul_back_into(ctx, g):
+    """x's gradient written into g, when only x needs one and y does not broadcast g up
+    (Note [Backward into the incoming gradient])."""
+    if not ctx.needs[0] or ctx.needs[1]:
+        return None
+    y = ctx.input(1)
+    yd = y._data if isinstance(y, Tensor) else y
+    if isinstance(y, Tensor) and yd.shape != g._data.shape and yd.ndim != 0:
+        return None
+    np.multiply(g._data, yd, out=g._data, casting="same_kind")
+    return g, None
+
+
 pointwise_op("mul", binary_kernel(np.multiply), _mul_back, needs={"x": ("y",), "y": ("x",)}, inputs=("x", "y"),
+             backward_inplace=_mul_back_into,
   aliases=("multiply",), doc="x * y, with broadcasting.")
 
 

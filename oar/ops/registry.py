@@ -43,6 +43,7 @@ class OpDef:
                  "doc")
 
     def __init__(self, name, kernel, backward=None, needs=None, kind="general",
+                 backward_inplace=None,
                  inputs=("x",), attrs=(), check=None, result_dtype=None, inplace=False,
                  method=True, function=True, node_name=None, fill_like=False,
                  own_overlap_check=False, fast=None, optional=(), number_attrs=None, promote=None,
@@ -53,6 +54,8 @@ class OpDef:
         self.doc = doc
         self.kernel = kernel
         self.backward = backward
+        if backward_inplace is not None:
+            self.backward = _reusing_gradient_buffer(backward, backward_inplace)
         # needs={"x": ("y",)}: the gradient of input x needs input y's value (a line of
         # PyTorch's derivatives.yaml); kept internally as index maps, self.save[i] = (j, ...)
         # ("out" in the tuple: the result's value, kept as save_out)
@@ -98,6 +101,24 @@ class OpDef:
                                  if isinstance(d, (int, float)) and not isinstance(d, bool))
         self.number_attrs = tuple(number_attrs)
         self.promote = promote      # indices of the operands that decide a pointwise result dtype
+
+
+# Note [Backward into the incoming gradient]
+# A derivative formula stays a pure expression of oar ops (it must also work under
+# create_graph). Where it can write its result into the incoming gradient's buffer instead
+# of allocating (relu, mul by a constant), the declaration adds `backward_inplace(ctx, g)`:
+# it runs only when no graph is being recorded and the engine owns g with nobody else
+# seeing its storage (OpNode.may_overwrite, Note [Gradient ownership]); it returns the
+# gradients, or None to fall back to the formula.
+def _reusing_gradient_buffer(backward, backward_inplace):
+    def run(ctx, g):
+        if not _STATE.enabled and ctx.may_overwrite(g):
+            res = backward_inplace(ctx, g)
+            if res is not None:
+                return res
+        return backward(ctx, g)
+    run.__doc__ = backward.__doc__
+    return run
 
 
 # --------------------------------------------------------------------------- helpers
