@@ -199,21 +199,3 @@ def test_spellings_still_compute_the_same():
     w = x.clone()
     w += 1.0
     assert np.array_equal(w.numpy(), a + 1)
-
-
-def test_a_declared_view_op_gets_a_view_spelling():
-    # no shipped op is declared with kind="view" today; the generic template still serves one
-    from oar.ops import registry as R
-    op = R.OpDef("_every_other", lambda a, step=2: a[::step], kind="view", attrs=(("step", 2),),
-                 function=False, method=False, doc="Every step-th element of x, as a view.")
-    try:
-        fn = R.declare(op)
-        x = oar.to_tensor([1.0, 2.0, 3.0, 4.0])
-        v = fn(x, step=2)
-        assert v.tolist() == [1.0, 3.0] and v._is_shared_buffer_with(x)
-        assert [p for p in inspect.signature(fn).parameters] == ["x", "step", "name"]
-        assert "view" in fn.__doc__
-        with pytest.raises(TypeError, match="unexpected keyword argument 'out'"):
-            fn(x, out=x)
-    finally:
-        R.OPS.pop("_every_other", None)

@@ -71,6 +71,9 @@ def declare(op: OpDef, *, aliases=(), dim_alias=True):
     out=), the in-place function and method `name_` when `op.inplace_ok`, or only the in-place
     spelling for an op of kind "inplace". `aliases` name the same function objects
     (`multiply` is `mul`); `dim_alias` adds PyTorch's `dim=` to an op with an `axis` attr."""
+    if op.kind == "view":
+        raise ValueError(f"declare({op.name!r}): view ops are hand-written over "
+                         "registry.dispatch_view (ops/views.py), not declared")
     OPS[op.name] = op
     if op.kind == "inplace":
         fn = inplace_spelling(op, op.name, dim_alias)
@@ -109,12 +112,11 @@ def register_function(name, fn, method=True, function=True):
 
 # ----------------------------------------------------------------------- the two kinds of spelling
 def new_spelling(op, dim_alias=True):
-    """`oar.op(...)` / `x.op(...)`: a result in new memory (a view for a view op), or in out=."""
+    """`oar.op(...)` / `x.op(...)`: a result in new memory, or in out=. (View ops are
+    hand-written functions over registry.dispatch_view, ops/views.py: none is declared.)"""
     name = op.name
     params = _param_names(op)
-    if op.kind == "view":
-        fn = generic(op, name, _signature(op, dim_alias, with_out=False), "view")
-    elif params == ("x",):
+    if params == ("x",):
         fn = new_unary(op, name)
     elif params == ("x", "y"):
         fn = new_binary(op, name)
@@ -122,8 +124,7 @@ def new_spelling(op, dim_alias=True):
         fn = new_binary_alpha(op, name)
     else:
         fn = generic(op, name, _signature(op, dim_alias, with_out=True), "new")
-    return describe(fn, name, _signature(op, dim_alias, with_out=op.kind != "view"),
-                    _new_doc(op))
+    return describe(fn, name, _signature(op, dim_alias, with_out=True), _new_doc(op))
 
 
 def inplace_spelling(op, name, dim_alias=True):
@@ -428,7 +429,7 @@ def inplace_binary_alpha(op, spelling_name):
 # --------------------------------------------------------------------------- generic template
 def generic(op, spelling_name, signature, kind):
     """(*args, **kwargs) bound against `signature`, for every op without a template; `kind`
-    says how it ends: "new" (dispatch, or out=), "view" or "inplace". The argument layer is
+    says how it ends: "new" (dispatch, or out=) or "inplace". The argument layer is
     written inline, not called: it is most of what this spelling adds to the dispatch."""
     bind = _binder(op, spelling_name, signature)
     n_inputs = len(op.inputs)
@@ -439,7 +440,7 @@ def generic(op, spelling_name, signature, kind):
     other_inputs = tuple(enumerate(op.inputs))[1:]
     numeric = tuple((i, a, attr_defaults[i] is None) for i, a in enumerate(attr_names)
                     if a in op.number_attrs)
-    inplace, view = kind == "inplace", kind == "view"
+    inplace = kind == "inplace"
 
     def spelling(*args, **kwargs):
         n = len(args)
@@ -475,8 +476,6 @@ def generic(op, spelling_name, signature, kind):
                      *attrs[axis_at + 1:])
         if inplace:
             return R.dispatch_inplace(op, args, attrs, spelling_name)
-        if view:
-            return R.dispatch_view(op, x, attrs)
         if out is not None:
             return R.dispatch_out(op, args, attrs, out)
         return R.dispatch(op, args, attrs)
@@ -571,12 +570,8 @@ def paragraphs(*paragraphs):
 
 def _new_doc(op):
     first = op.inputs[0]
-    if op.kind == "view":
-        returns = (f"Returns a view: a new tensor object sharing {first}'s memory and version "
-                   "counter (writing into one shows in the other).")
-    else:
-        returns = ("Returns a new tensor; the inputs are unchanged. With out=t, writes the "
-                   "result into t instead and returns t.")
+    returns = ("Returns a new tensor; the inputs are unchanged. With out=t, writes the "
+               "result into t instead and returns t.")
     also = []
     if op.method:
         also.append(f"Also a method: {first}.{op.name}(...).")
