@@ -2,8 +2,8 @@
 and checks that the result is still the general path's (values, strides, storage sharing,
 errors, gradients), so dropping that condition makes the test fail. No timing is asserted.
 
-Notes: [Fast reshape], [Fast unsqueeze] (ops/views.py), [Fast basic index] (ops/indexing.py),
-[Accumulate in place] (autograd/engine.py)."""
+Notes: [Fast reshape], [Fast unsqueeze], [Fast permutation check] (ops/views.py), [Fast basic
+index] (ops/indexing.py), [Accumulate in place] (autograd/engine.py)."""
 import numpy as np
 import pytest
 import torch
@@ -149,7 +149,7 @@ def test_unsqueeze_axis_errors_unchanged():
     assert x.unsqueeze(-2).shape == [1, 3]
 
 
-# --------------------------------------------------------------------------- transpose permutations
+# --------------------------------------------------------------------------- Note [Fast permutation check]
 @pytest.mark.parametrize("perm", [[True, 0], [1.0, 0], [0, 0], [0], [0, 1, 2], [0, 1, 1]])
 def test_transpose_refuses_bad_permutations(perm):
     with pytest.raises((ArgTypeError, ArgValueError)):

