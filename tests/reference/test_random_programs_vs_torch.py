@@ -53,6 +53,10 @@ def step(L, tensors, w, op, i, view):
     if op == "unbind":
         tensors.append(t.unbind(0)[0] if t.ndim >= 1 and t.shape[0] > 0 else t)
         return
+    if op in ("index_add_w", "index_put_w", "scatter_w") and (
+            t.ndim == 0 or t.shape[0] == 0 or int(np.prod(tuple(t.shape[1:]))) > 8):
+        return   # nothing to write; return before torch's grad_fn read below, which raises
+        #          for a stale multi-output view (an error of the harness, not of the step)
     if L is torch:
         # Normalise a torch inconsistency: torch's in-place leaf check reads a stale view's raw
         # grad_fn without regenerating it, so `t1=base.t(); t2=base.detach(); base.add_(.25);
