@@ -69,6 +69,31 @@ class ViewMeta:
         self.out_index = out_index
 
 
+# Note [Result class]
+# One core, two front doors (oar: Paddle's meanings; oar.torch: PyTorch's). A door's tensor is
+# a thin subclass of Tensor (`__slots__ = ()`, same layout) that overrides only the methods
+# whose meaning differs between the frameworks. Every op returns `_result_class` of its first
+# tensor operand, so `x.split(1)` keeps the meaning of the framework x was made in, with no
+# global mode and no flag read per call: registry.dispatch and the view dispatch wrap their
+# results in it, the spelling templates' fast paths run for every class in FAST_CLASSES and
+# wrap in the operand's class, and a leaf's `.grad` takes the leaf's result class. A
+# Parameter's result class is its door's plain tensor (as in PyTorch, `p * 2` is not a
+# Parameter). Mixed operands: the first tensor operand decides.
+FAST_CLASSES = set()   # classes whose instances may take Note [Fast path]; doors add theirs
+
+
+def wrap_as(cls, array, storage=None):
+    """A `cls` tensor over `array`; a new Storage unless `storage` (which array views) is given."""
+    t = _new(cls)
+    t._data = array
+    t._storage = _new_storage(array) if storage is None else storage
+    t._base = None
+    t._view = None
+    t._requires_grad = False
+    t._grad_fn = None
+    return t
+
+
 def _empty_strides(shape):
     """NumPy reports all-zero strides for a new array with no elements; PyTorch reports the
     contiguous strides with every size counted as at least 1, and so does oar. Views of an
@@ -99,19 +124,15 @@ class Tensor:
     _retains_grad = False
     name = ""
     __array_priority__ = 1000
+    # Note [Result class]: the class of what ops on this tensor return (a door's subclass
+    # keeps its own; a Parameter's results are plain tensors of its door).
+    _result_class = None   # set below: Tensor
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def _wrap(cls, array, storage=None):
         """A tensor over `array`; a new Storage unless `storage` (which array views) is given."""
-        t = _new(cls)
-        t._data = array
-        t._storage = _new_storage(array) if storage is None else storage
-        t._base = None
-        t._view = None
-        t._requires_grad = False
-        t._grad_fn = None
-        return t
+        return wrap_as(cls, array, storage)
 
     def __init__(self, *args, **kwargs):
         raise TypeError("create tensors with oar.to_tensor(data) / oar.tensor(data) or a "
@@ -335,7 +356,7 @@ class Tensor:
         if arr.shape != self._data.shape:
             arr = np.broadcast_to(arr, self._data.shape)
         if grad_mode.is_grad_enabled():  # create_graph: keep the gradient's history
-            g2 = g if g._data is arr else Tensor._wrap(np.array(arr))
+            g2 = g if g._data is arr else wrap_as(self._result_class, np.array(arr))
             with _GRAD_LOCK:
                 self._grad = g2 if self._grad is None else self._grad + g2
             return
@@ -349,9 +370,11 @@ class Tensor:
                     # count (g's reference plus getrefcount's argument) says no view shares
                     # its memory. From now on it is .grad: no backward owns it any more.
                     g._storage.owner = None
+                    if g.__class__ is not self._result_class:   # Note [Result class]
+                        g.__class__ = self._result_class
                     self._grad = g
                 else:
-                    self._grad = Tensor._wrap(np.array(arr, order="C", copy=True))
+                    self._grad = wrap_as(self._result_class, np.array(arr, order="C", copy=True))
             else:
                 self._grad._data += arr
                 self._grad._storage.version += 1
@@ -506,6 +529,10 @@ class Tensor:
         t._requires_grad = self._requires_grad and self.grad_fn is None
         memo[id(self)] = t
         return t
+
+
+Tensor._result_class = Tensor
+FAST_CLASSES.add(Tensor)
 
 
 def _rebuild(array, stop_gradient):

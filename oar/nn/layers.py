@@ -21,6 +21,7 @@ from . import init
 class Parameter(Tensor):
     """A leaf tensor that requires grad (stop_gradient=False) and is registered by Layers."""
     __slots__ = ()
+    _result_class = Tensor   # Note [Result class]: p * 2 is a plain tensor
 
     def __new__(cls, data, requires_grad=True):
         arr = data._data if isinstance(data, Tensor) else np.asarray(data)

@@ -26,7 +26,7 @@ from ..autograd.inplace import (bump, check_overlap, check_writable, old_value,
                                 rebase_history, records_grad, validate_inplace)
 from ..autograd.node import OpNode
 from ..autograd.saved import SavedTensor
-from ..tensor import DEFAULT, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta
+from ..tensor import DEFAULT, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta, wrap_as
 
 _STATE = grad_mode.STATE
 _UNSET = object()
@@ -288,7 +288,7 @@ def zero_grad(g):
     """The gradient of an input that does not affect the result (an overwritten tensor, a
     piecewise-constant function): zeros like g and with no history, as PyTorch's
     zeros_like(grad). Not g * 0, which is nan where g is inf or nan."""
-    return Tensor._wrap(np.zeros_like(g._data))
+    return wrap_as(g._result_class, np.zeros_like(g._data))
 
 
 def float_result(rdt):
@@ -410,6 +410,14 @@ def _fast_arrays(op, args, attrs, need_plain):
 
 
 # --------------------------------------------------------------------------- dispatch
+def result_class(args):
+    """Note [Result class]: the result class of the first tensor operand."""
+    for a in args:
+        if isinstance(a, Tensor):
+            return a._result_class
+    return Tensor
+
+
 def dispatch(op, args, attrs):
     """Normal op: new memory."""
     fast = op.fast
@@ -422,7 +430,7 @@ def dispatch(op, args, attrs):
                 _fast_failed(op, arrays, e)
             if res.__class__ is not _ndarray:
                 res = np.asarray(res)
-            out = Tensor._wrap(res)
+            out = wrap_as(result_class(args), res)
             if op.differentiable and _STATE.enabled and _needs_grad(args):
                 node, needs_out, _ = _make_node(op, args, attrs)
                 _attach(node, out, needs_out)
@@ -448,12 +456,13 @@ def dispatch(op, args, attrs):
     else:
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         res = op.kernel(*arrays, *attrs)
+    cls = result_class(args)
     if isinstance(res, tuple):
-        outs = tuple(Tensor._wrap(_own(r)) for r in res)
+        outs = tuple(wrap_as(cls, _own(r)) for r in res)
         out = outs[0]
     else:
         outs = None
-        out = Tensor._wrap(_own(res))
+        out = wrap_as(cls, _own(res))
     if op.differentiable and _STATE.enabled and _needs_grad(args):
         node, needs_out, _ = _make_node(op, args, attrs)
         _attach(node, out, needs_out)
@@ -535,7 +544,7 @@ def view_of(op, x, arr, attrs=(), out_attrs=None, k=0, creation=None):
     shares x's storage, so version counter, and records how it was made (Note [View creation
     meta]). Its node is built only when a gradient is recorded; `out_attrs(k)`, when given,
     computes the node's attrs then (geometry is not free)."""
-    t = _new(Tensor)
+    t = _new(x._result_class)   # Note [Result class]
     t._data = arr
     st = t._storage = x._storage
     t._requires_grad = False

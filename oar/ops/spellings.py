@@ -19,7 +19,7 @@ import textwrap
 import numpy as np
 
 from .. import storage as _storage
-from ..tensor import Tensor
+from ..tensor import FAST_CLASSES, Tensor, wrap_as
 from . import registry as R
 from .registry import (FUNCTIONS, OPS, OpDef, as_tensor, axis_attr, float_result, number_attr,
                        operand)
@@ -29,7 +29,6 @@ _FLOATS = R._FLOATS
 _STATE = R._STATE
 _ndarray = np.ndarray
 _asarray = np.asarray
-_wrap = Tensor._wrap
 _take = _storage.take
 _POOL_MIN = _storage.POOL_MIN_BYTES
 _fast_failed = R._fast_failed
@@ -165,9 +164,10 @@ def fast_parts(op):
         raise ValueError(f"{op.name}: fast_const holds at most one constant, for a one-input op")
     const = op.fast_const[0] if op.fast_const else _NO_CONST
     pooled = op.result_dtype is None or op.result_dtype is float_result
-    # the templates test `x.__class__ is fast_class`: one test, not two, on every call
-    fast_class = Tensor if fast is not None else None
-    return fast, fast_class, const, _POOL_MIN if pooled else _NEVER
+    # the templates test `x.__class__ in fast_classes`: one test, not two, on every call;
+    # the set is shared, so a door imported later adds its class (Note [Result class])
+    fast_classes = FAST_CLASSES if fast is not None else frozenset()
+    return fast, fast_classes, const, _POOL_MIN if pooled else _NEVER
 
 
 def usable_operand(other):
@@ -188,10 +188,10 @@ def _operand_errors(op, spelling_name, operator):
 # template has, then the dispatch. `spelling_name` is what error messages call the op.
 def new_unary(op, spelling_name):
     """(x, name=None, out=None): Note [Fast path] for a plain floating x."""
-    fast, fast_class, const, pool_min = fast_parts(op)
+    fast, fast_classes, const, pool_min = fast_parts(op)
 
     def spelling(x, name=None, out=None):
-        if out is None and x.__class__ is fast_class:
+        if out is None and x.__class__ in fast_classes:
             xd = x._data
             if xd.dtype in _FLOATS and (x._grad_fn is None and not x._requires_grad
                                         and x._view is None or not _STATE.enabled):
@@ -199,7 +199,7 @@ def new_unary(op, spelling_name):
                 r = fast(xd, out=buf) if const is _NO_CONST else fast(xd, const, out=buf)
                 if r.__class__ is not _ndarray:
                     r = _asarray(r)
-                return _wrap(r)
+                return wrap_as(x.__class__, r)
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if out is not None:
@@ -212,17 +212,17 @@ def new_binary(op, spelling_name, operator=False):
     """(x, y, name=None, out=None): Note [Fast path] for plain floating tensors of one dtype or
     a Python number. With `operator`, the body of `x + y` (ops/operators.py): an unusable y
     gives NotImplemented, and the op's attrs are their defaults."""
-    fast, fast_class, _, pool_min = fast_parts(op)
+    fast, fast_classes, _, pool_min = fast_parts(op)
     attrs = op.fast_attrs
     errors = _operand_errors(op, spelling_name, operator)
 
     def spelling(x, y, name=None, out=None):
-        if out is None and x.__class__ is fast_class:
+        if out is None and x.__class__ in fast_classes:
             xd = x._data
             if xd.dtype in _FLOATS and (x._grad_fn is None and not x._requires_grad
                                         and x._view is None or not _STATE.enabled):
                 c = y.__class__
-                if c is Tensor:
+                if c in fast_classes:
                     yd = y._data
                     if yd.dtype is xd.dtype and (y._grad_fn is None and not y._requires_grad
                                                  and y._view is None or not _STATE.enabled):
@@ -234,13 +234,13 @@ def new_binary(op, spelling_name, operator=False):
                             _fast_failed(op, (xd, yd), e)
                         if r.__class__ is not _ndarray:
                             r = _asarray(r)
-                        return _wrap(r)
+                        return wrap_as(x.__class__, r)
                 elif c is float or c is int:
                     buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
                     r = fast(xd, y, out=buf)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
-                    return _wrap(r)
+                    return wrap_as(x.__class__, r)
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if y.__class__ is not Tensor:
@@ -255,17 +255,17 @@ def new_binary(op, spelling_name, operator=False):
 
 def new_binary_alpha(op, spelling_name):
     """(x, y, alpha=1, name=None, out=None): new_binary's fast path when alpha is the default."""
-    fast, fast_class, _, pool_min = fast_parts(op)
+    fast, fast_classes, _, pool_min = fast_parts(op)
     (_, default), = op.attrs
     checked = "alpha" in op.number_attrs
 
     def spelling(x, y, alpha=default, name=None, out=None):
-        if out is None and x.__class__ is fast_class and alpha == default:
+        if out is None and x.__class__ in fast_classes and alpha == default:
             xd = x._data
             if xd.dtype in _FLOATS and (x._grad_fn is None and not x._requires_grad
                                         and x._view is None or not _STATE.enabled):
                 c = y.__class__
-                if c is Tensor:
+                if c in fast_classes:
                     yd = y._data
                     if yd.dtype is xd.dtype and (y._grad_fn is None and not y._requires_grad
                                                  and y._view is None or not _STATE.enabled):
@@ -277,13 +277,13 @@ def new_binary_alpha(op, spelling_name):
                             _fast_failed(op, (xd, yd), e)
                         if r.__class__ is not _ndarray:
                             r = _asarray(r)
-                        return _wrap(r)
+                        return wrap_as(x.__class__, r)
                 elif c is float or c is int:
                     buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
                     r = fast(xd, y, out=buf)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
-                    return _wrap(r)
+                    return wrap_as(x.__class__, r)
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if y.__class__ is not Tensor:
@@ -299,11 +299,11 @@ def new_binary_alpha(op, spelling_name):
 def new_reflected(op):
     """(x, y) for `2 - x` (x is the tensor, y the number on the left): the fast path only
     for a Python number, which stays weak for type promotion (ops/operators.py)."""
-    fast, fast_class, _, _ = fast_parts(op)
+    fast, fast_classes, _, _ = fast_parts(op)
     attrs = op.fast_attrs
 
     def spelling(x, y):
-        if x.__class__ is fast_class:
+        if x.__class__ in fast_classes:
             xd = x._data
             if xd.dtype in _FLOATS and (x._grad_fn is None and not x._requires_grad
                                         and x._view is None or not _STATE.enabled):
@@ -312,10 +312,13 @@ def new_reflected(op):
                     r = fast(y, xd)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
-                    return _wrap(r)
+                    return wrap_as(x.__class__, r)
         if not usable_operand(y):
             return NotImplemented
-        return R.dispatch(op, (operand(y), x), attrs)
+        r = R.dispatch(op, (operand(y), x), attrs)
+        if r.__class__ is not x._result_class:   # Note [Result class]: x is the tensor operand
+            r.__class__ = x._result_class
+        return r
     return spelling
 
 
@@ -325,10 +328,10 @@ def new_reflected(op):
 # mutation log, for a watched storage) is left to do.
 def inplace_unary(op, spelling_name):
     """(x, name=None) in place: Note [Fast path], else dispatch_inplace."""
-    fast, fast_class, const, _ = fast_parts(op)
+    fast, fast_classes, const, _ = fast_parts(op)
 
     def spelling(x, name=None):
-        if x.__class__ is fast_class:
+        if x.__class__ in fast_classes:
             xd = x._data
             if (xd is x._storage.buffer and x._grad_fn is None and not x._requires_grad
                     and xd.dtype in _FLOATS):
@@ -350,17 +353,17 @@ def inplace_unary(op, spelling_name):
 def inplace_binary(op, spelling_name, operator=False):
     """(x, y, name=None) in place: Note [Fast path], else dispatch_inplace. With `operator`,
     the body of `x += y` (the op's attrs are their defaults)."""
-    fast, fast_class, _, _ = fast_parts(op)
+    fast, fast_classes, _, _ = fast_parts(op)
     attrs = op.fast_attrs
     errors = _operand_errors(op, spelling_name, operator)
 
     def spelling(x, y, name=None):
-        if x.__class__ is fast_class:
+        if x.__class__ in fast_classes:
             xd = x._data
             if (xd is x._storage.buffer and x._grad_fn is None and not x._requires_grad
                     and xd.dtype in _FLOATS):
                 c = y.__class__
-                if c is Tensor:
+                if c in fast_classes:
                     yd = y._data
                     if (yd.dtype is xd.dtype and y._grad_fn is None and not y._requires_grad
                             and y._view is None and y._storage is not x._storage
@@ -388,17 +391,17 @@ def inplace_binary(op, spelling_name, operator=False):
 
 def inplace_binary_alpha(op, spelling_name):
     """(x, y, alpha=1, name=None) in place: inplace_binary's fast path when alpha is the default."""
-    fast, fast_class, _, _ = fast_parts(op)
+    fast, fast_classes, _, _ = fast_parts(op)
     (_, default), = op.attrs
     checked = "alpha" in op.number_attrs
 
     def spelling(x, y, alpha=default, name=None):
-        if x.__class__ is fast_class and alpha == default:
+        if x.__class__ in fast_classes and alpha == default:
             xd = x._data
             if (xd is x._storage.buffer and x._grad_fn is None and not x._requires_grad
                     and xd.dtype in _FLOATS):
                 c = y.__class__
-                if c is Tensor:
+                if c in fast_classes:
                     yd = y._data
                     if (yd.dtype is xd.dtype and y._grad_fn is None and not y._requires_grad
                             and y._view is None and y._storage is not x._storage

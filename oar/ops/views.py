@@ -35,7 +35,7 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.inplace import has_internal_overlap
 from ..dtypes import DType, as_dtype
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_as
 from . import args as A
 from . import registry as R
 from .registry import OpDef, dispatch_view, fmt_shape
@@ -1074,7 +1074,7 @@ def unfold(x, axis, size, step, name=None, *, dimension=None):
 
 def detach(x, name=None):
     """Shares storage and version counter; not a differentiable view (no grad history)."""
-    return Tensor._wrap(x._data, x._storage)
+    return wrap_as(x._result_class, x._data, x._storage)
 
 
 def detach_(x, name=None):
