@@ -63,7 +63,8 @@ def get_default_dtype():
 
 
 def set_device(device_name):
-    """Selects the device; only the CPU is available in this build."""
+    """Selects the device and returns its place: 'cpu' gives CPUPlace(); 'gpu', 'gpu:0',
+    'xpu'... raise a ValueError, as this build runs on the CPU only (Note [Only the CPU])."""
     return device.set_device(device_name)
 
 
@@ -75,6 +76,35 @@ def get_device():
 def is_compiled_with_cuda():
     """False: this build runs on the CPU only."""
     return False
+
+
+# ------------------------------------------------------------------ the Paddle door's extras
+# (paddle.Model, paddle.summary, paddle.metric, paddle.static / paddle.jit, paddle.callbacks,
+# the GPU places that refuse, add_n / equal_all / norm / dist, create_parameter)
+from .place import CUDAPinnedPlace, CUDAPlace, XPUPlace  # noqa: E402,F401
+from .ops.multiary import add_n, equal_all  # noqa: E402,F401
+from .ops.norms import dist, norm  # noqa: E402,F401
+from .param_attr import ParamAttr, create_parameter  # noqa: E402,F401
+from . import metric, static, jit, hapi, callbacks  # noqa: E402,F401
+from .hapi import Model, summary  # noqa: E402,F401
+
+
+def enable_static():
+    """Refused: oar has no static graph (Note [No static graph]); it always runs eagerly,
+    like Paddle's default dynamic mode."""
+    raise static.no_static_graph("paddle.enable_static()", "remove the call; oar always runs "
+                                 "in dynamic (eager) mode")
+
+
+def disable_static(place=None):
+    """Nothing to do: oar always runs in dynamic (eager) mode. place must be the CPU."""
+    if place is not None:
+        device.set_device(place)
+
+
+def in_dynamic_mode():
+    """True: oar always runs in dynamic (eager) mode."""
+    return True
 
 
 __version__ = "0.1.0"

@@ -49,7 +49,7 @@ def _flat_items(nested, out):
 def format_data(arr: np.ndarray, indent: int) -> str:
     kind = arr.dtype.kind
     if arr.size == 0:
-        return "[]"
+        return _empty_nested(arr.shape, indent)
     summarize = arr.size > THRESHOLD
     if arr.ndim == 0:
         return _item_str(arr[()], kind)
@@ -74,6 +74,15 @@ def format_data(arr: np.ndarray, indent: int) -> str:
         return s.ljust(max_width)
 
     return _format_nested(nested, arr.ndim, indent, pad, max_width)
+
+
+def _empty_nested(shape, indent):
+    """Paddle prints the brackets of an empty tensor down to its first size-0 dim:
+    shape [2, 0] is `[[],\n        []]`."""
+    if not shape or shape[0] == 0:
+        return "[]"
+    sep = ",\n" + "\n" * (len(shape) - 2) + " " * (indent + 1)
+    return "[" + sep.join(_empty_nested(shape[1:], indent + 1) for _ in range(shape[0])) + "]"
 
 
 def _is_neg(v):
@@ -114,3 +123,156 @@ def tensor_repr(t) -> str:
     head = (f"{prefix}(shape={shape}, dtype={t.dtype.name}, place={t.place}, "
             f"stop_gradient={t.stop_gradient},\n")
     return head + " " * indent + format_data(t._data, indent) + ")"
+
+
+# --------------------------------------------------------------------------- PyTorch's repr
+# Note [Torch repr]
+# The PyTorch door prints tensors as torch 2.13 does (torch/_tensor_str.py, reimplemented on
+# NumPy): `tensor([1., 2.])`, `tensor(3.5000)`, `tensor([1, 2])`; 4 digits after the point
+# unless every finite value is an integer (then `3.`); scientific notation when the finite
+# nonzero magnitudes span more than 1000x, exceed 1e8 or go below 1e-4; summarised ("...",
+# three items at each edge) above 1000 elements; lines cut at 80 columns. Suffixes follow:
+# `size=` for an empty tensor that is not 1-D, `dtype=` unless the dtype is the default
+# float, int64 or bool (for an empty tensor: unless the default float), then
+# `grad_fn=<Name>` or `requires_grad=True`. tests/test_doors_conflicts.py compares the
+# strings with torch for every case it prints.
+TORCH_PRECISION = 4
+TORCH_THRESHOLD = 1000
+TORCH_EDGEITEMS = 3
+TORCH_LINEWIDTH = 80
+
+
+class _TorchFormatter:
+    """torch's _Formatter: one width and one style (int / fixed / scientific) per tensor."""
+
+    def __init__(self, arr):
+        self.floating = arr.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        flat = arr.reshape(-1)
+        if not self.floating:
+            for v in flat.tolist():
+                self.max_width = max(self.max_width, len(f"{v}"))
+            return
+        vals = flat[np.isfinite(flat) & (flat != 0)]
+        if vals.size == 0:
+            return
+        absd = np.abs(vals).astype(np.float64)
+        lo, hi = float(absd.min()), float(absd.max())
+        self.int_mode = bool(np.all(vals == np.ceil(vals)))
+        self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        p = TORCH_PRECISION
+        for v in vals.tolist():
+            if self.sci_mode:
+                w = len(f"{v:.{p}e}")
+            elif self.int_mode:
+                w = len(f"{v:.0f}") + 1
+            else:
+                w = len(f"{v:.{p}f}")
+            self.max_width = max(self.max_width, w)
+
+    def format(self, value):
+        if self.floating:
+            if self.sci_mode:
+                ret = f"{value:{self.max_width}.{TORCH_PRECISION}e}"
+            elif self.int_mode:
+                ret = f"{value:.0f}"
+                if not (math.isinf(value) or math.isnan(value)):
+                    ret += "."
+            else:
+                ret = f"{value:.{TORCH_PRECISION}f}"
+        else:
+            ret = f"{value}"
+        return (self.max_width - len(ret)) * " " + ret
+
+
+def _torch_summarized(a):
+    """torch's get_summarized_data: the edge items that a summarised print shows."""
+    e = TORCH_EDGEITEMS
+    if a.ndim == 0:
+        return a
+    if a.ndim == 1:
+        return np.concatenate([a[:e], a[-e:]]) if a.shape[0] > 2 * e else a
+    rows = list(range(e)) + list(range(a.shape[0] - e, a.shape[0])) if a.shape[0] > 2 * e \
+        else range(a.shape[0])
+    return np.stack([_torch_summarized(a[i]) for i in rows])
+
+
+def _torch_vector(a, indent, summarize, fmt):
+    per_line = max(1, math.floor((TORCH_LINEWIDTH - indent) / (fmt.max_width + 2)))
+    e = TORCH_EDGEITEMS
+    if summarize and a.shape[0] > 2 * e:
+        data = ([fmt.format(v) for v in a[:e].tolist()] + [" ..."]
+                + [fmt.format(v) for v in a[-e:].tolist()])
+    else:
+        data = [fmt.format(v) for v in a.tolist()]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _torch_nested(a, indent, summarize, fmt):
+    if a.ndim == 0:
+        return fmt.format(a.item())
+    if a.ndim == 1:
+        return _torch_vector(a, indent, summarize, fmt)
+    e = TORCH_EDGEITEMS
+    if summarize and a.shape[0] > 2 * e:
+        slices = ([_torch_nested(a[i], indent + 1, summarize, fmt) for i in range(e)] + ["..."]
+                  + [_torch_nested(a[i], indent + 1, summarize, fmt)
+                     for i in range(a.shape[0] - e, a.shape[0])])
+    else:
+        slices = [_torch_nested(a[i], indent + 1, summarize, fmt) for i in range(a.shape[0])]
+    return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(slices) + "]"
+
+
+def torch_data_str(arr, indent):
+    """The bracketed values of `arr` as torch prints them (Note [Torch repr])."""
+    if arr.size == 0:
+        return "[]"
+    summarize = arr.size > TORCH_THRESHOLD
+    fmt = _TorchFormatter(_torch_summarized(arr) if summarize else arr)
+    return _torch_nested(arr, indent, summarize, fmt)
+
+
+def _add_suffixes(text, suffixes, indent):
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for s in suffixes:
+        if last + len(s) + 2 > TORCH_LINEWIDTH:
+            parts.append(",\n" + " " * indent + s)
+            last = indent + len(s)
+        else:
+            parts.append(", " + s)
+            last += len(s) + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def torch_repr(t, dtype_str) -> str:
+    """`tensor(...)` as torch 2.13 prints t (Note [Torch repr]); dtype_str(t) is the dtype's
+    name as the torch door prints it (`torch.float64`)."""
+    from . import dtypes as _dt
+    prefix = "tensor("
+    indent = len(prefix)
+    a = t._data
+    default_float = _dt.DEFAULT_FLOAT.np
+    suffixes = []
+    if a.size == 0:
+        if a.ndim != 1:
+            suffixes.append("size=" + str(tuple(a.shape)))
+        if a.dtype != default_float:
+            suffixes.append("dtype=" + dtype_str(t))
+        body = "[]"
+    else:
+        if a.dtype not in (default_float, np.dtype(np.int64), np.dtype(np.bool_)):
+            suffixes.append("dtype=" + dtype_str(t))
+        body = torch_data_str(a, indent)
+    fn = t.grad_fn
+    if fn is not None:
+        name = getattr(fn, "name", None)    # a method in PyTorch, a property on some nodes
+        name = (name() if callable(name) else name) or type(fn).__name__
+        suffixes.append(f"grad_fn=<{name}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)

@@ -60,7 +60,36 @@ _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64,
                  "int": int32, "short": int16, "bool_": bool_})
 
+# Note [Default dtype]
+# DEFAULT_FLOAT is the dtype Python floats become (to_tensor([1.5]), zeros(...), a float
+# scalar in promotion). set_default_dtype rebinds it, so every reader looks it up as
+# `dtypes.DEFAULT_FLOAT` at call time (never `from .dtypes import DEFAULT_FLOAT`), and clears
+# the promotion cache, whose results depend on it. Both doors share it: Paddle's
+# set_default_dtype("float64") and PyTorch's set_default_dtype(torch.float64) set the same
+# value, as both frameworks keep one process-wide default.
 DEFAULT_FLOAT = float32
+
+
+def set_default_dtype(d):
+    """Sets the default floating dtype (float16, float32 or float64): the dtype Python floats
+    and floating creation functions give from now on (Note [Default dtype]). Anything else is
+    refused with a TypeError, as in PyTorch and Paddle."""
+    global DEFAULT_FLOAT
+    try:
+        dt = as_dtype(d)
+    except TypeError:
+        dt = None
+    if dt is None or not dt.is_floating_point or (d is float) or (isinstance(d, str) and d == "float"):
+        raise TypeError(f"set_default_dtype only supports [float16, float32, float64] (only "
+                        f"floating-point types are supported as the default type), but "
+                        f"received {d!r}")
+    DEFAULT_FLOAT = _BY_NP[dt.np]
+    promote.cache_clear()
+
+
+def get_default_dtype() -> DType:
+    """The default floating dtype (Note [Default dtype])."""
+    return DEFAULT_FLOAT
 
 
 def as_dtype(d) -> DType:

@@ -43,12 +43,59 @@ class Place:
         return self.kind == "gpu"
 
 
-CPU = Place("cpu")
+class CPUPlace(Place):
+    """The CPU place, paddle.CPUPlace(): one object, Place(cpu) (the place of every tensor)."""
+    __slots__ = ()
+    _the = None
+
+    def __new__(cls):
+        if cls._the is None:
+            cls._the = super().__new__(cls)
+            Place.__init__(cls._the, "cpu", 0)
+        return cls._the
+
+    def __init__(self):
+        pass
+
+    def __reduce__(self):
+        return (CPUPlace, ())
 
 
-def CPUPlace():
-    """The CPU place (Paddle's paddle.CPUPlace())."""
-    return CPU
+CPU = CPUPlace()
+
+
+def _no_device(what, fix="paddle.CPUPlace()"):
+    from .ops.args import DeviceUnavailableError          # lazy: no import cycle
+    return DeviceUnavailableError(f"{what}: oar is not compiled with CUDA (or any accelerator) and "
+                                  f"runs on the CPU only. Fix: use {fix}")
+
+
+class CUDAPlace(Place):
+    """paddle.CUDAPlace(id): refused, as by a CPU-only Paddle build (ValueError): oar runs on
+    the CPU only, so no GPU place can be made (and no tensor put on one)."""
+    __slots__ = ()
+
+    def __new__(cls, id=0):
+        raise _no_device(f"CUDAPlace({id!r})")
+
+
+class XPUPlace(Place):
+    """paddle.XPUPlace(id): refused (ValueError): oar runs on the CPU only."""
+    __slots__ = ()
+
+    def __new__(cls, id=0):
+        raise _no_device(f"XPUPlace({id!r})")
+
+
+class CUDAPinnedPlace(Place):
+    """paddle.CUDAPinnedPlace(): refused (RuntimeError, as Paddle's CPU build): oar runs on the
+    CPU only."""
+    __slots__ = ()
+
+    def __new__(cls):
+        from .autograd.errors import ArgValueError        # ValueError and RuntimeError
+        raise ArgValueError("CUDAPinnedPlace(): oar is not compiled with CUDA and runs on the "
+                            "CPU only (pinned memory needs CUDA). Fix: use paddle.CPUPlace()")
 
 
 def as_place(place):

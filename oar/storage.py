@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 
+from .autograd.grad_mode import INFERENCE as _IN_INFERENCE, _INFERENCE
 from .autograd.saved import user_frame
 
 # Note [Version counter]
@@ -111,6 +112,9 @@ def new_storage(buffer):
     n = s.nbytes = buffer.nbytes
     s.version = 0
     s.owner = None
+    if _INFERENCE.count and _IN_INFERENCE.enabled:   # Note [Inference tensors]
+        s.inference = True
+        s.buffer = buffer.view()    # not `is` the tensor's array: no unchecked fast path
     _allocated += n
     if _allocated > _peak:
         _peak = _allocated
@@ -152,3 +156,113 @@ def stop_trace():
     out, _trace = _trace, None
     return out
 
+
+
+# --------------------------------------------------------------------------- storage views
+class UntypedStorage:
+    """PyTorch's `t.untyped_storage()`: the bytes of the memory a tensor is a window onto
+    (shared by its views). data_ptr() is the start of that memory (not the tensor's first
+    element), nbytes() and size() its length in bytes; two tensors share memory exactly when
+    their storages' data_ptr() are equal. It holds the storage alive, like PyTorch's."""
+    __slots__ = ("_storage",)
+
+    def __init__(self, storage):
+        self._storage = storage
+
+    def data_ptr(self) -> int:
+        """The address of the first byte of the storage."""
+        return self._storage.data_ptr()
+
+    def nbytes(self) -> int:
+        """The storage's length in bytes."""
+        return self._storage.nbytes
+
+    def size(self) -> int:
+        """The storage's length in bytes (an untyped storage counts bytes)."""
+        return self._storage.nbytes
+
+    def element_size(self) -> int:
+        """1: an untyped storage's elements are bytes."""
+        return 1
+
+    def __len__(self):
+        return self._storage.nbytes
+
+    def _bytes(self):
+        return self._storage.buffer.reshape(-1).view(np.uint8)
+
+    def tolist(self):
+        """The bytes, as a list of ints."""
+        return self._bytes().tolist()
+
+    def __getitem__(self, i):
+        return self._bytes()[i].tolist()
+
+    @property
+    def device(self):
+        """Where the memory lives: the CPU."""
+        return "cpu"
+
+    def is_shared(self) -> bool:
+        """False: oar's memory is not in shared memory between processes."""
+        return False
+
+    def cpu(self):
+        """self: the memory is on the CPU."""
+        return self
+
+    def __eq__(self, other):
+        return isinstance(other, UntypedStorage) and other._storage is self._storage
+
+    def __hash__(self):
+        return id(self._storage)
+
+    def __repr__(self):
+        return (f"{type(self).__name__}(nbytes={self.nbytes()}, data_ptr={hex(self.data_ptr())}, "
+                "device=cpu)")
+
+
+class TypedStorage(UntypedStorage):
+    """PyTorch's (deprecated) `t.storage()`: the storage counted in elements of the tensor's
+    dtype. size() and len() are element counts, nbytes() bytes; untyped() gives the bytes."""
+    __slots__ = ("dtype",)
+
+    def __init__(self, storage, dtype):
+        UntypedStorage.__init__(self, storage)
+        self.dtype = dtype
+
+    def size(self) -> int:
+        """The number of elements of the storage's dtype it holds."""
+        return self._storage.nbytes // self.dtype.itemsize
+
+    def element_size(self) -> int:
+        """The size of one element in bytes."""
+        return self.dtype.itemsize
+
+    def __len__(self):
+        return self.size()
+
+    def _elements(self):
+        return self._storage.buffer.reshape(-1).view(np.uint8).view(self.dtype.np)
+
+    def tolist(self):
+        """The elements, as a list of Python numbers."""
+        return self._elements().tolist()
+
+    def __getitem__(self, i):
+        return self._elements()[i].tolist()
+
+    def untyped(self):
+        """The same memory as an UntypedStorage."""
+        return UntypedStorage(self._storage)
+
+    def __eq__(self, other):
+        return (isinstance(other, TypedStorage) and other._storage is self._storage
+                and other.dtype == self.dtype)
+
+    __hash__ = UntypedStorage.__hash__
+
+    def __repr__(self):
+        body = "\n".join(f" {v}" for v in self.tolist()[:20])
+        more = "\n ..." if self.size() > 20 else ""
+        return f"{body}{more}\n[{type(self).__name__}(dtype={self.dtype.name}, size={self.size()})]"

@@ -59,6 +59,25 @@ class Size(tuple):
         return n
 
 
+class TensorSize(int):
+    """Paddle's `x.size`: the element count (an int) that, called, gives the shape
+    (`x.size()`) or one dimension's size (`x.size(1)`), as paddle's TensorSize."""
+
+    def __new__(cls, shape):
+        n = 1
+        for s in shape:
+            n *= s
+        self = int.__new__(cls, n)
+        self._shape = shape
+        return self
+
+    def __call__(self, dim=None):
+        if dim is None:
+            return Size(self._shape)
+        from .ops.args import axis
+        return self._shape[axis(dim, len(self._shape), "size", "dim")]
+
+
 class ViewMeta:
     __slots__ = ("creation", "attr_version", "op_name", "out_index")
 
@@ -80,6 +99,14 @@ class ViewMeta:
 # Parameter's result class is its door's plain tensor (as in PyTorch, `p * 2` is not a
 # Parameter). Mixed operands: the first tensor operand decides.
 FAST_CLASSES = set()   # classes whose instances may take Note [Fast path]; doors add theirs
+
+# Note [Door-neutral core]
+# Shared code (kernels, derivative formulas, nn, optimizers) runs on tensors of either door,
+# gradients included (a gradient takes the class of the tensor it flows from). So it never
+# calls a method whose meaning the doors change (split, chunk, max/min with an axis, sort,
+# gather, index_select, scatter, transpose, cumsum, numel, size, numpy, ...: the table in
+# docs/conflicts.md) on a tensor it did not make itself: it calls the core function
+# (`registry.FUNCTIONS[name]`) or reads the fields (`x._data.size`).
 
 
 def wrap_as(cls, array, storage=None):
@@ -144,11 +171,12 @@ class Tensor:
         """The shape, as an oar.Size (a tuple of ints)."""
         return Size(self._data.shape)
 
-    def size(self, dim=None):
-        """The shape as an oar.Size, or the size of dimension dim."""
-        if dim is None:
-            return Size(self._data.shape)
-        return self._data.shape[dim]
+    @property
+    def size(self):
+        """Paddle's `x.size`: the number of elements, an int. Calling it, `x.size()` /
+        `x.size(dim)`, gives the shape / one dimension's size, as in Paddle 3.3 (its
+        TensorSize); the PyTorch door's Tensor.size is a method (docs/conflicts.md)."""
+        return TensorSize(self._data.shape)
 
     @property
     def ndim(self):
@@ -162,8 +190,9 @@ class Tensor:
     ndimension = dim
 
     def numel(self):
-        """The number of elements."""
-        return self._data.size
+        """The number of elements, as Paddle returns it: a 0-d int64 tensor (the PyTorch
+        door's numel() is a Python int; docs/conflicts.md)."""
+        return wrap_as(self._result_class, np.asarray(self._data.size, dtype=np.int64))
 
     @property
     def dtype(self):
@@ -382,10 +411,10 @@ class Tensor:
     def _retain(self, g):
         arr = g._data
         with _GRAD_LOCK:
-            if self._grad is None:
-                self._grad = Tensor._wrap(np.array(arr, copy=True))
+            if self._grad is None:   # Note [Result class]
+                self._grad = wrap_as(self._result_class, np.array(arr, copy=True))
             else:
-                self._grad = Tensor._wrap(self._grad._data + arr)
+                self._grad = wrap_as(self._result_class, self._grad._data + arr)
 
     def retain_grad(self):
         """Keep .grad for this non-leaf tensor on the next backward."""
@@ -455,7 +484,8 @@ class Tensor:
 
     # ------------------------------------------------------------------ interop
     def numpy(self, force=False):
-        """A copy: writes to it cannot bypass the version counter."""
+        """A copy, as in Paddle: writes to it cannot bypass the version counter. (The
+        PyTorch door's numpy() shares memory: Note [Shared memory with NumPy].)"""
         return np.array(self._data, copy=True)
 
     def __array__(self, dtype=None, copy=None):
@@ -517,15 +547,22 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        # both frameworks: a 0-d tensor formats as its Python number ("{}" and "{:.2f}");
+        # any other tensor prints itself, and refuses a format spec with Python's TypeError
+        if self._data.ndim == 0:
             return format(self._data.item(), spec)
-        return repr(self)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild, (np.array(self._data), self.stop_gradient))
+        cls = self._result_class   # Note [Result class]: a door's tensor comes back as one
+        if cls is Tensor:
+            return (_rebuild, (np.array(self._data), self.stop_gradient))
+        return (_rebuild, (np.array(self._data), self.stop_gradient, cls))
 
     def __deepcopy__(self, memo):
-        t = Tensor._wrap(np.array(self._data, copy=True))
+        t = wrap_as(self._result_class, np.array(self._data, copy=True))
         t._requires_grad = self._requires_grad and self.grad_fn is None
         memo[id(self)] = t
         return t
@@ -535,8 +572,8 @@ Tensor._result_class = Tensor
 FAST_CLASSES.add(Tensor)
 
 
-def _rebuild(array, stop_gradient):
-    t = Tensor._wrap(array)
+def _rebuild(array, stop_gradient, cls=None):
+    t = wrap_as(cls or Tensor, array)
     t._requires_grad = not stop_gradient
     return t
 

@@ -425,6 +425,13 @@ _LEAF_ARGS = {
     "bernoulli_": lambda e: (), "leaky_relu_": lambda e: (), "scale_": lambda e: (2.0,),
     "where_self_": lambda e: (e.b, e.y),
     "scatter_reduce_": lambda e: (0, oar.zeros([2, 3], dtype="int64"), e.y, "sum"),
+    # issue 10's in-place forms
+    **{n + "_": (lambda e: (e.y,)) for n in (
+        "eq", "ne", "gt", "ge", "lt", "le", "greater", "less", "equal", "not_equal",
+        "greater_than", "greater_equal", "less_than", "less_equal", "logical_and",
+        "logical_or", "logical_xor")},
+    "as_strided_": lambda e: ((2,), (1,)), "resize_": lambda e: (3,),
+    "resize_as_": lambda e: (e.x,),
 }
 _LEAF_TORCH = {  # torch spelling of the same in-place call on e.w
     "add_": lambda t, e: e.w.add_(e.y), "sub_": lambda t, e: e.w.sub_(e.y),
@@ -491,6 +498,16 @@ for _name in REDUCE:
     row(f"Tensor.{_name}: float axis", TypeError,
         lambda e, f=_name, a=_a: getattr(e[a], f)(axis=1.5),
         lambda t, e, f=_name, a=_a: getattr(e[a], f)(dim=1.5))
+# index-selecting reductions (issue 10; Paddle's meanings in the core, PyTorch's in oar.torch)
+for _name, _k in (("sort", ()), ("argsort", ()), ("topk", (1,)), ("kthvalue", (1,)),
+                  ("mode", ()), ("median", ()), ("cummax", ()), ("cummin", ())):
+    row(f"oar.{_name},Tensor.{_name}: axis out of range", IndexError,
+        lambda e, f=_name, k=_k: getattr(oar, f)(e.x, *k, axis=5),
+        lambda t, e, f=_name, k=_k: getattr(t, f)(e.x, *k, dim=5))
+for _name in ("topk", "kthvalue"):
+    row(f"oar.{_name}: k out of range", RuntimeError,
+        lambda e, f=_name: getattr(oar, f)(e.x, 99, axis=0),
+        lambda t, e, f=_name: getattr(t, f)(e.x, 99, dim=0))
 for _name in ["sum", "mean", "prod", "amax", "amin", "logsumexp", "std", "var",
               "count_nonzero"]:
     if _name == "prod":
@@ -1829,3 +1846,171 @@ XFAIL: dict[str, str] = {
     # the checkpoint redesign (restricted unpickler) is issue 11
     "oar.load: a crafted pickle runs no code": "issue 11: oar.load still unpickles",
 }
+
+
+# ============================================================================== issue 10: new ops
+area("issue 10: new ops and runtime")
+NEW_UNARY = ["erf", "erfc", "erfinv", "asinh", "acosh", "atanh", "exp2", "deg2rad", "rad2deg",
+             "sinc", "logit", "arcsinh", "arccosh", "arctanh"]
+NEW_ALIASES = ["absolute", "arccos", "arcsin", "arctan", "fix", "sgn"]
+for _name in NEW_UNARY + NEW_ALIASES + ["frac", "nan_to_num"]:
+    row(f"oar.{_name},Tensor.{_name}: list of str operand", TypeError,
+        lambda e, f=_name: getattr(oar, f)(["a"]),
+        lambda t, e, f=_name: getattr(t, f)(["a"]))
+for _name in NEW_UNARY:
+    # the result is floating: it cannot be written into an int64 tensor
+    row(f"Tensor.{_name}_,oar.{_name}_: int64 tensor", RuntimeError,
+        lambda e, f=_name: getattr(e.n, f + "_")(),
+        lambda t, e, f=_name: getattr(e.n, f + "_")())
+row("Tensor.frac,oar.frac,Tensor.frac_: int64 tensor", RuntimeError, lambda e: e.n.frac(),
+    lambda t, e: e.n.frac())
+row("Tensor.logit: str eps", TypeError, lambda e: e.x.logit(eps="a"),
+    lambda t, e: e.x.logit(eps="a"))
+row("Tensor.nan_to_num,Tensor.nan_to_num_: str nan", TypeError,
+    lambda e: e.x.nan_to_num_(nan="a"), lambda t, e: e.x.nan_to_num_(nan="a"))
+row("oar.roll,Tensor.roll: float shifts", TypeError, lambda e: e.x.roll(1.5),
+    lambda t, e: e.x.roll(1.5))
+row("oar.roll: dim out of range", IndexError, lambda e: oar.roll(e.x, 1, 5),
+    lambda t, e: t.roll(e.x, 1, 5))
+row("oar.roll: shifts and dims do not align", RuntimeError, lambda e: oar.roll(e.x, (1, 2)),
+    lambda t, e: t.roll(e.x, (1, 2)))
+row("oar.isclose,Tensor.isclose: dtypes differ", RuntimeError,
+    lambda e: oar.isclose(e.x, e.d), lambda t, e: t.isclose(e.x, e.d))
+row("oar.allclose,Tensor.allclose: negative rtol", RuntimeError,
+    lambda e: oar.allclose(e.x, e.y, rtol=-1), lambda t, e: t.allclose(e.x, e.y, rtol=-1))
+row("oar.isclose: str other", TypeError, lambda e: oar.isclose(e.x, "a"),
+    lambda t, e: t.isclose(e.x, "a"))
+row("oar.unflatten,Tensor.unflatten: sizes do not multiply up", RuntimeError,
+    lambda e: e.x.unflatten(1, (2, 2)), lambda t, e: e.x.unflatten(1, (2, 2)))
+row("oar.split_with_sizes,Tensor.split_with_sizes: sizes do not sum up", RuntimeError,
+    lambda e: oar.split_with_sizes(e.x, [1, 2]), lambda t, e: e.x.split_with_sizes([1, 2]))
+row("oar.hsplit,Tensor.hsplit: not divisible", RuntimeError, lambda e: e.x.hsplit(2),
+    lambda t, e: e.x.hsplit(2))
+row("oar.vsplit,Tensor.vsplit: not divisible", RuntimeError, lambda e: oar.vsplit(e.x, 5),
+    lambda t, e: e.x.vsplit(5))
+row("oar.dsplit,Tensor.dsplit: fewer than 3 dims", RuntimeError, lambda e: oar.dsplit(e.x, 1),
+    lambda t, e: e.x.dsplit(1))
+row("oar.var_mean,Tensor.var_mean: int64 tensor", RuntimeError, lambda e: oar.var_mean(e.n),
+    lambda t, e: t.var_mean(e.n))
+row("oar.std_mean,Tensor.std_mean: dim out of range", IndexError,
+    lambda e: oar.std_mean(e.x, 5), lambda t, e: t.std_mean(e.x, 5))
+row("oar.rand_like: int64 tensor", RuntimeError, lambda e: oar.rand_like(e.n),
+    lambda t, e: t.rand_like(e.n))
+row("oar.randn_like: int64 tensor", RuntimeError, lambda e: oar.randn_like(e.n),
+    lambda t, e: t.randn_like(e.n))
+row("oar.randint_like: high <= low", RuntimeError, lambda e: oar.randint_like(e.x, 3, 1),
+    lambda t, e: t.randint_like(e.x, 3, 1))
+row("oar.standard_normal: float size", TypeError, lambda e: oar.standard_normal([2.5]),
+    lambda t, e: t.randn([2.5]))
+row("oar.set_default_dtype: an integer dtype", TypeError,
+    lambda e: oar.set_default_dtype("int64"), lambda t, e: t.set_default_dtype(t.int64))
+row("Tensor.data: assigning a list", TypeError, lambda e: setattr(e.x, "data", [1]),
+    lambda t, e: setattr(e.x, "data", [1]))
+row("Tensor.is_inference: an argument", TypeError, lambda e: e.x.is_inference(1),
+    lambda t, e: e.x.is_inference(1))
+row("Tensor.storage: an argument", TypeError, lambda e: e.x.storage(1),
+    lambda t, e: e.x.storage(1))
+row("Tensor.untyped_storage: an argument", TypeError, lambda e: e.x.untyped_storage(1),
+    lambda t, e: e.x.untyped_storage(1))
+row("Tensor.type_as: an int", TypeError, lambda e: e.x.type_as(1),
+    lambda t, e: e.x.type_as(1))
+row("Tensor.new: a tensor of another dtype", TypeError, lambda e: e.x.new(e.n),
+    lambda t, e: e.x.new(e.n))
+row("Tensor.resize_,oar.resize_: requires grad", RuntimeError, lambda e: e.w.resize_(3),
+    lambda t, e: e.w.resize_(3))
+row("Tensor.resize_as_,oar.resize_as_: an int", TypeError, lambda e: e.x.resize_as_(1),
+    lambda t, e: e.x.resize_as_(1))
+row("Tensor.as_strided_,oar.as_strided_: out of the storage", RuntimeError,
+    lambda e: e.x.as_strided_((100,), (1,)), lambda t, e: e.x.as_strided_((100,), (1,)))
+
+
+area("paddle door")
+# Paddle's CPU build refuses GPU places: ValueError (CUDAPinnedPlace: RuntimeError; oar's error is both)
+row("oar.CUDAPlace: a GPU place on a CPU build", ValueError, lambda e: oar.CUDAPlace(0))
+row("oar.XPUPlace: an XPU place on a CPU build", ValueError, lambda e: oar.XPUPlace(0))
+row("oar.CUDAPinnedPlace: pinned memory on a CPU build", RuntimeError, lambda e: oar.CUDAPinnedPlace())
+# oar only: no static graph (Note [No static graph]); disable_static(place) must name the CPU
+row("oar.enable_static: static graph", NotImplementedError, lambda e: oar.enable_static())
+row("oar.disable_static: a GPU place", ValueError, lambda e: oar.disable_static("gpu"))
+row("oar.add_n: shapes differ", ValueError, lambda e: oar.add_n([e.x, e.v]))
+row("oar.add_n: dtypes differ", ValueError, lambda e: oar.add_n([e.x, e.d]))
+row("oar.equal_all,Tensor.equal_all: dtypes differ", ValueError, lambda e: oar.equal_all(e.x, e.n))
+row("oar.norm,Tensor.norm: p not allowed for a matrix norm", ValueError,
+    lambda e: oar.norm(e.x, p=3, axis=[0, 1]))
+row("oar.dist,Tensor.dist: int tensors", RuntimeError, lambda e: oar.dist(e.n, e.n))
+row("oar.create_parameter: negative dim", AssertionError,
+    lambda e: oar.create_parameter([-1, 2], "float32"))
+# oar only: Paddle accepts a non-bool trainable and fails later; oar refuses it at once
+row("oar.ParamAttr: trainable not a bool", TypeError, lambda e: oar.ParamAttr(trainable="yes"))
+row("oar.Model: a metric that is not a paddle.metric.Metric", AssertionError,
+    lambda e: e.model.prepare(metrics=[object()]),
+    build=lambda: {"model": oar.Model(oar.nn.Linear(3, 2))})
+row("oar.summary: two unknown dimensions", ValueError,
+    lambda e: oar.summary(oar.nn.Linear(3, 2), (None, None, 3)))
+
+
+
+# Rows for tests/bad_inputs.py (the nn-helper's new Paddle-door APIs), to append in the nn area.
+# Also add "nn.Identity" to NO_BAD_INPUT in tests/test_bad_inputs.py (every argument is valid).
+row("F.binary_cross_entropy: input outside [0, 1]", RuntimeError,
+    lambda e: F.binary_cross_entropy(e.x, e.y * 0), lambda t, e: t.nn.functional.binary_cross_entropy(e.x, e.y * 0))
+row("F.conv1d: 2-D weight", RuntimeError, lambda e: F.conv1d(e.x.unsqueeze(0), e.x),
+    lambda t, e: t.nn.functional.conv1d(e.x.unsqueeze(0), e.x))
+row("F.dropout2d: p > 1", ValueError, lambda e: F.dropout2d(e.x.unsqueeze(0), 1.5),
+    lambda t, e: t.nn.functional.dropout2d(e.x.unsqueeze(0), 1.5))
+row("F.elu: str input", TypeError, lambda e: F.elu("x"), lambda t, e: t.nn.functional.elu("x"))
+row("F.group_norm: channels not divisible by groups", RuntimeError,
+    lambda e: F.group_norm(e.x, 2), lambda t, e: t.nn.functional.group_norm(e.x, 2))
+row("F.hardtanh: str input", TypeError, lambda e: F.hardtanh("x"),
+    lambda t, e: t.nn.functional.hardtanh("x"))
+row("F.instance_norm: 2-D input", ValueError, lambda e: F.instance_norm(e.x),
+    lambda t, e: t.nn.functional.instance_norm(e.x))
+row("F.kl_div: unknown reduction", ValueError, lambda e: F.kl_div(e.x, e.y, reduction="x"),
+    lambda t, e: t.nn.functional.kl_div(e.x, e.y, reduction="x"))
+row("F.log_sigmoid: str input", TypeError, lambda e: F.log_sigmoid("x"),
+    lambda t, e: t.nn.functional.logsigmoid("x"))
+row("F.normalize: axis out of range", IndexError, lambda e: F.normalize(e.x, axis=5),
+    lambda t, e: t.nn.functional.normalize(e.x, dim=5))
+row("F.relu6: str input", TypeError, lambda e: F.relu6("x"), lambda t, e: t.nn.functional.relu6("x"))
+row("F.silu: str input", TypeError, lambda e: F.silu("x"), lambda t, e: t.nn.functional.silu("x"))
+row("F.smooth_l1_loss: shapes that do not broadcast", RuntimeError,
+    lambda e: F.smooth_l1_loss(e.x, e.v), lambda t, e: t.nn.functional.smooth_l1_loss(e.x, e.v))
+row("F.softplus: str input", TypeError, lambda e: F.softplus("x"),
+    lambda t, e: t.nn.functional.softplus("x"))
+row("nn.BCELoss: input outside [0, 1]", RuntimeError, lambda e: nn.BCELoss()(e.x, e.y * 0),
+    lambda t, e: t.nn.BCELoss()(e.x, e.y * 0))
+row("nn.Conv1D: zero kernel_size", RuntimeError, lambda e: nn.Conv1D(2, 2, 0),
+    lambda t, e: t.nn.Conv1d(2, 2, 0)(t.ones(1, 2, 3)))
+row("nn.Dropout2D: p > 1", ValueError, lambda e: nn.Dropout2D(1.5), lambda t, e: t.nn.Dropout2d(1.5))
+row("nn.ELU: str input", TypeError, lambda e: nn.ELU()("x"), lambda t, e: t.nn.ELU()("x"))
+row("nn.GroupNorm: channels not divisible by groups", ValueError, lambda e: nn.GroupNorm(2, 3),
+    lambda t, e: t.nn.GroupNorm(2, 3))
+# Paddle's Hardtanh(min, max) accepts min > max at construction; the call refuses it
+row("nn.Hardtanh: min > max", ValueError, lambda e: nn.Hardtanh(2.0, 1.0)(e.x))
+row("nn.HuberLoss: shapes that do not broadcast", RuntimeError, lambda e: nn.HuberLoss()(e.x, e.v),
+    lambda t, e: t.nn.HuberLoss()(e.x, e.v))
+row("nn.InstanceNorm1D: 2-D input", ValueError, lambda e: nn.InstanceNorm1D(3)(e.x.unsqueeze(0)[0]),
+    lambda t, e: t.nn.InstanceNorm1d(3)(e.v))
+row("nn.InstanceNorm2D: 2-D input", ValueError, lambda e: nn.InstanceNorm2D(3)(e.x),
+    lambda t, e: t.nn.InstanceNorm2d(3)(e.x))
+row("nn.KLDivLoss: unknown reduction", ValueError, lambda e: nn.KLDivLoss("x"),
+    lambda t, e: t.nn.KLDivLoss(reduction="x")(e.x, e.y))
+row("nn.LogSigmoid: str input", TypeError, lambda e: nn.LogSigmoid()("x"),
+    lambda t, e: t.nn.LogSigmoid()("x"))
+row("nn.LogSoftmax: axis out of range", IndexError, lambda e: nn.LogSoftmax(5)(e.x),
+    lambda t, e: t.nn.LogSoftmax(5)(e.x))
+row("nn.ReLU6: str input", TypeError, lambda e: nn.ReLU6()("x"), lambda t, e: t.nn.ReLU6()("x"))
+row("nn.SiLU: str input", TypeError, lambda e: nn.SiLU()("x"), lambda t, e: t.nn.SiLU()("x"))
+row("nn.SmoothL1Loss: shapes that do not broadcast", RuntimeError,
+    lambda e: nn.SmoothL1Loss()(e.x, e.v), lambda t, e: t.nn.SmoothL1Loss()(e.x, e.v))
+row("nn.Softplus: str input", TypeError, lambda e: nn.Softplus()("x"),
+    lambda t, e: t.nn.Softplus()("x"))
+row("nn.Unflatten: sizes that do not multiply up", RuntimeError,
+    lambda e: nn.Unflatten(1, [2, 2])(e.x), lambda t, e: t.nn.Unflatten(1, (2, 2))(e.x))
+# Paddle-only optimizers (the PyTorch spellings live in oar.optim): Paddle's ValueError
+row("optimizer.Adadelta: rho > 1", ValueError,
+    lambda e: opt.Adadelta(0.1, rho=1.5, parameters=[e.w]))
+row("optimizer.Adagrad: negative learning_rate", ValueError,
+    lambda e: opt.Adagrad(-0.1, parameters=[e.w]))
+row("optimizer.RMSProp: negative epsilon", ValueError,
+    lambda e: opt.RMSProp(0.1, epsilon=-1.0, parameters=[e.w]))

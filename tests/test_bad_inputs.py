@@ -230,6 +230,8 @@ def test_table_shape():
 # Public callables that take no argument a user could get wrong: a row for them would only
 # test Python's own "takes 0 positional arguments" TypeError. Keep this list short and true.
 NO_BAD_INPUT = {
+    "oar.in_dynamic_mode",   # argument-free query (always True)
+    "nn.Identity",   # accepts any argument, as torch and paddle
     # global state queries and context managers without arguments
     "oar.get_default_dtype", "oar.is_grad_enabled", "oar.is_compiled_with_cuda",
     "oar.no_grad", "oar.enable_grad",   # decorators/context managers: any callable is valid

@@ -13,7 +13,8 @@ import oar
 from oar.ops.registry import OPS
 
 SUBMODULES = ("oar.nn", "oar.nn.functional", "oar.nn.init", "oar.optimizer",
-              "oar.optimizer.lr", "oar.optim", "oar.io", "oar.autograd", "oar.device")
+              "oar.optimizer.lr", "oar.optim", "oar.io", "oar.autograd", "oar.device",
+              "oar.metric", "oar.hapi", "oar.static", "oar.jit")
 
 
 def _doc(obj):

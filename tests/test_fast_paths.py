@@ -92,7 +92,7 @@ def test_fast_reshape_keeps_autograd_and_view_rules():
     w = oar.randn([16])
     w.stop_gradient = False
     y = w.reshape([4, 4])
-    assert y.grad_fn is not None and y.grad_fn.name == "ReshapeBackward"
+    assert y.grad_fn is not None and y.grad_fn.name() == "ViewBackward0"
     (y * y).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), 2 * w.numpy(), rtol=1e-6)
     h = w * 1.0

@@ -9,8 +9,15 @@ from hypothesis import strategies as st
 from numpy.lib.array_utils import byte_bounds
 
 import oar
+import oar.torch
 
 torch = pytest.importorskip("torch")
+
+
+def tf(x, name):
+    """PyTorch's function `name` for x: torch's for a torch tensor, the PyTorch door's for an
+    oar tensor (split and chunk mean what PyTorch means there, not Paddle's: docs/conflicts.md)."""
+    return getattr(oar.torch if isinstance(x, oar.Tensor) else torch, name)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -168,9 +175,9 @@ CALLS = {
         not isinstance(v, int) or v >= 0 for v in s[:max(len(s) - nd, 0)])))(_ints(data, 4)),
     "select": lambda data, nd: (lambda a, b: (lambda x: x.select(a, b), True))(data.draw(ARG), data.draw(ARG)),
     "narrow": lambda data, nd: (lambda a, b, c: (lambda x: x.narrow(a, b, c), True))(data.draw(ARG), data.draw(ARG), data.draw(ARG)),
-    "split_size": lambda data, nd: (lambda k, a: (lambda x: x.split(k, dim=a), True))(data.draw(ARG), data.draw(ARG)),
-    "split_sizes": lambda data, nd: (lambda k, a: (lambda x: x.split(k, dim=a), True))(_ints(data), data.draw(ARG)),
-    "chunk": lambda data, nd: (lambda k, a: (lambda x: x.chunk(k, a), True))(data.draw(ARG), data.draw(ARG)),
+    "split_size": lambda data, nd: (lambda k, a: (lambda x: tf(x, "split")(x, k, dim=a), True))(data.draw(ARG), data.draw(ARG)),
+    "split_sizes": lambda data, nd: (lambda k, a: (lambda x: tf(x, "split")(x, k, dim=a), True))(_ints(data), data.draw(ARG)),
+    "chunk": lambda data, nd: (lambda k, a: (lambda x: tf(x, "chunk")(x, k, a), True))(data.draw(ARG), data.draw(ARG)),
     "tensor_split_n": lambda data, nd: (lambda k, a: (lambda x: x.tensor_split(k, a), True))(data.draw(ARG), data.draw(ARG)),
     "tensor_split_idx": lambda data, nd: (lambda k, a: (lambda x: x.tensor_split(k, a), True))(_ints(data, 3, st.integers(-7, 7)), data.draw(ARG)),
     "unbind": lambda data, nd: (lambda a: (lambda x: x.unbind(a), True))(data.draw(ARG)),
@@ -317,8 +324,8 @@ OVERLAP_CASES = {
     "expand_unfold": lambda x: x.expand(3, 5).unfold(1, 2, 1),
     "expand_select": lambda x: x.expand(3, 5).select(0, 1),
     "expand_narrow": lambda x: x.expand(3, 5).narrow(0, 1, 2),
-    "expand_split": lambda x: x.expand(4, 5).split(3, dim=0)[1],
-    "expand_chunk_col": lambda x: x.expand(4, 5).chunk(2, 1)[0],
+    "expand_split": lambda x: tf(x, "split")(x.expand(4, 5), 3, dim=0)[1],
+    "expand_chunk_col": lambda x: tf(x, "chunk")(x.expand(4, 5), 2, 1)[0],
     "expand_unbind": lambda x: x.expand(3, 5).unbind(0)[2],
     "expand_tensor_split": lambda x: x.expand(4, 5).tensor_split([1, 3], 0)[1],
     "unfold_unfold": lambda x: x.unfold(0, 3, 1).unfold(0, 2, 1),
@@ -396,14 +403,14 @@ BAD_SPLITS = {
     "tensor_split(0)": lambda x: x.tensor_split(0),
     "tensor_split(-1)": lambda x: x.tensor_split(-1),
     "tensor_split([1.5])": lambda x: x.tensor_split([1.5]),
-    "chunk(0)": lambda x: x.chunk(0),
-    "chunk(-1)": lambda x: x.chunk(-1),
-    "chunk(2.0)": lambda x: x.chunk(2.0),
-    "split(0)": lambda x: x.split(0, dim=0),
-    "split(-1)": lambda x: x.split(-1, dim=0),
-    "split([-2, 12])": lambda x: x.split([-2, 12], dim=0),
-    "split([3, 3])": lambda x: x.split([3, 3], dim=0),
-    "split(1.0)": lambda x: x.split(1.0, dim=0),
+    "chunk(0)": lambda x: tf(x, "chunk")(x, 0),
+    "chunk(-1)": lambda x: tf(x, "chunk")(x, -1),
+    "chunk(2.0)": lambda x: tf(x, "chunk")(x, 2.0),
+    "split(0)": lambda x: tf(x, "split")(x, 0, dim=0),
+    "split(-1)": lambda x: tf(x, "split")(x, -1, dim=0),
+    "split([-2, 12])": lambda x: tf(x, "split")(x, [-2, 12], dim=0),
+    "split([3, 3])": lambda x: tf(x, "split")(x, [3, 3], dim=0),
+    "split(1.0)": lambda x: tf(x, "split")(x, 1.0, dim=0),
 }
 
 
@@ -420,8 +427,10 @@ def test_bad_splits_refused_like_torch(name):
     assert_unchanged(x, snap)
 
 
-@pytest.mark.parametrize("call", [lambda x: x.chunk(3), lambda x: x.split(0, dim=0),
-                                  lambda x: x.split(2, dim=0), lambda x: x.tensor_split(2)])
+@pytest.mark.parametrize("call", [lambda x: tf(x, "chunk")(x, 3),
+                                  lambda x: tf(x, "split")(x, 0, dim=0),
+                                  lambda x: tf(x, "split")(x, 2, dim=0),
+                                  lambda x: x.tensor_split(2)])
 def test_splits_of_an_empty_dim_match_torch(call):
     po, pt = call(oar.zeros([0, 2])), call(torch.zeros(0, 2))
     assert [list(p.shape) for p in po] == [list(p.shape) for p in pt]
@@ -536,7 +545,7 @@ def test_0d_views_match_torch():
 EMPTY_PIECES = {
     "tensor_split": lambda x: x.tensor_split([0, 1, 0, 5, -1], 0),
     "tensor_split_dim1": lambda x: x.tensor_split([3, 1, 9], 1),
-    "split": lambda x: x.split([0, 3, 0], dim=0),
+    "split": lambda x: x.split([0, 3, 0], 0),   # sizes: one meaning in both frameworks
     "narrow_end": lambda x: [x.narrow(0, 3, 0), x.narrow(1, 2, 0), x.narrow(1, -1, 0)],
     "chunk_empty": lambda x: x[:, :0].chunk(2, 1),
 }

@@ -256,6 +256,7 @@ def render():
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     import oar
+    import oar.torch  # noqa: F401  (the PyTorch door: a subpackage, listed whether or not imported)
     from oar import dtypes as _dtypes
     from oar.ops.registry import FUNCTIONS
     Tensor = oar.Tensor

@@ -208,12 +208,12 @@ def _run_node(node, grads_in, token, retain_graph):
         if cls is AccumulateGrad:
             node.variable._accumulate_grad(g, owned)
             return ()
-        if cls is OpNode:
+        if cls.__base__ is OpNode:   # per-name subclasses (MulBackward0)
             node.grad_owned = owned
         out = node.apply(g)
     if not retain_graph:
         node.release()
-    if token is not None and cls is OpNode:
+    if token is not None and cls.__base__ is OpNode:
         _claim(out, grads_in, token)
     return out
 

@@ -36,8 +36,9 @@ def _grads_for(grads, n, fn, Tensor):
 def _root_grad(t, g):
     from ..tensor import Tensor
     if g is None:
-        # Paddle: a non-scalar output gets an implicit gradient of ones
-        return Tensor._wrap(np.ones(t._data.shape, t._data.dtype))
+        # Paddle: a non-scalar output gets an implicit gradient of ones (of t's result
+        # class: Note [Result class])
+        return t._result_class._wrap(np.ones(t._data.shape, t._data.dtype))
     if not isinstance(g, Tensor):
         from ..ops.creation import to_tensor
         g = to_tensor(g, dtype=t.dtype)

@@ -81,6 +81,179 @@ class set_grad_enabled(_GradModeBase):
         return wrapper
 
 
-class inference_mode(no_grad):
-    """Disable gradient recording, as no_grad (PyTorch's inference_mode)."""
-    pass
+# Note [Inference tensors]
+# PyTorch's inference_mode is no_grad plus a promise: tensors allocated inside it (not views
+# of tensors from outside) are *inference tensors*, which may never be updated in place
+# outside inference mode. oar marks the Storage (storage.py new_storage, while
+# `_INFERENCE.active` says some thread is in inference mode), so views, detach() and every
+# tensor over that memory are inference tensors too, as in PyTorch; a clone is not. The
+# marked storage keeps its buffer as a separate ndarray object, so no inline fast path
+# (which requires `x._data is x._storage.buffer`) writes into it: every write goes through
+# the checked path, where `check_inference` refuses it before anything is written (Note
+# [Check, then write]).
+class _InferenceState(threading.local):
+    enabled = False
+
+
+INFERENCE = _InferenceState()
+
+
+class _Active:
+    """How many threads are in inference mode now (read on every storage allocation, so a
+    module attribute, not a thread-local)."""
+    count = 0
+
+
+_INFERENCE = _Active()
+_ACTIVE_LOCK = threading.Lock()
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether this thread is in inference mode (Note [Inference tensors])."""
+    return INFERENCE.enabled
+
+
+def is_inference(t) -> bool:
+    """Whether tensor t is an inference tensor (Note [Inference tensors])."""
+    return t._storage.__dict__.get("inference", False)
+
+
+INFERENCE_INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def check_inference(t, op_name):
+    """Note [Inference tensors]: refuse an in-place write into an inference tensor outside
+    inference mode (PyTorch's RuntimeError), before anything is written."""
+    if not INFERENCE.enabled and t._storage.__dict__.get("inference", False):
+        raise RuntimeError(f"{INFERENCE_INPLACE_ERROR} (`{op_name}` on a tensor made under "
+                           "inference_mode; fix: `t = t.clone()` first)")
+
+
+class inference_mode(_GradModeBase):
+    """PyTorch's inference_mode(mode=True): no gradient recording, and tensors made inside
+    are inference tensors (Note [Inference tensors]). A context manager and a decorator
+    (`@inference_mode()` and bare `@inference_mode`); inference_mode(False) changes nothing."""
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode):   # used as a bare decorator: @inference_mode
+            self.mode = True
+            return self(mode)
+        return self
+
+    def __init__(self, mode=True):
+        if callable(mode):
+            return
+        if mode.__class__ is not bool:
+            from .errors import ArgTypeError
+            raise ArgTypeError(f"inference_mode(): argument 'mode' must be bool, not "
+                               f"{type(mode).__name__}")
+        self.mode = mode
+
+    def __enter__(self):
+        self._prev = STATE.enabled, INFERENCE.enabled
+        if self.mode:
+            STATE.enabled = False
+            if not INFERENCE.enabled:
+                INFERENCE.enabled = True
+                with _ACTIVE_LOCK:
+                    _INFERENCE.count += 1
+        return self
+
+    def __exit__(self, *exc):
+        was_grad, was_inference = self._prev
+        if INFERENCE.enabled and not was_inference:
+            with _ACTIVE_LOCK:
+                _INFERENCE.count -= 1
+        STATE.enabled = was_grad
+        INFERENCE.enabled = was_inference
+        return False
+
+    def __call__(self, fn):
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        """A new context manager with the same mode."""
+        return inference_mode(self.mode)
+
+
+# Note [Anomaly mode]
+# PyTorch's detect_anomaly: while on, every node created records where its forward op was
+# called (the user's file:line), and a backward formula that returns a NaN raises
+# RuntimeError "Function 'MulBackward0' returned nan values in its 0th output." naming that
+# forward call (autograd/node.py). Global, not per thread, as in PyTorch.
+class _Anomaly:
+    enabled = False
+    check_nan = True
+
+
+ANOMALY = _Anomaly()
+
+
+def is_anomaly_enabled() -> bool:
+    """Whether anomaly detection is on (Note [Anomaly mode])."""
+    return ANOMALY.enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly detection checks backward results for NaN (Note [Anomaly mode])."""
+    return ANOMALY.check_nan
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off (Note [Anomaly mode]): now, or for a with block."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self._prev = (ANOMALY.enabled, ANOMALY.check_nan)
+        ANOMALY.enabled = bool(mode)
+        ANOMALY.check_nan = bool(check_nan)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        ANOMALY.enabled, ANOMALY.check_nan = self._prev
+        return False
+
+
+class detect_anomaly:
+    """Context manager (and decorator) that turns anomaly detection on (Note [Anomaly
+    mode]): a backward that produces NaN raises, naming the forward op and where it ran."""
+
+    def __init__(self, check_nan: bool = True):
+        self.check_nan = check_nan
+        import warnings
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", stacklevel=2)
+
+    def __enter__(self):
+        self._prev = (ANOMALY.enabled, ANOMALY.check_nan)
+        ANOMALY.enabled = True
+        ANOMALY.check_nan = self.check_nan
+        return self
+
+    def __exit__(self, *exc):
+        ANOMALY.enabled, ANOMALY.check_nan = self._prev
+        return False
+
+    def __call__(self, fn):
+        check_nan = self.check_nan
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            prev = (ANOMALY.enabled, ANOMALY.check_nan)
+            ANOMALY.enabled, ANOMALY.check_nan = True, check_nan
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                ANOMALY.enabled, ANOMALY.check_nan = prev
+        return wrapper

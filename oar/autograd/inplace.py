@@ -69,6 +69,7 @@ def validate_inplace(op, args, attrs, op_name, need_grad):
     """Every check of a declared in-place op (Note [Check, then write]); returns the dtype the
     kernel computes in (pointwise ops), or what op.check returned."""
     self = args[0]
+    grad_mode.check_inference(self, op_name)
     if need_grad:
         check_inplace_autograd(self, op_name)
         if not op.differentiable:
@@ -507,6 +508,7 @@ def _dirty_view(fn_name, view, outs, tensors):
 
 def metadata_inplace(x, name, out_of_place, args, kwargs):
     """Note [Metadata in-place ops]: x takes the window of out_of_place(x, *args, **kwargs)."""
+    grad_mode.check_inference(x, name)
     need_grad = grad_mode.is_grad_enabled() and x.requires_grad
     if need_grad:
         check_inplace_autograd(x, name)

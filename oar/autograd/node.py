@@ -12,7 +12,7 @@ import numpy as np
 
 from . import grad_mode
 from .errors import GraphReleasedError
-from .saved import SavedTensor
+from .saved import SavedTensor, user_frame
 
 # Note [Second backward]
 # A node that holds saved state frees it after a backward without retain_graph; using it
@@ -33,6 +33,7 @@ from .saved import SavedTensor
 # .grad is then the gradient of the tensor's current value.
 
 _ndarray = np.ndarray
+_new = object.__new__
 
 _seq = itertools.count()
 _refcount = sys.getrefcount
@@ -42,11 +43,57 @@ def _fmt_shape(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+# Note [Node names]
+# A node's `name` is PyTorch's: `y.grad_fn.name()` is "MulBackward0", and the class of an op's
+# node is named so too (`type(y.grad_fn).__name__`), one OpNode subclass per name, made on
+# first use (`node_class`); OpNode(op, ...) returns an instance of the op's class. The name
+# follows the op (`torch_node_name`): "<Op>Backward0" by default, with PyTorch's overload
+# numbers where its name depends on the operands (SumBackward0 over all elements,
+# SumBackward1 over dims; PowBackward0/1/2; RsubBackward1 for `2 - x`; MmBackward0 for a 2-D
+# matmul). `name` is a NodeName: a str, so messages format it ("output 0 of ExpBackward0"),
+# that can be called, so `grad_fn.name()` (PyTorch's and Paddle's spelling) works too.
+# Nodes not made by ops (AccumulateGrad, CopySlices, a custom Function's) get the same kind
+# of name from Node.__init_subclass__; called, AccumulateGrad's and CopySlices' give
+# PyTorch's qualified "torch::autograd::AccumulateGrad".
+class NodeName(str):
+    """A node's name (Note [Node names]): a str that, called, returns PyTorch's name()."""
+
+    def __new__(cls, name, qualified=None):
+        self = str.__new__(cls, name)
+        self.qualified = str(qualified or name)
+        return self
+
+    def __call__(self):
+        return self.qualified
+
+
+_QUALIFIED = {"AccumulateGrad": "torch::autograd::AccumulateGrad",
+              "CopySlices": "torch::autograd::CopySlices",
+              "CopyBackwards": "torch::autograd::CopyBackwards"}
+
+
+def _named(name):
+    return NodeName(name, _QUALIFIED.get(name))
+
+
+# Note [Node hooks]
+# PyTorch's Node.register_prehook(fn(grad_outputs) -> new grad_outputs or None) and
+# Node.register_hook(fn(grad_inputs, grad_outputs) -> new grad_inputs or None), kept in
+# weak dictionaries keyed by node (no slot, so making a node costs nothing more): a
+# pre-hook becomes a per-output tensor pre-hook (the engine runs those, Note [Retained
+# gradients] aside), a hook runs in OpNode.apply after the formula (other node classes: in
+# the apply wrapper Node.__init_subclass__ installs). Anomaly mode's NaN check (Note
+# [Anomaly mode]) runs at the same place.
+_POST_HOOKS = weakref.WeakKeyDictionary()
+_FORWARD_AT = weakref.WeakKeyDictionary()   # node -> (op name, user file:line), anomaly mode
+_ANOMALY = grad_mode.ANOMALY
+
+
 class Node:
     """A backward function. next_edges[i] is (node, input_nr) or None for input i."""
     __slots__ = ("next_edges", "input_meta", "seq", "pre_hooks", "retained", "released",
                  "__weakref__")
-    name = "Node"
+    name = NodeName("Node")
 
     def __init__(self, next_edges=(), input_meta=()):
         self.next_edges = next_edges
@@ -55,6 +102,28 @@ class Node:
         self.pre_hooks = None
         self.retained = None   # {out_nr: weakref}, Note [Retained gradients]
         self.released = False
+        if _ANOMALY.enabled:
+            _FORWARD_AT[self] = (self.name, user_frame())
+
+    def __init_subclass__(cls, **kwargs):
+        """Note [Node names] and Note [Node hooks] for node classes defined elsewhere."""
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if isinstance(name, str) and not isinstance(name, NodeName):
+            cls.name = _named(name)
+        elif isinstance(name, property):
+            fget = name.fget
+            cls.name = property(lambda self: _named(fget(self)), doc=name.__doc__)
+        apply = cls.__dict__.get("apply")
+        if apply is not None and not getattr(cls, "_hooks_inline", False):
+            def hooked_apply(self, grad):
+                out = apply(self, grad)
+                if _POST_HOOKS or _ANOMALY.enabled:
+                    out = _after_apply(self, grad, out)
+                return out
+            hooked_apply.__doc__ = apply.__doc__
+            hooked_apply.__wrapped__ = apply
+            cls.apply = hooked_apply
 
     def apply(self, grad):
         raise NotImplementedError
@@ -64,17 +133,227 @@ class Node:
 
     @property
     def next_functions(self):
+        """((node, input_nr), ...) for each input: the node its gradient flows into (an
+        AccumulateGrad for a leaf), or (None, 0) where no gradient flows."""
         return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self.next_edges)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) -> new grad_outputs (a tuple) or None, called with the node's
+        incoming gradients before it runs (Note [Node hooks]). Returns a handle with
+        remove()."""
+        n_out = getattr(self, "n_out", 1)
+        if n_out != 1:
+            raise NotImplementedError(f"{self.name}.register_prehook: oar supports node "
+                                      f"pre-hooks on nodes with one output; this one has "
+                                      f"{n_out}. Fix: register a hook on each output tensor.")
+
+        def tensor_hook(g):
+            r = fn((g,))
+            if r is None:
+                return None
+            if not isinstance(r, (tuple, list)) or len(r) != 1:
+                raise RuntimeError(f"hook returned {len(r) if isinstance(r, (tuple, list)) else type(r).__name__} "
+                                   f"values for {self.name}'s 1 output; expected a tuple of 1")
+            return r[0]
+        tensor_hook.__name__ = getattr(fn, "__name__", "prehook")
+        if self.pre_hooks is None:
+            self.pre_hooks = {}
+        hooks = self.pre_hooks.setdefault(0, [])
+        hooks.append(tensor_hook)
+        return _ListHandle(hooks, tensor_hook)
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) -> new grad_inputs (a tuple) or None, called after
+        the node computed the gradients for its inputs (Note [Node hooks]). Returns a handle
+        with remove()."""
+        hooks = _POST_HOOKS.setdefault(self, [])
+        hooks.append(fn)
+        return _ListHandle(hooks, fn)
+
+    def _register_hook_dict(self, tensor):
+        """PyTorch internal (used by some libraries); a no-op here."""
+
+    @property
+    def metadata(self):
+        """A dict to attach data to this node (PyTorch's Node.metadata)."""
+        return _METADATA.setdefault(self, {})
 
     def __repr__(self):
         return f"<{self.name} object at {hex(id(self))}>"
 
 
-class OpNode(Node):
-    """Backward of a registered op (ops/registry.py OpDef)."""
-    __slots__ = ("op", "attrs", "saved", "out_saved", "grad_owned")
+_METADATA = weakref.WeakKeyDictionary()
 
-    def __init__(self, op, attrs, next_edges, input_meta):
+
+class _ListHandle:
+    """remove() takes a hook out of the list it was added to."""
+    __slots__ = ("hooks", "hook")
+
+    def __init__(self, hooks, hook):
+        self.hooks = hooks
+        self.hook = hook
+
+    def remove(self):
+        """Unregister the hook (a second call does nothing)."""
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
+
+def _as_tuple(g):
+    if isinstance(g, dict):
+        n = max(g) + 1 if g else 0
+        return tuple(g.get(i) for i in range(n))
+    return (g,)
+
+
+def _after_apply(node, grad, out):
+    """Note [Node hooks] (post hooks) and Note [Anomaly mode] after node.apply(grad)."""
+    hooks = _POST_HOOKS.get(node)
+    if hooks:
+        grad_outputs = _as_tuple(grad)
+        for hook in list(hooks):
+            r = hook(tuple(out), grad_outputs)
+            if r is not None:
+                r = tuple(r)
+                if len(r) != len(out):
+                    raise RuntimeError(f"hook '{getattr(hook, '__name__', 'hook')}' returned "
+                                       f"{len(r)} gradients for {node.name}'s {len(out)} "
+                                       "inputs; expected one per input (None where none)")
+                out = tuple(hook_result(hook, g, n) if n is not None and g is not None else n
+                            for g, n in zip(out, r))
+    if _ANOMALY.enabled and _ANOMALY.check_nan:
+        for i, g in enumerate(out):
+            if g is not None and g._data.dtype.kind == "f" and np.isnan(g._data).any():
+                where = _FORWARD_AT.get(node)
+                fwd = (f" The forward op that made this node ran at {where[1]}." if where
+                       and where[1] else " (The node was made before anomaly detection was "
+                       "enabled, so where its forward ran is unknown.)")
+                raise RuntimeError(f"Function '{node.name}' returned nan values in its "
+                                   f"{i}th output.{fwd}")
+    return out
+
+
+# Note [Node names]: one OpNode subclass per PyTorch name; the names whose overload depends
+# on the operands are computed from the node's attrs and input_meta (None: not a tensor).
+_NODE_CLASSES = {}
+_OP_CLASS = {}
+_FIXED = {"square": "PowBackward0", "cast": "ToCopyBackward0", "where_self": "WhereBackward0",
+          "take_along_axis": "GatherBackward0", "concat": "CatBackward0",
+          "reshape": "ViewBackward0", "reshape_copy": "UnsafeViewBackward0",
+          "tile": "RepeatBackward0", "copy_": "CopyBackwards",
+          "conv2d": "ConvolutionBackward0", "max_pool2d": "MaxPool2DWithIndicesBackward0",
+          "avg_pool2d": "AvgPool2DBackward0", "pad": "ConstantPadNdBackward0",
+          "cross_entropy": "NllLossBackward0", "narrow": "SliceBackward0",
+          "tensor_split": "SliceBackward0", "chunk": "SplitBackward0",
+          "as_strided_regen": "AsStridedBackward0", "view_as": "ViewBackward0",
+          "flatten": "ViewBackward0", "unflatten": "ViewBackward0"}
+
+
+def _ndim(meta, i):
+    m = meta[i] if i < len(meta) else None
+    return None if m is None else len(m[0])
+
+
+def _by_axis(base):
+    return lambda attrs, meta: base + ("0" if not attrs or attrs[0] is None else "1")
+
+
+def _matmul_name(attrs, meta):
+    nd = (_ndim(meta, 0), _ndim(meta, 1))
+    return {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0",
+            (1, 2): "SqueezeBackward4"}.get(nd, "UnsafeViewBackward0")
+
+
+def _linear_name(attrs, meta):
+    nd, bias = _ndim(meta, 0), len(meta) > 2 and meta[2] is not None
+    if nd == 2:
+        return "AddmmBackward0" if bias else "MmBackward0"
+    if nd == 1:
+        return "SqueezeBackward4"
+    return "ViewBackward0" if bias else "UnsafeViewBackward0"
+
+
+def _second_is_number(if_number, if_tensor, i=1):
+    return lambda attrs, meta: if_number if len(meta) <= i or meta[i] is None else if_tensor
+
+
+_VARIANTS = {
+    "sum": _by_axis("SumBackward"), "mean": _by_axis("MeanBackward"),
+    "prod": _by_axis("ProdBackward"), "squeeze": _by_axis("SqueezeBackward"),
+    "pow": lambda attrs, meta: ("PowBackward2" if meta[0] is None else
+                                "PowBackward0" if meta[1] is None else "PowBackward1"),
+    "sub": lambda attrs, meta: "RsubBackward1" if meta[0] is None else "SubBackward0",
+    "div": lambda attrs, meta: "MulBackward0" if meta[0] is None else "DivBackward0",
+    "clip": lambda attrs, meta: ("ClampBackward0" if any(hasattr(a, "_data") for a in attrs)
+                                 else "ClampBackward1"),
+    "remainder": _second_is_number("RemainderBackward0", "RemainderBackward1"),
+    "fill_": _second_is_number("FillBackward2", "FillBackward3"),
+    "scatter_": _second_is_number("ScatterBackward1", "ScatterBackward0"),
+    "bernoulli_": lambda attrs, meta: ("BernoulliBackward1" if attrs and hasattr(attrs[0], "_data")
+                                       else "BernoulliBackward2"),
+    "matmul": _matmul_name, "linear": _linear_name,
+}
+
+
+def torch_node_name(op, attrs=(), input_meta=()):
+    """PyTorch's name for the node of `op` with these attrs and inputs (Note [Node names])."""
+    v = _VARIANTS.get(op.name)
+    if v is not None:
+        try:
+            return v(attrs, input_meta)
+        except (TypeError, IndexError, AttributeError):
+            pass
+    fixed = _FIXED.get(op.name)
+    if fixed is not None:
+        return fixed
+    return op.node_name + "0"
+
+
+def node_class(name):
+    """The OpNode subclass named `name` (Note [Node names]), made on first use."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        cls = type(name, (OpNode,), {"__slots__": (), "name": _named(name),
+                                     "__module__": "oar.autograd.graph",
+                                     "__doc__": f"The backward node {name} (Note [Node names])."})
+        _NODE_CLASSES[name] = cls
+    return cls
+
+
+def _op_class(op):
+    """The class for op's nodes, or a function of (attrs, input_meta) giving it."""
+    v = _VARIANTS.get(op.name)
+    if v is not None:
+        def pick(attrs, meta):
+            return node_class(torch_node_name(op, attrs, meta))
+        k = pick
+    else:
+        k = node_class(torch_node_name(op))
+    _OP_CLASS[op] = k
+    return k
+
+
+class OpNode(Node):
+    """Backward of a registered op (ops/registry.py OpDef). `OpNode(op, ...)` returns an
+    instance of the op's subclass, named as PyTorch names it (Note [Node names])."""
+    __slots__ = ("op", "attrs", "saved", "out_saved", "grad_owned")
+    _hooks_inline = True     # apply runs Note [Node hooks] itself
+    __init__ = object.__init__   # __new__ sets every field (one Python call per node)
+
+    def __new__(cls, op, attrs, next_edges, input_meta):
+        k = _OP_CLASS.get(op)
+        if k is None:
+            k = _op_class(op)
+        if k.__class__ is not type:   # the name depends on the operands
+            k = k(attrs, input_meta)
+        self = _new(k)
         self.next_edges = next_edges
         self.input_meta = input_meta
         self.seq = next(_seq)
@@ -86,6 +365,9 @@ class OpNode(Node):
         self.saved = None
         self.out_saved = None
         self.grad_owned = False
+        if _ANOMALY.enabled:
+            _FORWARD_AT[self] = (op.name, user_frame())
+        return self
 
     def may_overwrite(self, g):
         """True when the backward may write into its incoming gradient g: the engine owns it
@@ -97,10 +379,6 @@ class OpNode(Node):
     def needs(self):
         """needs[i] is truthy when input i needs a gradient (its edge exists)."""
         return self.next_edges
-
-    @property
-    def name(self):
-        return self.op.node_name
 
     def input(self, i):
         if self.saved is None:
@@ -120,6 +398,8 @@ class OpNode(Node):
         if self.released:
             raise GraphReleasedError(_released_message(self.name))
         grads = self.op.backward(self, grad)
+        if _POST_HOOKS or _ANOMALY.enabled:   # Note [Node hooks], Note [Anomaly mode]
+            return _after_apply(self, grad, self._fit_all(grads))
         edges = self.next_edges
         if len(edges) == 1 and grads:   # one input (unary ops, views, reductions): no zip
             g = grads[0]
@@ -130,6 +410,12 @@ class OpNode(Node):
             if d.shape != shape or d.dtype != dt:
                 g = _fit(g, shape, dt)
             return (g,)
+        return self._fit_all(grads)
+
+    def _fit_all(self, grads):
+        """Each gradient reduced to its input's shape and cast to its dtype (None where the
+        input needs none)."""
+        edges = self.next_edges
         out = []
         for g, meta, edge in zip(grads, self.input_meta, edges):
             if g is None or edge is None:
@@ -235,6 +521,7 @@ class AccumulateGrad(Node):
     """Sink for a leaf that requires grad: writes .grad."""
     __slots__ = ("variable",)
     name = "AccumulateGrad"
+    _hooks_inline = True    # the engine writes .grad directly; it never calls apply
 
     def __init__(self, variable):
         Node.__init__(self)

@@ -571,7 +571,7 @@ def _floating_only(op_name, args, attrs, rdt):
 
 # backward from the result: out > 0 exactly where x > 0 (slope > 0), so leaky_relu_ is legal
 LEAKY = pointwise_op("leaky_relu", _k_leaky,
-          lambda c, g: (g * R.FUNCTIONS["where"](c.out > 0, 1.0, c.attrs[0]),), needs={"x": ("out",)},
+          lambda c, g: (R.FUNCTIONS["where"](c.out > 0, g, g * c.attrs[0]),), needs={"x": ("out",)},
           attrs=(("negative_slope", 0.01),), method=False, check=_floating_only,
           doc="Elementwise x where x > 0, else negative_slope * x.")
 

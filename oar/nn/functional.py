@@ -93,8 +93,13 @@ def softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
     return e / e.sum(axis=axis, keepdim=True)
 
 
-def _k_linear(x, w, b):
-    y = np.matmul(x, w)
+# Note [Linear weight layout]
+# Paddle stores a Linear weight as [in_features, out_features] (y = x @ W + b), PyTorch as
+# [out_features, in_features] (y = x @ W.T + b). One op computes both: its `out_in` attr says
+# which layout the weight has, so the PyTorch door's F.linear is this kernel (no transposed
+# view, no second node) and each door's state dicts load into the real framework.
+def _k_linear(x, w, b, out_in):
+    y = np.matmul(x, w.T if out_in else w)
     if b is not None:
         y += b          # into the fresh matmul result: no second buffer
     return y
@@ -103,51 +108,72 @@ def _k_linear(x, w, b):
 def _b_linear(c, g):
     x = c.input(0) if c.needs[1] else None
     w = c.input(1) if c.needs[0] else None
+    out_in = c.attrs[0]
     if grad_mode.is_grad_enabled():       # create_graph: in oar ops
-        gx = g @ w.mT if w is not None else None
-        gw = (x.reshape([-1, x.shape[-1]]).mT @ g.reshape([-1, g.shape[-1]])) if x is not None else None
+        gx = (g @ w if out_in else g @ w.mT) if w is not None else None
+        gw = None
+        if x is not None:
+            x2, g2 = x.reshape([-1, x.shape[-1]]), g.reshape([-1, g.shape[-1]])
+            gw = g2.mT @ x2 if out_in else x2.mT @ g2
         gb = g.reshape([-1, g.shape[-1]]).sum(axis=0) if c.needs[2] else None
         return gx, gw, gb
     gd = g._data
-    gx = Tensor._wrap(np.asarray(gd @ w._data.T)) if w is not None else None
+    gx = None
+    if w is not None:
+        gx = Tensor._wrap(np.asarray(gd @ (w._data if out_in else w._data.T)))
     gw = gb = None
     if x is not None:
         xd = x._data
-        gw = Tensor._wrap(np.asarray(xd.reshape(-1, xd.shape[-1]).T @ gd.reshape(-1, gd.shape[-1])))
+        x2, g2 = xd.reshape(-1, xd.shape[-1]), gd.reshape(-1, gd.shape[-1])
+        gw = Tensor._wrap(np.asarray(g2.T @ x2 if out_in else x2.T @ g2))
     if c.needs[2]:
         gb = Tensor._wrap(np.asarray(gd.reshape(-1, gd.shape[-1]).sum(axis=0)))
     return gx, gw, gb
 
 
 LINEAR = R.OpDef("linear", _k_linear, _b_linear, needs={"x": ("weight",), "weight": ("x",)},
-                 inputs=("x", "weight", "bias"),
-                 doc="x @ weight + bias (Paddle layout: weight is [in_features, out_features]).")
+                 inputs=("x", "weight", "bias"), attrs=(("out_in", False),),
+                 doc="x @ weight + bias (Note [Linear weight layout]).")
 
 
 def linear(x, weight, bias=None, name=None):
     """y = x @ weight + bias, weight of shape [in, out] (Paddle's layout); one node."""
+    return _linear(x, weight, bias, False)
+
+
+def _linear(x, weight, bias, out_in):
+    """Checked LINEAR (Note [Linear weight layout]); out_in: weight is [out, in] (PyTorch)."""
     if not isinstance(x, Tensor):
-        raise ArgTypeError(f"linear: input must be a Tensor, got {type(x).__name__}")
+        raise ArgTypeError(f"linear(): argument 'input' must be a Tensor, got {type(x).__name__}")
+    if not isinstance(weight, Tensor):
+        raise ArgTypeError(f"linear(): argument 'weight' must be a Tensor, got "
+                           f"{type(weight).__name__}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise ArgTypeError(f"linear(): argument 'bias' must be a Tensor or None, got "
+                           f"{type(bias).__name__}")
     xs, ws = x._data.shape, weight._data.shape
-    if len(ws) != 2 or len(xs) < 1 or xs[-1] != ws[0]:
-        if len(xs) < 1:
-            raise ArgValueError("linear: both arguments to linear need to be at least 1D, but "
-                                f"the input is 0D and the weight {len(ws)}D")
+    n_in, n_out = (1, 0) if out_in else (0, 1)
+    if len(ws) != 2 or len(xs) < 1 or xs[-1] != ws[n_in]:
+        if len(xs) < 1 or len(ws) != 2:
+            raise ArgValueError("linear: both arguments to linear need to be at least 1D and "
+                                f"the weight 2D, got input {_c.shape_str(xs)} and weight "
+                                f"{_c.shape_str(ws)}")
         rows = int(np.prod(xs[:-1])) if len(xs) > 1 else 1
+        mat2 = ws[::-1] if out_in else ws
+        layout = "[out_features, in_features]" if out_in else "[in_features, out_features]"
         raise ArgValueError(
             f"linear: mat1 and mat2 shapes cannot be multiplied ({rows}x{xs[-1]} and "
-            f"{'x'.join(str(d) for d in ws)}): input {_c.shape_str(xs)} has {xs[-1]} features, "
-            f"the weight {_c.shape_str(ws)} (shape [in_features, out_features]) expects "
-            f"{ws[0] if ws else '?'}")
+            f"{'x'.join(str(d) for d in mat2)}): input {_c.shape_str(xs)} has {xs[-1]} "
+            f"features, the weight {_c.shape_str(ws)} (shape {layout}) expects {ws[n_in]}")
     if x._data.dtype != weight._data.dtype:
         _c.floating_like(x, weight, "linear")
     if bias is not None:
         if bias._data.dtype != weight._data.dtype:
             _c.floating_like(x, bias, "linear", "bias")
-        if bias._data.shape not in ((ws[1],), ()):
+        if bias._data.shape not in ((ws[n_out],), ()):
             raise ArgValueError(f"linear: bias of shape {_c.shape_str(bias._data.shape)} does "
-                                f"not match {ws[1]} out_features")
-    return R.dispatch(LINEAR, (x, weight, bias), ())
+                                f"not match {ws[n_out]} out_features")
+    return R.dispatch(LINEAR, (x, weight, bias), (bool(out_in),))
 
 
 def _reduce(loss, reduction, weight_sum=None):
@@ -296,7 +322,9 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     loss_nll = nll_loss(logp, label.reshape([-1]), weight, ignore_index, "none")
     if label_smoothing:
         keep = Tensor._wrap((lab != ignore_index).astype(logp._data.dtype))
-        smooth = -logp.mean(axis=axis) * keep
+        # PyTorch: the smoothing term is weighted by the class weights too
+        weighted = logp if weight is None else logp * weight
+        smooth = -weighted.mean(axis=axis) * keep
         loss = loss_nll * (1 - label_smoothing) + smooth * label_smoothing
     else:
         loss = loss_nll
@@ -445,8 +473,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=N
 
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.9, epsilon=1e-5, name=None, *, eps=None, torch_momentum=None):
-    """Paddle's momentum convention: running = momentum * running + (1 - momentum) * batch.
-    Running statistics are updated in place under no_grad."""
+    """Paddle's momentum convention: running = momentum * running + (1 - momentum) * batch
+    (torch_momentum=m gives PyTorch's: running = (1 - m) * running + m * batch). Running
+    statistics are updated in place under no_grad, the variance with the unbiased estimate."""
     if eps is not None:
         epsilon = eps
     if x.ndim < 2:
@@ -472,10 +501,12 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         xc = x - mean.reshape(shape)
         var = (xc * xc).mean(axis=axes)
         if running_mean is not None:
-            n = x.numel() // x.shape[1]
+            n = x._data.size // x._data.shape[1]
+            keep, new = ((momentum, 1 - momentum) if torch_momentum is None
+                         else (1 - torch_momentum, torch_momentum))
             with grad_mode.no_grad():
-                running_mean.mul_(momentum).add_(mean.detach() * (1 - momentum))
-                running_var.mul_(momentum).add_(var.detach() * ((1 - momentum) * n / max(n - 1, 1)))
+                running_mean.mul_(keep).add_(mean.detach() * new)
+                running_var.mul_(keep).add_(var.detach() * (new * n / max(n - 1, 1)))
         y = xc * (var.reshape(shape) + epsilon).rsqrt()
     else:
         y = (x - running_mean.reshape(shape)) * (running_var.reshape(shape) + epsilon).rsqrt()
@@ -490,5 +521,256 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     """x with axes start_axis .. stop_axis merged into one."""
     return x.flatten(start_axis, stop_axis)
 
+
+
+# ----------------------------------------------------------------- more activations
+def silu(x, inplace=False, name=None):
+    """x * sigmoid(x) (also called swish); in place on x when inplace=True."""
+    _tensor_in(x, "silu", floating=True)
+    return x.mul_(x.sigmoid()) if inplace else x * x.sigmoid()
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold."""
+    _tensor_in(x, "softplus", floating=True)
+    bx = x * beta if beta != 1 else x
+    soft = bx.clip(max=threshold).exp().log1p()
+    if beta != 1:
+        soft = soft / beta
+    return _F["where"](bx > threshold, x, soft)
+
+
+def elu(x, alpha=1.0, inplace=False, name=None):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    _tensor_in(x, "elu", floating=True)
+    out = _F["where"](x > 0, x, (x.clip(max=0).exp() - 1) * alpha)
+    return x.copy_(out) if inplace else out
+
+
+def relu6(x, inplace=False, name=None):
+    """min(max(x, 0), 6), elementwise."""
+    return hardtanh(x, 0.0, 6.0, inplace=inplace)
+
+
+def hardtanh(x, min=-1.0, max=1.0, inplace=False, name=None):
+    """x clamped into [min, max], elementwise."""
+    _tensor_in(x, "hardtanh")
+    if not min <= max:
+        raise ArgValueError(f"hardtanh: min_val cannot be greater than max_val (got min={min}, "
+                            f"max={max})")
+    return x.clip_(min, max) if inplace else x.clip(min, max)
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)), computed stably as min(x, 0) - log1p(exp(-|x|))."""
+    _tensor_in(x, "log_sigmoid", floating=True)
+    return x.clip(max=0) - (-(x.abs())).exp().log1p()
+
+
+# ----------------------------------------------------------------- more losses
+def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
+    """-(label * log(input) + (1 - label) * log(1 - input)), each log clamped at -100 as
+    PyTorch does; input holds probabilities in [0, 1]."""
+    op = "binary_cross_entropy"
+    _c.reduction(reduction, op)
+    _same_shape(input, label, op, strict=True)
+    d = input._data
+    if d.size and not ((d >= 0) & (d <= 1)).all():
+        raise ArgValueError(f"{op}: all elements of input should be between 0 and 1 (got "
+                            f"values in [{np.nanmin(d)}, {np.nanmax(d)}]). Fix: apply sigmoid, "
+                            "or use binary_cross_entropy_with_logits on the logits")
+    loss = -(label * input.log().clip(min=-100) + (1 - label) * (1 - input).log().clip(min=-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _huber(input, label, delta, smooth, reduction, op):
+    """|d| < delta: 0.5 d**2 (/ delta when smooth), else |d| - 0.5 delta (* delta unless
+    smooth): PyTorch's smooth_l1_loss (beta, smooth) and huber_loss (delta)."""
+    _c.reduction(reduction, op)
+    _same_shape(input, label, op)
+    delta = _args.number(delta, op, "delta", allow_bool=False)
+    if delta < 0 or (delta == 0 and not smooth):
+        raise ArgValueError(f"{op}: {'beta' if smooth else 'delta'} must be "
+                            f"{'non-negative' if smooth else 'positive'}, got {delta}")
+    d = input - label
+    a = d.abs()
+    if smooth and delta == 0:
+        return _reduce(a, reduction)
+    quad = d * d * 0.5
+    if smooth:
+        quad = quad / delta
+        lin = a - 0.5 * delta
+    else:
+        lin = (a - 0.5 * delta) * delta
+    return _reduce(_F["where"](a < delta, quad, lin), reduction)
+
+
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
+    """Paddle's smooth_l1_loss: the Huber loss of slope delta (is_huber=True), or PyTorch's
+    smooth L1 of threshold delta (is_huber=False)."""
+    return _huber(input, label, delta, not is_huber, reduction, "smooth_l1_loss")
+
+
+def kl_div(input, label, reduction="mean", log_target=False, name=None):
+    """Kullback-Leibler divergence of label from exp(input) (input holds log-probabilities):
+    label * (log(label) - input), 0 where label is 0; 'batchmean' divides the sum by N."""
+    op = "kl_div"
+    if reduction not in ("mean", "sum", "none", "batchmean"):
+        raise ArgValueError(f"{op}: {reduction!r} is not a valid value for reduction; use one "
+                            "of ['mean', 'batchmean', 'sum', 'none']")
+    _same_shape(input, label, op)
+    if log_target:
+        loss = label.exp() * (label - input)
+    else:       # xlogy(label, label) - label * input: 0 * log(0) counts as 0
+        safe = _F["where"](label > 0, label, _F["ones_like"](label))
+        loss = label * safe.log() - label * input
+    if reduction == "batchmean":
+        return loss.sum() / (input.shape[0] if input.ndim else 1)
+    return _reduce(loss, reduction)
+
+
+# ----------------------------------------------------------------- conv1d, norms, dropout2d
+def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
+           name=None):
+    """1-D convolution of NCL x with weight [out_channels, in_channels, k]: conv2d over a
+    height-1 image."""
+    if data_format != "NCL":
+        raise NotImplementedError(f"conv1d: data_format {data_format!r} is not supported (NCL "
+                                  "only)")
+    if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
+        raise ArgTypeError(f"conv1d: input and weight must be Tensors, got {type(x).__name__} "
+                           f"and {type(weight).__name__}")
+    if weight._data.ndim != 3:
+        raise ArgValueError(f"conv1d: weight must be 3-D [out_channels, in_channels, k], got "
+                            f"{_c.shape_str(weight._data.shape)}")
+    if x._data.ndim not in (2, 3):
+        raise ArgValueError(f"conv1d: Expected 2D (unbatched) or 3D (batched) input, but got "
+                            f"input of size: {_c.shape_str(x._data.shape)}")
+    one = lambda v, name: (_single(v, "conv1d", name) if not isinstance(v, str) else v)  # noqa: E731
+    s, d = one(stride, "stride"), one(dilation, "dilation")
+    p = one(padding, "padding")
+    p2 = p if isinstance(p, str) else (0, p)
+    out = conv2d(x.unsqueeze(-2), weight.unsqueeze(2), bias, stride=(1, s), padding=p2,
+                 dilation=(1, d), groups=groups)
+    return out.squeeze(-2)
+
+
+def _single(v, op, name):
+    if isinstance(v, (list, tuple)):
+        if len(v) != 1:
+            raise ArgValueError(f"{op}: {name} must be an int or a 1-element sequence, got "
+                                f"{list(v)}")
+        v = v[0]
+    return _args.integer(v, op, name)
+
+
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
+               name=None, *, eps=None):
+    """x normalised over each group of num_groups channel groups (and all spatial dims),
+    then * weight + bias per channel."""
+    op = "group_norm"
+    if eps is not None:
+        epsilon = eps
+    _tensor_in(x, op, floating=True)
+    if x.ndim < 2:
+        raise ArgValueError(f"{op}: expected input of at least 2 dimensions [N, C, ...], got "
+                            f"{_c.shape_str(x._data.shape)}")
+    g = _c.count(num_groups, op, "num_groups", 1)
+    n, c = x._data.shape[:2]
+    if c % g:
+        raise ArgValueError(f"{op}: Expected number of channels in input to be divisible by "
+                            f"num_groups, but got input of shape {_c.shape_str(x._data.shape)} "
+                            f"and num_groups={g}")
+    xg = x.reshape([n, g, -1])
+    mean = xg.mean(axis=-1, keepdim=True)
+    xc = xg - mean
+    var = (xc * xc).mean(axis=-1, keepdim=True)
+    y = (xc * (var + epsilon).rsqrt()).reshape(list(x._data.shape))
+    shape = [1, -1] + [1] * (x.ndim - 2)
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW", name=None,
+                  *, torch_momentum=None):
+    """Each (sample, channel) normalised over its spatial dims, then * weight + bias. With
+    running statistics and use_input_stats, they are updated (Paddle's momentum convention:
+    running = momentum * running + (1 - momentum) * batch; torch_momentum gives PyTorch's)."""
+    op = "instance_norm"
+    _tensor_in(x, op, floating=True)
+    if x.ndim < 3:
+        raise ArgValueError(f"{op}: expected input of at least 3 dimensions [N, C, ...], got "
+                            f"{_c.shape_str(x._data.shape)}")
+    c = x._data.shape[1]
+    for what, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t._data.shape != (c,):
+            raise ArgValueError(f"{op}: {what} should contain {c} elements not {t._data.size}")
+    axes = list(range(2, x.ndim))
+    shape = [1, -1] + [1] * (x.ndim - 2)
+    if use_input_stats or running_mean is None:
+        mean = x.mean(axis=axes, keepdim=True)
+        xc = x - mean
+        var = (xc * xc).mean(axis=axes, keepdim=True)
+        if use_input_stats and running_mean is not None and running_var is not None:
+            k = int(np.prod(x._data.shape[2:]))
+            new = (1 - momentum) if torch_momentum is None else torch_momentum
+            with grad_mode.no_grad():
+                bm = mean.detach().reshape([x._data.shape[0], c]).mean(axis=0)
+                bv = var.detach().reshape([x._data.shape[0], c]).mean(axis=0) * (k / max(k - 1, 1))
+                running_mean.mul_(1 - new).add_(bm * new)
+                running_var.mul_(1 - new).add_(bv * new)
+        y = xc * (var + eps).rsqrt()
+    else:
+        y = (x - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
+
+
+def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None, *, inplace=False):
+    """In training, zeroes whole channels (x[n, c]) with probability p and scales the rest by
+    1 / (1 - p)."""
+    p = _c.probability(p, "dropout2d")
+    _tensor_in(x, "dropout2d", floating=True)
+    if x.ndim not in (3, 4):
+        raise ArgValueError(f"dropout2d: expected a 3D or 4D input, got "
+                            f"{_c.shape_str(x._data.shape)}")
+    if not training or p == 0:
+        return x
+    from ..ops.random import generator
+    mshape = x._data.shape[:2] + (1,) * (x.ndim - 2)
+    keep = (generator().random(mshape) >= p).astype(x._data.dtype)
+    if p < 1:
+        keep /= (1 - p)
+    mask = Tensor._wrap(keep)
+    return x.mul_(mask) if inplace else x * mask
+
+
+def normalize(x, p=2, axis=1, epsilon=1e-12, name=None, *, dim=None, eps=None):
+    """x / max(||x||_p, epsilon) along axis."""
+    if dim is not None:
+        axis = dim
+    if eps is not None:
+        epsilon = eps
+    _tensor_in(x, "normalize", floating=True)
+    p = _args.number(p, "normalize", "p", allow_bool=False)
+    if p <= 0:
+        raise ArgValueError(f"normalize: p must be positive, got {p}")
+    if p == 2:
+        s = (x * x).sum(axis=axis, keepdim=True)
+        denom = s.clip(min=epsilon * epsilon).sqrt()
+    else:
+        s = (x.abs() ** p).sum(axis=axis, keepdim=True)
+        denom = s.clip(min=epsilon ** p) ** (1.0 / p)
+    return x / denom
 
 __all__ = [n for n in list(globals()) if not n.startswith("_") and n not in ("np", "annotations", "R", "Tensor", "grad_mode")]

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+import re
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -72,6 +74,30 @@ def _rebuild_parameter(cls, array, requires_grad, name=None):
     return p
 
 
+class _HookRemoveHelper:
+    """The handle a hook registration returns: remove() unregisters the hook (also usable as
+    a context manager that removes it on exit)."""
+    _next_id = 0
+
+    def __init__(self, hooks):
+        self._hooks = weakref.ref(hooks)
+        self.id = _HookRemoveHelper._next_id
+        _HookRemoveHelper._next_id += 1
+
+    def remove(self):
+        """Unregisters the hook (a second call does nothing)."""
+        hooks = self._hooks()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+
 class _StateDictKeyError(KeyError, RuntimeError):
     """Missing or unexpected keys in a state dict (PyTorch RuntimeError, oar KeyError)."""
 
@@ -81,6 +107,23 @@ class _StateDictKeyError(KeyError, RuntimeError):
 
 def _dt_names():
     return ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
+
+
+# Note [Layer full names]
+# Paddle names every layer at construction "<snake_case class name>_<n>", n counting per
+# name in the process (conv2d_0, conv2d_1, ...); paddle.summary numbers its rows by that n
+# ("Conv2D-2"), so oar keeps the same counter (Layer.full_name()).
+_NAME_COUNTS: dict = {}
+
+
+def _unique_name(layer, name_scope):
+    if name_scope is None:
+        name = type(layer).__name__
+        name = re.sub(r"([a-z])([A-Z])", r"\1_\2", re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name))
+        name_scope = name.lower()
+    n = _NAME_COUNTS.get(name_scope, 0)
+    _NAME_COUNTS[name_scope] = n + 1
+    return f"{name_scope}_{n}"
 
 
 def _param(shape, dtype="float32"):
@@ -98,6 +141,11 @@ class Layer:
         object.__setattr__(self, "_sub_layers", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_full_name", _unique_name(self, name_scope))
+
+    def full_name(self):
+        """The layer's unique name, e.g. 'linear_0' (Note [Layer full names])."""
+        return self.__dict__.get("_full_name", "")
 
     # registration -------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -363,8 +411,82 @@ class Layer:
         """The layer's computation; subclasses define it."""
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
+    # Note [Layer hooks]
+    # Both frameworks run hooks around forward with the same meaning: a pre-hook
+    # hook(layer, args) may return new positional args (a non-tuple is wrapped), a post-hook
+    # hook(layer, args, output) may return a new output. Paddle registers them with
+    # register_forward_pre_hook / register_forward_post_hook, PyTorch with
+    # register_forward_pre_hook / register_forward_hook (keywords prepend, with_kwargs,
+    # always_call); both spellings work in both doors. A layer without hooks pays one
+    # attribute test per call: the hook dicts are created on first registration.
+    _forward_pre_hooks = None
+    _forward_hooks = None
+
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if self._forward_pre_hooks is None and self._forward_hooks is None:
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        for hook, with_kwargs, _ in list((self._forward_pre_hooks or {}).values()):
+            if with_kwargs:
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {res}.")
+                    args, kwargs = res
+            else:
+                res = hook(self, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+        try:
+            out = self.forward(*args, **kwargs)
+        except BaseException:
+            for hook, with_kwargs, always in list((self._forward_hooks or {}).values()):
+                if always:
+                    try:
+                        hook(self, args, kwargs, None) if with_kwargs else hook(self, args, None)
+                    except Exception:
+                        pass
+            raise
+        for hook, with_kwargs, _ in list((self._forward_hooks or {}).values()):
+            res = hook(self, args, kwargs, out) if with_kwargs else hook(self, args, out)
+            if res is not None:
+                out = res
+        return out
+
+    def _add_hook(self, attr, entry, prepend):
+        hooks = self.__dict__.get(attr)
+        if hooks is None:
+            hooks = OrderedDict()
+            object.__setattr__(self, attr, hooks)
+        handle = _HookRemoveHelper(hooks)
+        hooks[handle.id] = entry
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """Registers hook(layer, args) (or hook(layer, args, kwargs) with with_kwargs) to run
+        before forward; a non-None result replaces the arguments. Returns a handle whose
+        remove() unregisters it (Note [Layer hooks])."""
+        if not callable(hook):
+            raise ArgTypeError(f"{type(self).__name__}.register_forward_pre_hook: hook must be "
+                               f"callable, got {type(hook).__name__}")
+        return self._add_hook("_forward_pre_hooks", (hook, bool(with_kwargs), False), prepend)
+
+    def register_forward_post_hook(self, hook, *, prepend=False, with_kwargs=False,
+                                   always_call=False):
+        """Registers hook(layer, args, output) to run after forward; a non-None result
+        replaces the output. Returns a handle whose remove() unregisters it."""
+        if not callable(hook):
+            raise ArgTypeError(f"{type(self).__name__}.register_forward_hook: hook must be "
+                               f"callable, got {type(hook).__name__}")
+        return self._add_hook("_forward_hooks", (hook, bool(with_kwargs), bool(always_call)),
+                              prepend)
+
+    register_forward_hook = register_forward_post_hook
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
@@ -394,13 +516,18 @@ class Linear(Layer):
         out_features = _c.count(out_features, "Linear", "out_features")
         self.in_features, self.out_features = in_features, out_features
         self.weight = _param([in_features, out_features])
-        bound = 1 / math.sqrt(in_features) if in_features else 0.0
-        init.uniform_(self.weight, -bound, bound)
         if bias_attr is False or bias is False:
             self.bias = None
             self._parameters["bias"] = None
         else:
             self.bias = _param([out_features])
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Draws weight and bias uniform on +-1/sqrt(in_features)."""
+        bound = 1 / math.sqrt(self.in_features) if self.in_features else 0.0
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x):
@@ -444,17 +571,24 @@ class Conv2D(Layer):
                                     g, op)
         self._conf = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         self.weight = _param([out_channels, in_channels // g, *k])
-        fan_in = in_channels // g * k[0] * k[1]
-        if fan_in:
-            init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if bias_attr is False or bias is False:
             self.bias = None
             self._parameters["bias"] = None
         else:
             self.bias = _param([out_channels])
-            if fan_in:
-                init.uniform_(self.bias, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
         self._desc = f"{in_channels}, {out_channels}, kernel_size={list(k)}"
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Kaiming-uniform weight (a=sqrt(5)), bias uniform on +-1/sqrt(fan_in) (PyTorch's
+        scheme, which Paddle's default initialisation matches in distribution)."""
+        shape = self.weight.shape
+        fan_in = shape[1] * int(np.prod(shape[2:]))
+        if fan_in:
+            init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None and fan_in:
+            bound = 1 / math.sqrt(fan_in)
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x):
         """The convolution of x with weight, plus bias."""
@@ -466,6 +600,51 @@ class Conv2D(Layer):
 
 
 Conv2d = Conv2D
+
+
+class Conv1D(Layer):
+    """1-D convolution layer over NCL input; weight [out_channels, in_channels/groups, k]."""
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCL", *, bias=True):
+        super().__init__()
+        op = type(self).__name__
+        in_channels = _c.count(in_channels, op, "in_channels")
+        out_channels = _c.count(out_channels, op, "out_channels")
+        k = F._single(kernel_size, op, "kernel_size")
+        s, d = F._single(stride, op, "stride"), F._single(dilation, op, "dilation")
+        for what, v in (("kernel_size", k), ("stride", s), ("dilation", d)):
+            if v < 1:
+                raise ArgValueError(f"{op}: {what} must be positive, got {v}")
+        p = padding if isinstance(padding, str) else F._single(padding, op, "padding")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"{op}: padding_mode {padding_mode!r} is not supported "
+                                      "yet ('zeros' only)")
+        if data_format != "NCL":
+            raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
+                                      "(NCL only)")
+        # checked once (Note [nn checks at construction]): the height-1 conv2d it runs
+        _K.conv_args((out_channels, in_channels, 1, k), (1, s),
+                     p if isinstance(p, str) else (0, p), (1, d), groups, op)
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, k
+        self._conf = dict(stride=s, padding=p, dilation=d, groups=groups)
+        self.weight = _param([out_channels, in_channels // groups, k])
+        if bias_attr is False or bias is False:
+            self._parameters["bias"] = None
+        else:
+            self.bias = _param([out_channels])
+        self.reset_parameters()
+
+    reset_parameters = Conv2D.reset_parameters
+
+    def forward(self, x):
+        """The 1-D convolution of x with weight, plus bias."""
+        return F.conv1d(x, self.weight, self.bias, **self._conf)
+
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses."""
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size=[{self.kernel_size}], "
+                f"stride={self._conf['stride']}, padding={self._conf['padding']}")
 
 
 class _Pool(Layer):
@@ -542,6 +721,9 @@ AdaptiveAvgPool2d = AdaptiveAvgPool2D
 
 class _BatchNorm(Layer):
     torch_momentum = False
+    # the running statistics' buffer names: Paddle's state-dict keys (PyTorch's door uses
+    # running_mean / running_var)
+    _stat_names = ("_mean", "_variance")
 
     def __init__(self, num_features, momentum=None, epsilon=1e-5, weight_attr=None,
                  bias_attr=None, data_format=None, name=None, *, eps=None, affine=True,
@@ -561,29 +743,51 @@ class _BatchNorm(Layer):
         if not self.epsilon >= 0:
             raise ArgValueError(f"{op}: epsilon must be >= 0, got {self.epsilon}")
         self.num_features = num_features
-        if affine:
-            self.weight = Parameter(np.ones(num_features, np.float32))
-            self.bias = Parameter(np.zeros(num_features, np.float32))
+        self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
+        if affine and weight_attr is not False:
+            self.weight = _param([num_features])
         else:
             self._parameters["weight"] = None
+        if affine and bias_attr is not False:
+            self.bias = _param([num_features])
+        else:
             self._parameters["bias"] = None
-        self.register_buffer("_mean", Tensor._wrap(np.zeros(num_features, np.float32)))
-        self.register_buffer("_variance", Tensor._wrap(np.ones(num_features, np.float32)))
+        for n in self._stat_names:
+            self.register_buffer(n, Tensor._wrap(np.zeros(num_features, np.float32))
+                                 if track_running_stats else None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        """Running mean 0 and running variance 1."""
+        m, v = self._stats()
+        if m is not None:
+            init.zeros_(m)
+            init.ones_(v)
+
+    def reset_parameters(self):
+        """Running statistics reset; weight 1 and bias 0."""
+        self.reset_running_stats()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def _stats(self):
+        return self._buffers.get(self._stat_names[0]), self._buffers.get(self._stat_names[1])
 
     @property
     def running_mean(self):
         """The running mean buffer."""
-        return self._mean
+        return self._stats()[0]
 
     @property
     def running_var(self):
         """The running variance buffer."""
-        return self._variance
+        return self._stats()[1]
 
     _ndims = None
 
-    def forward(self, x):
-        """Batch-normalised x (batch statistics in training, running ones in eval)."""
+    def _check_input(self, x):
         if not isinstance(x, Tensor):
             raise ArgTypeError(f"{type(self).__name__}: input must be a Tensor, got "
                                f"{type(x).__name__}")
@@ -596,8 +800,14 @@ class _BatchNorm(Layer):
                                 f"{self.num_features} channels in dim 1, got shape "
                                 f"{list(x.shape)} (running_mean should contain {x.shape[1] if x.ndim > 1 else '?'} "
                                 f"elements not {self.num_features})")
-        return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
-                            training=self.training, momentum=self.momentum, epsilon=self.epsilon)
+
+    def forward(self, x):
+        """Batch-normalised x (batch statistics in training, running ones in eval)."""
+        self._check_input(x)
+        mean, var = self._stats()
+        return F.batch_norm(x, mean, var, self.weight, self.bias,
+                            training=self.training or mean is None, momentum=self.momentum,
+                            epsilon=self.epsilon)
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
@@ -629,14 +839,28 @@ class BatchNorm2d(_BatchNorm):
 class LayerNorm(Layer):
     """Layer normalisation over the trailing normalized_shape dims, with weight and bias."""
     def __init__(self, normalized_shape, epsilon=1e-5, weight_attr=None, bias_attr=None,
-                 name=None, *, eps=None, elementwise_affine=True):
+                 name=None, *, eps=None, elementwise_affine=True, bias=True):
         super().__init__()
         self.normalized_shape = list(_args.shape(normalized_shape, "LayerNorm",
                                                  name="normalized_shape"))
         self.epsilon = _args.number(eps if eps is not None else epsilon, "LayerNorm", "epsilon",
                                     allow_bool=False)
-        self.weight = Parameter(np.ones(self.normalized_shape, np.float32))
-        self.bias = Parameter(np.zeros(self.normalized_shape, np.float32))
+        if elementwise_affine and weight_attr is not False:
+            self.weight = _param(self.normalized_shape)
+        else:
+            self._parameters["weight"] = None
+        if elementwise_affine and bias and bias_attr is not False:
+            self.bias = _param(self.normalized_shape)
+        else:
+            self._parameters["bias"] = None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """weight 1, bias 0."""
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
 
     def forward(self, x):
         """Layer-normalised x."""
@@ -743,11 +967,16 @@ class Embedding(Layer):
         num_embeddings = _c.count(num_embeddings, "Embedding", "num_embeddings")
         embedding_dim = _c.count(embedding_dim, "Embedding", "embedding_dim")
         self.padding_idx = _c.padding_idx(padding_idx, num_embeddings, "Embedding")
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.weight = _param([num_embeddings, embedding_dim])
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Draws the table from N(0, 1); the padding_idx row is zero."""
         init.normal_(self.weight)
-        if padding_idx is not None:
+        if self.padding_idx is not None:
             with grad_mode.no_grad():
-                self.weight[padding_idx] = 0.0
+                self.weight[self.padding_idx] = 0.0
 
     def forward(self, x):
         """The rows of weight at the integer indices x."""
@@ -855,3 +1084,230 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, logit, label):
         """binary_cross_entropy_with_logits(logit, label)."""
         return F.binary_cross_entropy_with_logits(logit, label, reduction=self.reduction)
+
+
+class BCELoss(_Loss):
+    """Binary cross-entropy of probabilities input against label."""
+    def __init__(self, weight=None, reduction="mean", name=None):
+        super().__init__(reduction)
+        self.weight = weight
+
+    def forward(self, input, label):
+        """binary_cross_entropy(input, label)."""
+        return F.binary_cross_entropy(input, label, self.weight, self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Paddle's SmoothL1Loss: the Huber loss of slope delta (is_huber=True)."""
+    def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None):
+        super().__init__(reduction)
+        self.delta, self.is_huber = delta, is_huber
+
+    def forward(self, input, label):
+        """smooth_l1_loss(input, label)."""
+        return F.smooth_l1_loss(input, label, self.reduction, self.delta, self.is_huber)
+
+
+class HuberLoss(SmoothL1Loss):
+    """The Huber loss: 0.5 d**2 where |d| < delta, else delta * (|d| - 0.5 delta)."""
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of label from exp(input)."""
+    def __init__(self, reduction="mean", log_target=False):
+        if reduction not in ("mean", "sum", "none", "batchmean"):
+            _c.reduction(reduction, "KLDivLoss")
+        Layer.__init__(self)
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input, label):
+        """kl_div(input, label)."""
+        return F.kl_div(input, label, self.reduction, self.log_target)
+
+
+class Identity(Layer):
+    """Returns its input unchanged (any constructor arguments are ignored)."""
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, x):
+        """x itself."""
+        return x
+
+
+class Unflatten(Layer):
+    """Splits axis into the given shape."""
+    def __init__(self, axis, shape, name=None):
+        super().__init__()
+        self.axis = _args.integer(axis, "Unflatten", "axis")
+        self.shape = tuple(_args.shape(shape, "Unflatten", allow_infer=True))
+
+    def forward(self, x):
+        """x with axis split into shape."""
+        nd = x.ndim
+        ax = _args.axis(self.axis, nd, "Unflatten")
+        return x.reshape(list(x.shape[:ax]) + list(self.shape) + list(x.shape[ax + 1:]))
+
+
+class SiLU(Layer):
+    """Elementwise x * sigmoid(x)."""
+    def __init__(self, inplace=False, name=None):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x):
+        """silu(x)."""
+        return F.silu(x, self.inplace)
+
+
+class Softplus(Layer):
+    """Elementwise log(1 + exp(beta * x)) / beta (x itself above threshold)."""
+    def __init__(self, beta=1, threshold=20, name=None):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x):
+        """softplus(x)."""
+        return F.softplus(x, self.beta, self.threshold)
+
+
+class ELU(Layer):
+    """Elementwise x where x > 0, else alpha * (exp(x) - 1)."""
+    def __init__(self, alpha=1.0, name=None, *, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, x):
+        """elu(x)."""
+        return F.elu(x, self.alpha, self.inplace)
+
+
+class Hardtanh(Layer):
+    """Elementwise clamp into [min, max]."""
+    def __init__(self, min=-1.0, max=1.0, name=None, *, inplace=False):
+        super().__init__()
+        self.min, self.max, self.inplace = min, max, inplace
+
+    def forward(self, x):
+        """hardtanh(x)."""
+        return F.hardtanh(x, self.min, self.max, self.inplace)
+
+
+class ReLU6(Layer):
+    """Elementwise min(max(x, 0), 6)."""
+    def __init__(self, name=None, *, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x):
+        """relu6(x)."""
+        return F.relu6(x, self.inplace)
+
+
+class LogSigmoid(Layer):
+    """Elementwise log(sigmoid(x))."""
+    def forward(self, x):
+        """log_sigmoid(x)."""
+        return F.log_sigmoid(x)
+
+
+class LogSoftmax(Layer):
+    """log(softmax(x)) along axis."""
+    def __init__(self, axis=-1, name=None, *, dim=None):
+        super().__init__()
+        self.axis = dim if dim is not None else axis
+
+    def forward(self, x):
+        """log_softmax(x) along axis."""
+        return F.log_softmax(x, self.axis)
+
+
+class Dropout2D(Layer):
+    """Zeroes whole channels with probability p in training (the rest scaled by 1/(1-p))."""
+    def __init__(self, p=0.5, data_format="NCHW", name=None, *, inplace=False):
+        super().__init__()
+        self.p, self.inplace = _c.probability(p, type(self).__name__), inplace
+        if data_format != "NCHW":
+            raise NotImplementedError(f"{type(self).__name__}: data_format {data_format!r} "
+                                      "is not supported (NCHW only)")
+
+    def forward(self, x):
+        """x with channel dropout applied in training mode."""
+        return F.dropout2d(x, self.p, self.training, inplace=self.inplace)
+
+
+class GroupNorm(Layer):
+    """Group normalisation: channels split into num_groups groups, each normalised."""
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None, *, eps=None, affine=True):
+        super().__init__()
+        op = type(self).__name__
+        self.num_groups = _c.count(num_groups, op, "num_groups", 1)
+        self.num_channels = _c.count(num_channels, op, "num_channels")
+        if self.num_channels % self.num_groups:
+            raise ArgValueError(f"{op}: num_channels must be divisible by num_groups (got "
+                                f"{self.num_channels} and {self.num_groups})")
+        self.epsilon = _args.number(eps if eps is not None else epsilon, op, "epsilon",
+                                    allow_bool=False)
+        self.affine = bool(affine)
+        if affine and weight_attr is not False:
+            self.weight = _param([self.num_channels])
+        else:
+            self._parameters["weight"] = None
+        if affine and bias_attr is not False:
+            self.bias = _param([self.num_channels])
+        else:
+            self._parameters["bias"] = None
+        self.reset_parameters()
+
+    reset_parameters = LayerNorm.reset_parameters
+
+    def forward(self, x):
+        """group_norm(x)."""
+        return F.group_norm(x, self.num_groups, self.epsilon, self.weight, self.bias)
+
+
+class _InstanceNorm(Layer):
+    """Paddle's InstanceNorm: per-(sample, channel) normalisation with scale and bias."""
+    _ndims = None
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__()
+        op = type(self).__name__
+        self.num_features = _c.count(num_features, op, "num_features")
+        self.epsilon = _args.number(epsilon, op, "epsilon", allow_bool=False)
+        self.momentum = momentum
+        if weight_attr is not False:
+            self.scale = _param([self.num_features])
+            init.ones_(self.scale)
+        else:
+            self._parameters["scale"] = None
+        if bias_attr is not False:
+            self.bias = _param([self.num_features])
+        else:
+            self._parameters["bias"] = None
+
+    def _check_input(self, x):
+        if not isinstance(x, Tensor):
+            raise ArgTypeError(f"{type(self).__name__}: input must be a Tensor, got "
+                               f"{type(x).__name__}")
+        if x.ndim not in self._ndims:
+            want = " or ".join(f"{d}D" for d in self._ndims)
+            raise ArgValueError(f"{type(self).__name__}: expected {want} input (got {x.ndim}D "
+                                f"input of shape {list(x.shape)})")
+
+    def forward(self, x):
+        """instance_norm(x) with this layer's scale and bias."""
+        self._check_input(x)
+        return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self.epsilon)
+
+
+class InstanceNorm1D(_InstanceNorm):
+    """Instance normalisation over [N, C, L] input."""
+    _ndims = (3,)
+
+
+class InstanceNorm2D(_InstanceNorm):
+    """Instance normalisation over [N, C, H, W] input."""
+    _ndims = (4,)

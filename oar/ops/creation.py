@@ -19,12 +19,43 @@ def _shape(args, op="tensor creation"):
     return _args.shape_args(args, op)
 
 
-def _dtype(dtype, default=_dt.DEFAULT_FLOAT):
-    return (_dt.as_dtype(dtype) if dtype is not None else default).np
+def _is_dtype_like(v):
+    """A dtype given by position (Paddle's `zeros([2], "int64")`): a name, an oar dtype or a
+    NumPy dtype/type. Never an int (a size) or a Python type (torch's `zeros(2, float)` is a
+    TypeError there too)."""
+    return isinstance(v, (str, _dt.DType, np.dtype)) or (isinstance(v, type)
+                                                         and issubclass(v, np.generic))
 
 
-def _finish(arr, requires_grad=False, stop_gradient=True):
-    t = Tensor._wrap(arr)
+def _shape_and_dtype(args, dtype, op):
+    """Sizes as varargs or one sequence (PyTorch), or Paddle's (shape, dtype) by position:
+    `oar.zeros([2, 3], "int64")`, `oar.randn([2, 3], "float32")`."""
+    if (len(args) == 2 and isinstance(args[0], (list, tuple, Tensor))
+            and _is_dtype_like(args[1])):
+        if dtype is not None:
+            raise TypeError(f"{op}() got multiple values for argument 'dtype'")
+        return _shape(args[:1], op), args[1]
+    return _shape(args, op), dtype
+
+
+def _dtype(dtype, default=None):
+    """The NumPy dtype to create: dtype, else `default`, else the default floating dtype
+    (read at call time: Note [Default dtype])."""
+    if dtype is not None:
+        return _dt.as_dtype(dtype).np
+    return (default if default is not None else _dt.DEFAULT_FLOAT).np
+
+
+def _device(device, op):
+    """Note [Argument layer] for `device=`: the CPU passes; an accelerator ('cuda', 'gpu:0',
+    an ordinal, torch.device('cuda')) raises DeviceUnavailableError, never a silent CPU
+    tensor."""
+    if device is not None:
+        _args.device(device, op)
+
+
+def _finish(arr, requires_grad=False, stop_gradient=True, cls=Tensor):
+    t = cls._wrap(arr)
     if requires_grad or not stop_gradient:
         t.requires_grad = True
     return t
@@ -34,7 +65,7 @@ def _infer_np(data):
     """Python data -> ndarray with oar's defaults (floats -> float32, ints -> int64)."""
     arr = _checked_asarray(data)
     if arr.dtype == np.float64 and not isinstance(data, np.ndarray) and not _has_np64(data):
-        arr = arr.astype(np.float32)
+        arr = arr.astype(_dt.DEFAULT_FLOAT.np)   # Note [Default dtype]
     elif arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
         arr = arr.astype(np.int64)
     return arr
@@ -72,6 +103,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True, *, requires_grad
     makes it a leaf that requires grad.
     """
     as_place(place)
+    _device(device, "to_tensor")
     if isinstance(data, Tensor):
         arr = np.array(data._data, copy=True)
         if dtype is not None:
@@ -81,7 +113,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True, *, requires_grad
         if dtype is not None:
             arr = arr.astype(_dt.as_dtype(dtype).np, copy=False)
         elif arr.dtype == np.float64 and not any(isinstance(d, Tensor) and d._data.dtype == np.float64 for d in _flat(data)):
-            arr = arr.astype(np.float32)
+            arr = arr.astype(_dt.DEFAULT_FLOAT.np)
     elif dtype is not None:
         # the requested dtype applies to the original values: `[1.1, 1e40]` as float64 is
         # exactly those doubles, never a round trip through the default float32
@@ -114,7 +146,7 @@ def _unwrap(d):
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """PyTorch's spelling of to_tensor: a new tensor holding a copy of data."""
-    return to_tensor(data, dtype=dtype, stop_gradient=not requires_grad)
+    return to_tensor(data, dtype=dtype, stop_gradient=not requires_grad, device=device)
 
 
 def from_numpy(arr):
@@ -125,23 +157,48 @@ def from_numpy(arr):
     return to_tensor(np.asarray(arr))
 
 
-def zeros(*shape, dtype=None, name=None, requires_grad=False, device=None):
-    """A new tensor of the given shape filled with 0 (default dtype float32)."""
-    return _finish(np.zeros(_shape(shape, "zeros"), _dtype(dtype)), requires_grad)
+def zeros(*shape, dtype=None, name=None, requires_grad=False, device=None, **kwargs):
+    """A new tensor of the given shape filled with 0 (default: the default floating dtype).
+    The shape as arguments or one sequence; Paddle's dtype by position works too
+    (`zeros([2], "int64")`)."""
+    return _filled(np.zeros, shape, dtype, requires_grad, device, kwargs, "zeros")
 
 
-def ones(*shape, dtype=None, name=None, requires_grad=False, device=None):
-    """A new tensor of the given shape filled with 1 (default dtype float32)."""
-    return _finish(np.ones(_shape(shape, "ones"), _dtype(dtype)), requires_grad)
+def ones(*shape, dtype=None, name=None, requires_grad=False, device=None, **kwargs):
+    """A new tensor of the given shape filled with 1 (default: the default floating dtype).
+    The shape as arguments or one sequence; Paddle's dtype by position works too."""
+    return _filled(np.ones, shape, dtype, requires_grad, device, kwargs, "ones")
 
 
-def empty(*shape, dtype=None, name=None, requires_grad=False, device=None):
-    """A new tensor of the given shape with unspecified contents (default dtype float32)."""
-    return _finish(np.empty(_shape(shape, "empty"), _dtype(dtype)), requires_grad)
+def empty(*shape, dtype=None, name=None, requires_grad=False, device=None, **kwargs):
+    """A new tensor of the given shape with unspecified contents (default: the default
+    floating dtype). The shape as arguments or one sequence; Paddle's dtype by position too."""
+    return _filled(np.empty, shape, dtype, requires_grad, device, kwargs, "empty")
+
+
+# keywords PyTorch's and Paddle's creation functions accept that change nothing on oar
+_IGNORED = frozenset({"pin_memory", "layout", "memory_format", "out"})
+
+
+def _no_other_keywords(kwargs, op):
+    bad = sorted(k for k in kwargs if k not in _IGNORED)
+    if bad:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{bad[0]}'")
+    if kwargs.get("out") is not None:
+        raise ArgValueError(f"{op}(): out= is not supported by oar's creation functions. Fix: "
+                            f"assign the result, or copy it in: `t.copy_({op}(...))`.")
+
+
+def _filled(make, shape, dtype, requires_grad, device, kwargs, op):
+    _no_other_keywords(kwargs, op)
+    shp, dtype = _shape_and_dtype(shape, dtype, op)
+    _device(device, op)
+    return _finish(make(shp, _dtype(dtype)), requires_grad)
 
 
 def full(shape, fill_value, dtype=None, name=None, requires_grad=False, device=None):
     """A new tensor of the given shape filled with fill_value (dtype inferred from it)."""
+    _device(device, "full")
     shp = _args.shape(shape, "full")
     fill_value = _args.number(fill_value, "full", "fill_value")
     if dtype is None:
@@ -152,12 +209,23 @@ def full(shape, fill_value, dtype=None, name=None, requires_grad=False, device=N
 
 
 def _like(fn):
-    def like(x, dtype=None, name=None, requires_grad=False, device=None):
+    def like(x, dtype=None, name=None, requires_grad=False, device=None, **kwargs):
         x = _args.tensor(x, fn.__name__ + "_like")
-        return fn(list(x.shape), dtype=dtype if dtype is not None else x.dtype,
-                  requires_grad=requires_grad)
-    like.__doc__ = f"{fn.__name__}() with x's shape (and x's dtype unless dtype is given)."
+        _no_other_keywords(kwargs, fn.__name__ + "_like")
+        _device(device, fn.__name__ + "_like")
+        return _as_class(fn(list(x.shape), dtype=dtype if dtype is not None else x.dtype,
+                            requires_grad=requires_grad), x)
+    like.__doc__ = (f"{fn.__name__}() with x's shape (and x's dtype unless dtype is given); "
+                    "the result is of x's door (Note [Result class]).")
     return like
+
+
+def _as_class(t, like):
+    """Note [Result class]: a fresh tensor made "like" x belongs to x's door."""
+    cls = like._result_class
+    if t.__class__ is not cls:
+        t.__class__ = cls
+    return t
 
 
 zeros_like = _like(zeros)
@@ -168,13 +236,15 @@ empty_like = _like(empty)
 def full_like(x, fill_value, dtype=None, name=None, requires_grad=False, device=None):
     """A new tensor shaped like x filled with fill_value (x's dtype unless given)."""
     x = _args.tensor(x, "full_like")
-    return full(list(x.shape), fill_value, dtype=dtype if dtype is not None else x.dtype,
-                requires_grad=requires_grad)
+    _device(device, "full_like")
+    return _as_class(full(list(x.shape), fill_value, dtype=dtype if dtype is not None
+                          else x.dtype, requires_grad=requires_grad), x)
 
 
 def arange(start=0, end=None, step=1, dtype=None, name=None, requires_grad=False, device=None):
     """PyTorch's arange: the length is ceil((end - start) / step) computed in double, and
     element i is start + i * step computed in double (int64 for integer dtypes), then cast."""
+    _device(device, "arange")
     if end is None:
         start, end = 0, start
     start, end, step = (int(x) if x.__class__ is bool else x for x in (
@@ -204,6 +274,7 @@ def arange(start=0, end=None, step=1, dtype=None, name=None, requires_grad=False
 
 def linspace(start, stop, num=None, dtype=None, name=None, requires_grad=False, device=None, *, steps=None):
     """A 1-D tensor of num evenly spaced values from start to stop, both included."""
+    _device(device, "linspace")
     start = _args.number(start, "linspace", "start")
     stop = _args.number(stop, "linspace", "end")
     n = _args.integer(num if steps is None else steps, "linspace", "steps")
@@ -214,6 +285,7 @@ def linspace(start, stop, num=None, dtype=None, name=None, requires_grad=False, 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None, requires_grad=False, device=None):
     """A 2-D tensor with ones on the diagonal and zeros elsewhere."""
+    _device(device, "eye")
     n = _args.integer(num_rows, "eye", "n")
     m = n if num_columns is None else _args.integer(num_columns, "eye", "m")
     if n < 0 or m < 0:
@@ -229,9 +301,13 @@ for _n, _f in dict(to_tensor=to_tensor, tensor=tensor, from_numpy=from_numpy, ze
 
 
 def _new_like(fn):
-    def method(x, *size, dtype=None, requires_grad=False, **kw):
-        return fn(*size, dtype=dtype if dtype is not None else x.dtype, requires_grad=requires_grad)
-    method.__doc__ = f"{fn.__name__}() of the given size, with x's dtype unless dtype is given."
+    def method(x, *size, dtype=None, requires_grad=False, device=None, **kw):
+        _no_other_keywords(kw, "new_" + fn.__name__)
+        _device(device, "new_" + fn.__name__)
+        return _as_class(fn(*size, dtype=dtype if dtype is not None else x.dtype,
+                            requires_grad=requires_grad), x)
+    method.__doc__ = (f"{fn.__name__}() of the given size, with x's dtype unless dtype is "
+                      "given, of x's door (Note [Result class]).")
     return method
 
 
@@ -239,17 +315,109 @@ for _n, _f in (("new_zeros", zeros), ("new_ones", ones), ("new_empty", empty)):
     registry.register_function(_n, _new_like(_f), function=False)
 
 
-def _new_full(x, size, fill_value, dtype=None, requires_grad=False):
+def _new_full(x, size, fill_value, dtype=None, requires_grad=False, device=None, **kw):
     """A new tensor of the given size filled with fill_value, with x's dtype (unless given)."""
-    return full(size, fill_value, dtype=dtype if dtype is not None else x.dtype,
-                requires_grad=requires_grad)
+    _no_other_keywords(kw, "new_full")
+    _device(device, "new_full")
+    return _as_class(full(size, fill_value, dtype=dtype if dtype is not None else x.dtype,
+                          requires_grad=requires_grad), x)
 
 
-def _new_tensor(x, data, dtype=None, requires_grad=False):
+def _new_tensor(x, data, dtype=None, requires_grad=False, device=None, **kw):
     """A new tensor holding a copy of data, with x's dtype (unless dtype is given)."""
-    return to_tensor(data, dtype=dtype if dtype is not None else x.dtype,
-                     stop_gradient=not requires_grad)
+    _no_other_keywords(kw, "new_tensor")
+    _device(device, "new_tensor")
+    return _as_class(to_tensor(data, dtype=dtype if dtype is not None else x.dtype,
+                               stop_gradient=not requires_grad), x)
+
+
+def _new(x, *args, device=None):
+    """PyTorch's legacy Tensor.new: `x.new()` an empty 1-D tensor, `x.new(2, 3)` or
+    `x.new(torch.Size([2, 3]))` an uninitialised tensor of that shape, `x.new([1, 2])` (a list
+    or tuple) a tensor of that data, `x.new(t)` t itself when it has x's dtype; always of x's
+    dtype and door."""
+    _device(device, "new")
+    dt = x._data.dtype
+    if not args:
+        return _as_class(_finish(np.empty((0,), dt)), x)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        t = args[0]
+        if t._data.dtype != dt:
+            raise ArgTypeError(f"new(): expected a tensor of dtype {x.dtype.name} (x's), got "
+                               f"{t.dtype.name}. Fix: t.to(x.dtype), or x.new_tensor(t) for a "
+                               "copy.")
+        return t
+    from ..tensor import Size
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
+            len(args) == 1 and isinstance(args[0], Size)):
+        return _as_class(_finish(np.empty(_shape(args, "new"), dt)), x)
+    if len(args) == 1:
+        return _as_class(to_tensor(args[0], dtype=x.dtype), x)
+    raise ArgTypeError(f"new(): expected sizes (ints), a torch.Size, data (a list) or a tensor, "
+                       f"got {len(args)} arguments of types "
+                       f"{[type(a).__name__ for a in args]}")
+
+
+def _type_as(x, other):
+    """x converted to other's dtype (x itself when it already has it), as PyTorch's type_as."""
+    other = _args.tensor(other, "type_as", "other")
+    return x.astype(other.dtype)
 
 
 registry.register_function("new_full", _new_full, function=False)
 registry.register_function("new_tensor", _new_tensor, function=False)
+registry.register_function("new", _new, function=False)
+registry.register_function("type_as", _type_as, function=False)
+
+
+# ---------------------------------------------------------------- storage, inference, default dtype
+def _untyped_storage(x):
+    """The memory x is a window onto, as bytes (PyTorch's untyped_storage()): shared by all
+    of x's views; data_ptr(), nbytes(), size()."""
+    from ..storage import UntypedStorage
+    return UntypedStorage(x._storage)
+
+
+def _typed_storage(x):
+    """The memory x is a window onto, counted in elements of x's dtype (PyTorch's storage()):
+    data_ptr(), nbytes(), size(), tolist()."""
+    from ..storage import TypedStorage
+    return TypedStorage(x._storage, _dt.from_numpy_dtype(x._data.dtype))
+
+
+def _is_inference(x):
+    """Whether x is an inference tensor: made under inference_mode (Note [Inference
+    tensors])."""
+    from ..autograd.grad_mode import is_inference
+    return is_inference(x)
+
+
+registry.register_function("untyped_storage", _untyped_storage, function=False)
+registry.register_function("storage", _typed_storage, function=False)
+registry.register_function("is_inference", _is_inference, function=False)
+registry.register_function("set_default_dtype", _dt.set_default_dtype, method=False)
+
+
+def _get_data(x):
+    """x.data (PyTorch and Paddle): a tensor over x's memory with no gradient history
+    (x.detach()). Unlike PyTorch's, it shares x's version counter too (oar keeps one per
+    storage, Note [Version counter]), so a write through it is seen by autograd's checks."""
+    return x.detach()
+
+
+def _set_data(x, value):
+    """`x.data = t`: x keeps its identity (and requires_grad) and becomes a window onto t's
+    memory, with t's shape and dtype, as in PyTorch and Paddle."""
+    if not isinstance(value, Tensor):
+        raise ArgTypeError(f"data: expected a Tensor to assign to .data, got "
+                           f"{type(value).__name__}")
+    if x._requires_grad and value._data.dtype.kind != "f":
+        raise ArgTypeError(f"data: cannot assign a {value.dtype.name} tensor to the data of a "
+                           "tensor that requires grad (only floating dtypes can require grad)")
+    x._data = value._data
+    x._storage = value._storage
+    x._base = None
+    x._view = None
+
+
+Tensor.data = property(_get_data, _set_data, doc=_get_data.__doc__)

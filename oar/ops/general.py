@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_as
 from . import args as A
 from . import registry
 from .registry import OpDef, declare
@@ -196,9 +196,9 @@ def _b_matmul(ctx, g):
         # plain backward: NumPy directly, no view objects
         gd = g._data
         if ctx.needs[0]:
-            ga = Tensor._wrap(np.asarray(gd @ np.swapaxes(ctx.input(1)._data, -1, -2)))
+            ga = wrap_as(g._result_class, np.asarray(gd @ np.swapaxes(ctx.input(1)._data, -1, -2)))
         if ctx.needs[1]:
-            gb = Tensor._wrap(np.asarray(np.swapaxes(ctx.input(0)._data, -1, -2) @ gd))
+            gb = wrap_as(g._result_class, np.asarray(np.swapaxes(ctx.input(0)._data, -1, -2) @ gd))
         return ga, gb
     if nda == 1 and ndb == 1:
         ga = g * b() if ctx.needs[0] else None
@@ -402,13 +402,27 @@ def _b_index_select(ctx, g):
     index = ctx.input(1)
     axis = ctx.attrs[0]
     z = registry.FUNCTIONS["zeros"](list(ctx.input_meta[0][0]), dtype=g.dtype)
-    return (z.index_add(axis, index, g), None)
+    return (registry.FUNCTIONS["index_add"](z, axis, index, g), None)
 
 
 INDEX_SELECT = OpDef("index_select", _k_index_select, _b_index_select, needs={"x": ("index",)},
                      inputs=("x", "index"), attrs=(("axis", 0),),
                      doc="The entries of x at the 1-D integer index along axis.")
-declare(INDEX_SELECT, dim_alias=True)
+_index_select = declare(INDEX_SELECT, dim_alias=True)
+
+
+def index_select(x, index, axis=0, name=None, *, dim=None, out=None):
+    # as in Paddle 3.3, an int second argument reads PyTorch's order (input, dim, index)
+    if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+        index, axis = axis, index   # (x, dim, index): PyTorch's order, as Paddle 3.3 reads it
+    if dim is not None:
+        axis = dim
+    return _index_select(x, index, axis, out=out)
+
+
+index_select.__doc__ = (_index_select.__doc__ + "\n\nAs in Paddle 3.3, an int second "
+                        "argument reads PyTorch's order index_select(input, dim, index).")
+registry.register_function("index_select", index_select)
 
 
 def _k_take_along(x, indices, axis):
@@ -454,15 +468,23 @@ declare(TAKE_ALONG)
 
 
 def gather(x, dim=None, index=None, name=None, *, axis=None, sparse_grad=False):
-    """PyTorch gather(x, dim, index) (= take_along_axis); Paddle gather(x, index, axis)
-    (= index_select). Told apart by the argument kinds."""
+    """Paddle 3.3's gather: gather(x, index, axis=None) picks slices along axis (=
+    index_select); when the second argument is an int (or only dim= is given) it is
+    PyTorch's gather(input, dim, index) (= take_along_axis without broadcasting), exactly as
+    Paddle 3.3 tells the two apart. oar.torch.gather takes only PyTorch's form."""
     A.tensor(x, "gather")
-    if isinstance(dim, Tensor) or isinstance(dim, (list, np.ndarray)):
-        idx = registry.as_tensor(dim)
-        ax = axis if axis is not None else (index if index is not None else 0)
+    torch_form = (isinstance(dim, (int, np.integer)) and not isinstance(dim, bool))
+    if not torch_form:
+        if dim is None and index is None:
+            raise ArgTypeError("gather(): argument 'index' must be a Tensor, got None")
+        idx = registry.as_tensor(dim if dim is not None else index)
+        ax = axis if axis is not None else (index if dim is not None and index is not None
+                                            else 0)
+        if isinstance(ax, Tensor):
+            ax = int(A.index_array(ax, "gather", "axis").reshape(-1)[0])
         ax = A.axis(ax, x._data.ndim, "gather")
         if idx._data.ndim == 0:
-            return x.index_select(ax, idx.reshape([1])).squeeze(ax)
+            return registry.FUNCTIONS["index_select"](x, idx.reshape([1]), axis=ax).squeeze(ax)
         return registry.FUNCTIONS["index_select"](x, idx, axis=ax)
     op = "gather"
     d = dim if dim is not None else axis
@@ -487,7 +509,7 @@ def gather(x, dim=None, index=None, name=None, *, axis=None, sparse_grad=False):
     # (take_along_axis alone would broadcast a smaller index: a different result)
     if any(idx.shape[k] != x._data.shape[k] for k in range(nd) if k != d):
         x = x[tuple(slice(0, idx.shape[k]) if k != d else slice(None) for k in range(nd))]
-    return registry.FUNCTIONS["take_along_axis"](x, Tensor._wrap(idx), axis=d)
+    return registry.FUNCTIONS["take_along_axis"](x, wrap_as(x._result_class, idx), axis=d)
 
 
 registry.register_function("gather", gather)
@@ -568,12 +590,13 @@ def nonzero(x, as_tuple=False, name=None):
     if x._data.ndim == 0:      # PyTorch: a 0-d tensor is treated as one element
         n = int(bool(x._data))
         if as_tuple:
-            return (Tensor._wrap(np.zeros(n, np.int64)),)
-        return Tensor._wrap(np.zeros((n, 0), np.int64))
+            return (wrap_as(x._result_class, np.zeros(n, np.int64)),)
+        return wrap_as(x._result_class, np.zeros((n, 0), np.int64))
     nz = np.nonzero(x._data)
+    cls = x._result_class   # Note [Result class]
     if as_tuple:
-        return tuple(Tensor._wrap(np.asarray(i, dtype=np.int64)) for i in nz)
-    return Tensor._wrap(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+        return tuple(wrap_as(cls, np.asarray(i, dtype=np.int64)) for i in nz)
+    return wrap_as(cls, np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
 registry.register_function("nonzero", nonzero)
@@ -651,3 +674,110 @@ def _repeat(x, *sizes):
 
 
 registry.register_function("repeat", _repeat, function=False)
+
+
+# ---------------------------------------------------------------- issue 10: roll, isclose
+def _k_roll(x, shifts, axes):
+    if axes is None:
+        return np.roll(x.reshape(-1), shifts).reshape(x.shape)
+    return np.roll(x, shifts, axis=axes)
+
+
+def _b_roll(ctx, g):
+    shifts, axes = ctx.attrs
+    back = tuple(-s for s in shifts) if isinstance(shifts, tuple) else -shifts
+    return (g.roll(back, axes if axes is None else list(axes)),)
+
+
+ROLL = OpDef("roll", _k_roll, _b_roll, attrs=(("shifts", 0), ("axes", None)), method=False,
+             function=False, number_attrs=(),
+             doc="x with its elements shifted by `shifts` along the axes (wrapping around).")
+declare(ROLL)
+
+
+def roll(x, shifts, axis=None, name=None, *, dims=None):
+    """x with elements shifted by `shifts` along `axis` (an int or a list, matched with a
+    list of shifts), wrapping around; without axis, along the flattened tensor. A copy
+    (PyTorch's roll(shifts, dims) and Paddle's roll(x, shifts, axis))."""
+    if x.__class__ is not Tensor and not isinstance(x, Tensor):
+        x = A.tensor(x, "roll")
+    if dims is not None:
+        axis = dims
+    nd = x._data.ndim
+    many = isinstance(shifts, (list, tuple))
+    sh = tuple(A.integer(s, "roll", f"shifts[{i}]") for i, s in enumerate(shifts)) if many \
+        else (A.integer(shifts, "roll", "shifts"),)
+    if axis is None:
+        if len(sh) != 1:
+            raise ArgValueError(f"roll(): shifts and dimensions must align. shifts: {len(sh)}, "
+                                "dims:0. Fix: pass one dim per shift, or a single shift to "
+                                "roll the flattened tensor")
+        return registry.dispatch(ROLL, (x,), (sh[0], None))
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if len(axes) != len(sh):
+        raise ArgValueError(f"roll(): shifts and dimensions must align. shifts: {len(sh)}, "
+                            f"dims:{len(axes)}")
+    axes = tuple(A.axis(a, nd, "roll", "dims") for a in axes)
+    return registry.dispatch(ROLL, (x,), (sh, axes))
+
+
+registry.register_function("roll", roll)
+
+
+def _close_args(x, y, rtol, atol, op):
+    x = A.input_tensor(x, op)
+    if not isinstance(y, Tensor):
+        raise ArgTypeError(f"{op}(): argument 'other' must be a Tensor, got "
+                           f"{type(y).__name__}. Fix: wrap it: oar.to_tensor(...)")
+    if x._data.dtype != y._data.dtype:
+        raise ArgTypeError(f"{op}(): {x.dtype.name} did not match {y.dtype.name}: both tensors "
+                           "must have the same dtype. Fix: cast one, e.g. "
+                           f"y.astype('{x.dtype.name}').")
+    rtol = A.number(rtol, op, "rtol")
+    atol = A.number(atol, op, "atol")
+    if rtol < 0:
+        raise ArgValueError(f"{op}(): rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise ArgValueError(f"{op}(): atol must be greater than or equal to zero, but got {atol}")
+    registry.broadcast_shapes(op, [x._data.shape, y._data.shape])   # Note [Broadcast errors]
+    return x, y, rtol, atol
+
+
+def _isclose_array(a, b, rtol, atol, equal_nan):
+    """PyTorch's isclose: equal, or both NaN with equal_nan, or finite |a - b| <= atol +
+    rtol * |b| computed in the tensors' dtype (integers and bool: the default float)."""
+    with np.errstate(all="ignore"):
+        close = a == b
+        if a.dtype.kind == "b":
+            return close
+        if equal_nan and a.dtype.kind == "f":
+            close = close | (np.isnan(a) & np.isnan(b))
+        if rtol == 0 and atol == 0:
+            return close
+        dt = a.dtype if a.dtype.kind == "f" else _dt.DEFAULT_FLOAT.np
+        af, bf = a.astype(dt, copy=False), b.astype(dt, copy=False)
+        allowed = np.abs(np.multiply(bf, dt.type(rtol))) + dt.type(atol)
+        actual = np.abs(af - bf)
+        return close | (np.isfinite(actual) & (actual <= allowed))
+
+
+def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
+    """Elementwise whether x and y are close: |x - y| <= atol + rtol * |y| (or equal; NaNs
+    equal only with equal_nan), as PyTorch and Paddle. A bool tensor of the broadcast shape;
+    x and y must have the same dtype."""
+    x, y, rtol, atol = _close_args(x, y, rtol, atol, "isclose")
+    r = _isclose_array(x._data, y._data, rtol, atol, bool(equal_nan))
+    return wrap_as(x._result_class, np.asarray(r))
+
+
+def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
+    """Whether every element of x is close to y's (isclose), as Paddle returns it: a 0-d bool
+    tensor (`bool(...)` or `.item()` gives the Python bool; the PyTorch door's allclose
+    returns the bool itself)."""
+    x, y, rtol, atol = _close_args(x, y, rtol, atol, "allclose")
+    r = bool(_isclose_array(x._data, y._data, rtol, atol, bool(equal_nan)).all())
+    return wrap_as(x._result_class, np.asarray(r))
+
+
+registry.register_function("isclose", isclose)
+registry.register_function("allclose", allclose)

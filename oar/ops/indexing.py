@@ -336,8 +336,19 @@ def _put_value(x, value, key, advanced, op, accumulate=False):
 
 def setitem(x, idx, value):
     """x[idx] = value, in place (bumps x's version)."""
+    try:
+        key, advanced = _key(idx, "__setitem__")
+    except Exception:
+        _autograd_first(x, "__setitem__")   # a bad index tensor: the leaf rule first, as torch
+        raise
+    if not advanced and isinstance(x, Tensor):
+        # basic indexing selects the window first, as PyTorch's x[i] does before its copy_
+        # checks the autograd rules: an index out of range is an IndexError even on a leaf
+        try:
+            x._data[key]
+        except IndexError as e:
+            raise _range_error("__setitem__", x, e) from None
     _autograd_first(x, "__setitem__")
-    key, advanced = _key(idx, "__setitem__")
     value = _put_value(x, value, key, advanced, "__setitem__")
     if isinstance(value, Tensor) and value._storage is x._storage and advanced:
         value = value.clone()
@@ -403,7 +414,8 @@ def _b_index_add(c, g):
     axis, alpha = c.attrs
     gs = None
     if c.needs[1]:
-        gs = g.index_select(Tensor._wrap(c.input(2)), axis=axis)   # Note [Saved indices]
+        # Note [Saved indices]; the core function, never g's method (Note [Door-neutral core])
+        gs = R.FUNCTIONS["index_select"](g, Tensor._wrap(c.input(2)), axis=axis)
         if alpha != 1:
             gs = gs * alpha
     return g, gs, None

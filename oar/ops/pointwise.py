@@ -10,7 +10,8 @@ import numpy as np
 
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor
-from .registry import OpDef, declare, float_result, zero_grad
+from .. import dtypes as _dt
+from .registry import FUNCTIONS, OpDef, declare, float_result, install, zero_grad
 
 # Kernels run after the dtype checks (autograd/inplace.py check_pointwise_inplace, Note
 # [In-place shape and dtype]; dispatch_out) that use PyTorch's canCast: `uint8 += int64` and
@@ -261,6 +262,26 @@ def _clip_back(ctx, g):
 pointwise_op("clip", _clip, _clip_back, needs={"x": ("x",)}, attrs=(("min", None), ("max", None)),
   aliases=("clamp",), check=_check_clip, number_attrs=("min", "max"),
   doc="x clamped elementwise into [min, max] (either bound may be None).")
+_clip_spelling = FUNCTIONS["clip"]
+
+
+def clip(x, min=None, max=None, name=None, out=None):
+    # the bounds take part in type promotion, as in PyTorch and Paddle: an integer x with a
+    # floating bound gives a floating result (clip(int_tensor, 0.5) is float32)
+    if isinstance(x, Tensor) and x._data.dtype.kind in "biu" and out is None:
+        bounds = [v for v in (min, max) if isinstance(v, (Tensor, float, np.floating))]
+        if bounds:
+            rdt = _dt.result_type(x, *bounds)
+            if rdt.kind == "f":
+                x = x.astype(_dt.from_numpy_dtype(rdt))
+    return _clip_spelling(x, min, max, name=name, out=out)
+
+
+clip.__doc__ = (_clip_spelling.__doc__ + "\n\nA floating bound makes an integer x's result "
+                "floating, as in PyTorch and Paddle.")
+clip.__signature__ = _clip_spelling.__signature__
+install("clip", clip)
+install("clamp", clip)
 
 # ---------------------------------------------------------------- binary
 def _check_alpha(op_name, args, attrs, rdt):
@@ -582,3 +603,298 @@ def _masked_fill_back(ctx, g):
 pointwise_op("masked_fill", _masked_fill_k, _masked_fill_back, needs={"x": ("mask",), "value": ("mask",)},
                 inputs=("x", "mask", "value"), check=_check_mask, promote=(0,),
                 doc="x with the elements where mask is True set to value (keeps x's dtype).")
+
+
+# ---------------------------------------------------------------- issue 10: more unary ops
+# Note [Error function kernels]
+# NumPy has no erf. erf and erfc follow fdlibm's s_erf.c (Sun, 1993) branch for branch, in
+# float64, vectorised: a rational approximation on |x| < 0.84375, one around 1 on
+# [0.84375, 1.25), and exp(-z*z - 0.5625) * exp((z - x)(z + x) + R/S) / x beyond, z being x
+# with its low 32 bits cleared (so z*z is exact). erfinv is PyTorch's own calc_erfinv
+# (aten/src/ATen/native/Math.h): a rational first guess, then two Newton steps on erf. Each
+# is computed in float64 and rounded to the result dtype once.
+_ERX, _EFX = 8.45062911510467529297e-01, 1.28379167095512586316e-01
+_PP = (1.28379167095512558561e-01, -3.25042107247001499370e-01, -2.84817495755985104766e-02,
+       -5.77027029648944159157e-03, -2.37630166566501626084e-05)
+_QQ = (1.0, 3.97917223959155352819e-01, 6.50222499887672944485e-02, 5.08130628187576562776e-03,
+       1.32494738004321644526e-04, -3.96022827877536812320e-06)
+_PA = (-2.36211856075265944077e-03, 4.14856118683748331666e-01, -3.72207876035701323847e-01,
+       3.18346619901161753674e-01, -1.10894694282396677476e-01, 3.54783043256182359371e-02,
+       -2.16637559486879084300e-03)
+_QA = (1.0, 1.06420880400844228286e-01, 5.40397917702171048937e-01, 7.18286544141962662868e-02,
+       1.26171219808761642112e-01, 1.36370839120290507362e-02, 1.19844998467991074170e-02)
+_RA = (-9.86494403484714822705e-03, -6.93858572707181764372e-01, -1.05586262253232909814e+01,
+       -6.23753324503260060396e+01, -1.62396669462573470355e+02, -1.84605092906711035994e+02,
+       -8.12874355063065934246e+01, -9.81432934416914548592e+00)
+_SA = (1.0, 1.96512716674392571292e+01, 1.37657754143519042600e+02, 4.34565877475229228821e+02,
+       6.45387271733267880336e+02, 4.29008140027567833386e+02, 1.08635005541779435134e+02,
+       6.57024977031928170135e+00, -6.04244152148580987438e-02)
+_RB = (-9.86494292470009928597e-03, -7.99283237680523006574e-01, -1.77579549177547519889e+01,
+       -1.60636384855821916062e+02, -6.37566443368389627722e+02, -1.02509513161107724954e+03,
+       -4.83519191608651397019e+02)
+_SB = (1.0, 3.03380607434824582924e+01, 3.25792512996573918826e+02, 1.53672958608443695994e+03,
+       3.19985821950859553908e+03, 2.55305040643316442583e+03, 4.74528541206955367215e+02,
+       -2.24409524465858183362e+01)
+
+
+def _poly(coef, z):
+    r = np.full_like(z, coef[-1])
+    for c in coef[-2::-1]:
+        r = r * z + c
+    return r
+
+
+def _erf_parts(x):
+    """(ax, tail) for fdlibm's |x| >= 1.25 branch: tail = exp(-z*z - 0.5625 + ...) / |x|
+    (erfc(|x|) there), computed where 1.25 <= |x| < 28 (other elements: 0)."""
+    ax = np.abs(x)
+    tail = np.zeros_like(ax)
+    m = (ax >= 1.25) & (ax < 28)
+    if m.any():
+        a = ax[m]
+        s = 1.0 / (a * a)
+        small = a < 1 / 0.35
+        R = np.where(small, _poly(_RA, s), _poly(_RB, s))
+        S = np.where(small, _poly(_SA, s), _poly(_SB, s))
+        z = (a.view(np.uint64) & np.uint64(0xFFFFFFFF00000000)).view(np.float64)
+        with np.errstate(under="ignore"):
+            tail[m] = np.exp(-z * z - 0.5625) * np.exp((z - a) * (z + a) + R / S) / a
+    return ax, tail
+
+
+def erf_f64(x):
+    """erf of a float64 array (Note [Error function kernels])."""
+    x = np.asarray(x, np.float64)
+    ax, tail = _erf_parts(x)
+    with np.errstate(all="ignore"):   # the branches not taken may overflow (inf, nan)
+        z = x * x
+        small = x + x * (_poly(_PP, z) / _poly(_QQ, z))
+        s = ax - 1
+        mid = np.copysign(_ERX + _poly(_PA, s) / _poly(_QA, s), x)
+        big = np.copysign(1.0 - tail, x)
+    r = np.where(ax < 0.84375, small, np.where(ax < 1.25, mid, big))
+    return np.where(np.isnan(x), x, r)
+
+
+def erfc_f64(x):
+    """erfc of a float64 array (Note [Error function kernels])."""
+    x = np.asarray(x, np.float64)
+    ax, tail = _erf_parts(x)
+    with np.errstate(all="ignore"):   # the branches not taken may overflow (inf, nan)
+        z = x * x
+        y = _poly(_PP, z) / _poly(_QQ, z)
+        small = np.where(x < 0.25, 1.0 - (x + x * y), 0.5 - (x * y + (x - 0.5)))
+        s = ax - 1
+        pq = _poly(_PA, s) / _poly(_QA, s)
+        mid = np.where(x >= 0, 1.0 - _ERX - pq, 1.0 + (_ERX + pq))
+    big = np.where(x > 0, tail, 2.0 - tail)
+    r = np.where(ax < 0.84375, small, np.where(ax < 1.25, mid, big))
+    r = np.where(ax >= 28, np.where(x > 0, 0.0, 2.0), r)
+    return np.where(np.isnan(x), x, r)
+
+
+_EI_A = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
+_EI_B = (-2.118377725, 1.442710462, -0.329097515, 0.012229801)
+_EI_C = (-1.970840454, -1.624906493, 3.429567803, 1.641345311)
+_EI_D = (3.543889200, 1.637067800)
+
+
+def erfinv_f64(y):
+    """erfinv of a float64 array, as PyTorch's calc_erfinv (Note [Error function kernels])."""
+    y = np.asarray(y, np.float64)
+    ay = np.abs(y)
+    with np.errstate(all="ignore"):
+        z = y * y
+        num = ((_EI_A[3] * z + _EI_A[2]) * z + _EI_A[1]) * z + _EI_A[0]
+        dem = (((_EI_B[3] * z + _EI_B[2]) * z + _EI_B[1]) * z + _EI_B[0]) * z + 1.0
+        central = y * num / dem
+        w = np.sqrt(-np.log((1.0 - ay) / 2.0))
+        num = ((_EI_C[3] * w + _EI_C[2]) * w + _EI_C[1]) * w + _EI_C[0]
+        dem = (_EI_D[1] * w + _EI_D[0]) * w + 1.0
+        tail = np.copysign(num, y) / dem
+        x = np.where(ay <= 0.7, central, tail)
+        k = 2.0 / np.sqrt(np.pi)
+        for _ in range(2):
+            x = x - (erf_f64(x) - y) / (k * np.exp(-x * x))
+        x = np.where(ay == 1, np.copysign(np.inf, y), x)
+        return np.where(ay > 1, np.nan, x)
+
+
+def _f64_kernel(fn, name):
+    """A kernel computing fn in float64 and rounding once into the result dtype."""
+    def k(out, rdt, x):
+        with np.errstate(all="ignore"):
+            r = fn(np.asarray(x, np.float64))
+        if out is None:
+            return np.asarray(r).astype(rdt, copy=False)
+        np.copyto(out, r, casting=_UNSAFE)
+        return out
+    k.__doc__ = f"Elementwise {name}, computed in float64."
+    return k
+
+
+_TWO_OVER_SQRT_PI = 2.0 / float(np.sqrt(np.pi))
+
+
+def _floating_input(op_name, args, attrs, rdt):
+    """Ops PyTorch implements for floating tensors only (frac): an integer or bool tensor is
+    refused, not silently turned into zeros."""
+    x = args[0]
+    if isinstance(x, Tensor) and x._data.dtype.kind != "f":
+        raise ArgTypeError(f"{op_name}(): not implemented for {x.dtype.name} tensors (PyTorch: "
+                           f"\"frac_cpu\" not implemented). Fix: cast to a floating dtype first.")
+
+
+pointwise_op("erf", _f64_kernel(erf_f64, "erf"),
+  lambda ctx, g: (g * ((ctx.input(0).square() * -1).exp() * _TWO_OVER_SQRT_PI),),
+  needs={"x": ("x",)}, result_dtype=float_result, doc="Elementwise error function erf(x).")
+pointwise_op("erfc", _f64_kernel(erfc_f64, "erfc"),
+  lambda ctx, g: (g * ((ctx.input(0).square() * -1).exp() * -_TWO_OVER_SQRT_PI),),
+  needs={"x": ("x",)}, result_dtype=float_result,
+  doc="Elementwise complementary error function 1 - erf(x), accurate for large x.")
+pointwise_op("erfinv", _f64_kernel(erfinv_f64, "erfinv"),
+  lambda ctx, g: (g * (ctx.out.square().exp() * (float(np.sqrt(np.pi)) / 2)),),
+  needs={"x": ("out",)}, result_dtype=float_result,
+  doc="Elementwise inverse error function (erfinv(erf(x)) == x); nan outside [-1, 1].")
+pointwise_op("asinh", unary_kernel(np.arcsinh),
+  lambda ctx, g: (g / (ctx.input(0).square() + 1).sqrt(),), needs={"x": ("x",)},
+  result_dtype=float_result, fast=np.arcsinh, doc="Elementwise inverse hyperbolic sine of x.")
+pointwise_op("acosh", unary_kernel(np.arccosh),
+  lambda ctx, g: (g / (ctx.input(0).square() - 1).sqrt(),), needs={"x": ("x",)},
+  result_dtype=float_result, fast=np.arccosh,
+  doc="Elementwise inverse hyperbolic cosine of x (nan below 1).")
+pointwise_op("atanh", unary_kernel(np.arctanh),
+  lambda ctx, g: (g / (1 - ctx.input(0).square()),), needs={"x": ("x",)},
+  result_dtype=float_result, fast=np.arctanh,
+  doc="Elementwise inverse hyperbolic tangent of x (inf at +-1, nan beyond).")
+pointwise_op("exp2", unary_kernel(np.exp2),
+  lambda ctx, g: (g * ctx.out * float(np.log(2)),), needs={"x": ("out",)},
+  result_dtype=float_result, fast=np.exp2, doc="Elementwise 2**x.")
+pointwise_op("frac", lambda out, rdt, x: np.subtract(x, np.trunc(x), out=out, dtype=rdt, casting=_UNSAFE),
+  lambda ctx, g: (g,), check=_floating_input,
+  doc="Elementwise fractional part x - trunc(x) (keeps the sign of x).")
+
+
+def _times_const(c):
+    """x * c with c rounded to the result dtype first, as PyTorch multiplies by a Scalar."""
+    def k(out, rdt, x):
+        return np.multiply(x, rdt.type(c), out=out, dtype=rdt, casting=_UNSAFE)
+    k.__doc__ = f"Elementwise x * {c!r}."
+    return k
+
+
+_DEG = float(np.pi) / 180.0
+pointwise_op("deg2rad", _times_const(_DEG), lambda ctx, g: (g * _DEG,), result_dtype=float_result,
+  doc="Elementwise conversion of angles from degrees to radians, x * pi / 180.")
+pointwise_op("rad2deg", _times_const(1 / _DEG), lambda ctx, g: (g * (1 / _DEG),),
+  result_dtype=float_result,
+  doc="Elementwise conversion of angles from radians to degrees, x * 180 / pi.")
+
+
+def _sinc(x):
+    px = np.pi * x
+    with np.errstate(all="ignore"):
+        return np.where(x == 0, 1.0, np.sin(px) / px)
+
+
+def _sinc_back(ctx, g):
+    x = ctx.input(0)
+    px = x * float(np.pi)
+    d = (px * px.cos() - px.sin()) / (px * x)
+    return (_where(x == 0, 0.0, g * d),)
+
+
+pointwise_op("sinc", _f64_kernel(_sinc, "sinc"), _sinc_back, needs={"x": ("x",)},
+  result_dtype=float_result, doc="Elementwise normalised sinc, sin(pi x) / (pi x) (1 at 0).")
+
+
+def _k_logit(out, rdt, x, eps):
+    xf = np.asarray(x, np.float64)
+    if eps is not None:
+        xf = np.clip(xf, eps, 1 - eps)
+    with np.errstate(all="ignore"):
+        r = np.log(xf / (1 - xf))
+    if out is None:
+        return np.asarray(r).astype(rdt, copy=False)
+    np.copyto(out, r, casting=_UNSAFE)
+    return out
+
+
+def _logit_back(ctx, g):
+    x = ctx.input(0)
+    eps = ctx.attrs[0]
+    d = g / (x * (1 - x))
+    if eps is None:
+        return (d,)
+    return (_where((x < eps) | (x > 1 - eps), 0.0, d),)
+
+
+pointwise_op("logit", _k_logit, _logit_back, needs={"x": ("x",)}, attrs=(("eps", None),),
+  result_dtype=float_result, number_attrs=("eps",),
+  doc="Elementwise log(x / (1 - x)); with eps, x is clamped into [eps, 1 - eps] first.")
+
+
+def _k_nan_to_num(out, rdt, x, nan, posinf, neginf):
+    if rdt.kind == "f":
+        r = np.nan_to_num(np.asarray(x), nan=nan, posinf=posinf, neginf=neginf)
+    else:
+        r = np.asarray(x)
+    if out is None:
+        return np.array(r, dtype=rdt)
+    np.copyto(out, r, casting=_UNSAFE)
+    return out
+
+
+pointwise_op("nan_to_num", _k_nan_to_num,
+  lambda ctx, g: (_where(ctx.input(0).isfinite(), g, 0.0),), needs={"x": ("x",)},
+  attrs=(("nan", 0.0), ("posinf", None), ("neginf", None)),
+  number_attrs=("nan", "posinf", "neginf"),
+  doc="x with NaN replaced by nan, +inf by posinf and -inf by neginf (default: the dtype's "
+      "largest and smallest finite values).")
+
+
+def _alias(new, old):
+    """`new` names the same spellings as `old` (function, method and in-place forms)."""
+    from .registry import FUNCTIONS, install
+    for suffix in ("", "_"):
+        fn = FUNCTIONS.get(old + suffix)
+        if fn is None:
+            fn = getattr(Tensor, old + suffix, None)
+            if fn is None:
+                continue
+            install(new + suffix, fn, function=False, method=True)
+        else:
+            install(new + suffix, fn, function=True, method=hasattr(Tensor, old + suffix))
+
+
+for _new, _old in (("absolute", "abs"), ("arccos", "acos"), ("arcsin", "asin"),
+                   ("arctan", "atan"), ("arcsinh", "asinh"), ("arccosh", "acosh"),
+                   ("arctanh", "atanh"), ("fix", "trunc"), ("sgn", "sign")):
+    _alias(_new, _old)
+
+
+# Note [In-place forms of every elementwise op]
+# PyTorch gives every elementwise op an in-place form that keeps self's dtype (`x.eq_(y)`
+# writes 1/0 into x; `m.logical_not_()` into an int tensor). Declarations above that predate
+# this (comparisons and logic ops, declared with inplace=False) get theirs here, built by the
+# registry from the same declaration (ops/spellings.py), so they follow Note [Check, then
+# write] like every other in-place op. Ops whose in-place form would differ in meaning stay
+# out-of-place only (maximum/minimum/fmax/fmin: PyTorch has none).
+def _add_inplace_forms():
+    from .registry import OPS
+    from .spellings import inplace_spelling, install
+    aliases = {"equal": ("eq",), "not_equal": ("ne",), "greater_than": ("gt", "greater"),
+               "greater_equal": ("ge",), "less_than": ("lt", "less"), "less_equal": ("le",)}
+    for name in ("equal", "not_equal", "greater_than", "greater_equal", "less_than",
+                 "less_equal", "logical_and", "logical_or", "logical_xor", "logical_not"):
+        op = OPS[name]
+        if op.inplace_ok or hasattr(Tensor, name + "_"):
+            continue
+        op.inplace_ok = True
+        fn = inplace_spelling(op, name + "_")
+        install(name + "_", fn)
+        for a in aliases.get(name, ()):
+            install(a + "_", fn)
+
+
+_add_inplace_forms()

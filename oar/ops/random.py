@@ -1,4 +1,7 @@
-"""Random numbers: one generator, seeded by oar.seed / oar.manual_seed."""
+"""Random numbers: oar's generator (oar.seed / oar.manual_seed), or one passed as `generator=`.
+
+See Note [Random sources] below.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -8,9 +11,20 @@ from ..tensor import Tensor
 from ..autograd.errors import ArgTypeError, ArgValueError
 from . import args as _args
 from . import registry
-from .creation import _dtype, _finish, _shape
+from .creation import _as_class, _device, _dtype, _finish, _shape_and_dtype
 from .registry import OpDef, declare
 
+# Note [Random sources]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# Every random function and in-place fill draws through a *source*: an object with the methods
+# uniform, normal, randint, random_, randperm and bernoulli (shapes, NumPy dtypes, arrays out).
+# `generator=None` is oar's own source over a NumPy Generator (`oar.seed` reseeds it): the
+# Paddle door's stream. A `torch.Generator` of the PyTorch door (oar/torch/_runtime.py) carries
+# `_oar_source`, a TorchCPUGenerator that draws what torch 2.13's CPU generator draws (Note
+# [Torch CPU random streams]); the door passes its default generator when the user gives
+# none, so a seeded PyTorch program draws PyTorch's numbers. Values are written in the order
+# PyTorch's TensorIterator visits the elements (memory order for a dense tensor whose strides
+# are permuted), so a fill of a transposed tensor draws the same numbers too.
 _GEN = [np.random.default_rng()]
 
 
@@ -28,25 +42,133 @@ def generator():
     return _GEN[0]
 
 
-def _floats(shape, dtype, draw):
-    dt = _dtype(dtype)
+class NumpySource:
+    """Note [Random sources] over a numpy.random.Generator (oar's own stream)."""
+    __slots__ = ("rng",)
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def uniform(self, shape, dtype=np.float32, low=0.0, high=1.0):
+        """Uniform samples on [low, high)."""
+        if low == 0.0 and high == 1.0:
+            return self.rng.random(shape).astype(dtype, copy=False)
+        return self.rng.uniform(low, high, size=shape).astype(dtype, copy=False)
+
+    def normal(self, shape, dtype=np.float32, mean=0.0, std=1.0, *, contiguous=True):
+        """Normal samples N(mean, std**2)."""
+        if mean == 0.0 and std == 1.0:
+            return self.rng.standard_normal(shape).astype(dtype, copy=False)
+        return self.rng.normal(mean, std, size=shape).astype(dtype, copy=False)
+
+    def randint(self, low, high, shape, dtype=np.int64):
+        """Integers uniform on [low, high)."""
+        return self.rng.integers(low, high, size=shape, dtype=np.int64).astype(dtype, copy=False)
+
+    def random_(self, shape, dtype=np.int64):
+        """Integers uniform on [0, 2**mantissa] (floats) or [0, max] (integers)."""
+        dt = np.dtype(dtype)
+        hi = (2 ** (np.finfo(dt).nmant + 1) if dt.kind == "f" else
+              1 if dt.kind == "b" else int(np.iinfo(dt).max))
+        return self.rng.integers(0, hi, size=shape, endpoint=True).astype(dt)
+
+    def randperm(self, n, dtype=np.int64):
+        """A random permutation of 0 .. n-1."""
+        return self.rng.permutation(n).astype(dtype)
+
+    def bernoulli(self, shape, p=0.5, dtype=np.float32):
+        """1 with probability p (a number or an array broadcasting to shape), else 0."""
+        return (self.rng.random(shape) < p).astype(dtype)
+
+
+def source(generator=None):
+    """Note [Random sources]: the source a `generator=` argument names."""
+    if generator is None:
+        return NumpySource(_GEN[0])
+    src = getattr(generator, "_oar_source", None)
+    if src is not None:
+        return src
+    if isinstance(generator, np.random.Generator):
+        return NumpySource(generator)
+    raise ArgTypeError(f"generator must be a torch.Generator (oar.torch.Generator) or a "
+                       f"numpy.random.Generator, got {type(generator).__name__}")
+
+
+def iteration_order(out):
+    """A view of `out` whose C order is the order PyTorch's TensorIterator fills it in: its
+    dimensions sorted by stride, largest first (memory order for a dense permuted tensor)."""
+    if out.flags.c_contiguous or out.ndim < 2:
+        return out
+    perm = sorted(range(out.ndim), key=lambda d: (-abs(out.strides[d]), d))
+    return out.transpose(perm)
+
+
+def _write(out, values):
+    """values (C order) into out, in iteration order."""
+    iteration_order(out)[...] = values.reshape(iteration_order(out).shape)
+    return out
+
+
+def _floating(dt, op):
     if dt.kind != "f":
-        raise TypeError(f"random floats need a floating dtype, got {dt}")
-    return draw(shape).astype(dt, copy=False)
+        raise ArgTypeError(f"{op}(): random floats need a floating dtype, got {dt}. Fix: "
+                           "pass dtype='float32' (or float64), or cast the result.")
+    return dt
 
 
-def rand(*shape, dtype=None, name=None, requires_grad=False):
-    """A new tensor of the given shape with samples uniform on [0, 1)."""
-    return _finish(_floats(_shape(shape, "rand"), dtype, _GEN[0].random), requires_grad)
+def _random_tensor(op, shape, dtype, requires_grad, device, generator, draw, default=None,
+                   floating=True):
+    """The common frame of rand/randn/randint/randperm: checks first (Note [Check, then
+    write]), then one draw from the source."""
+    _device(device, op)
+    dt = _dtype(dtype, default)
+    if floating:
+        _floating(dt, op)
+    src = source(generator)
+    return _finish(np.ascontiguousarray(draw(src, shape, dt)), requires_grad)
 
 
-def randn(*shape, dtype=None, name=None, requires_grad=False):
-    """A new tensor of the given shape with samples from the standard normal N(0, 1)."""
-    return _finish(_floats(_shape(shape, "randn"), dtype, _GEN[0].standard_normal), requires_grad)
+def rand(*shape, dtype=None, name=None, requires_grad=False, device=None, generator=None,
+         out=None, **kwargs):
+    """A new tensor of the given shape with samples uniform on [0, 1). The shape as arguments
+    or one sequence; Paddle's dtype by position too (`rand([2, 3], "float64")`)."""
+    _no_out("rand", out, kwargs)
+    shp, dtype = _shape_and_dtype(shape, dtype, "rand")
+    return _random_tensor("rand", shp, dtype, requires_grad, device, generator,
+                          lambda s, shp, dt: s.uniform(shp, dt))
 
 
-def randint(low=0, high=None, shape=(1,), dtype=None, name=None, *, size=None):
-    """A new int64 tensor of the given shape with integers uniform on [low, high)."""
+def randn(*shape, dtype=None, name=None, requires_grad=False, device=None, generator=None,
+          out=None, **kwargs):
+    """A new tensor of the given shape with samples from the standard normal N(0, 1). The
+    shape as arguments or one sequence; Paddle's dtype by position too."""
+    _no_out("randn", out, kwargs)
+    shp, dtype = _shape_and_dtype(shape, dtype, "randn")
+    return _random_tensor("randn", shp, dtype, requires_grad, device, generator,
+                          lambda s, shp, dt: s.normal(shp, dt))
+
+
+def standard_normal(shape, dtype=None, name=None, *, device=None, requires_grad=False):
+    """Paddle's standard_normal: randn of the given shape."""
+    return randn(shape, dtype=dtype, requires_grad=requires_grad, device=device)
+
+
+def _no_out(op, out, kwargs):
+    bad = sorted(k for k in kwargs if k not in ("pin_memory", "layout", "memory_format"))
+    if bad:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{bad[0]}'")
+    if out is not None:
+        raise ArgValueError(f"{op}(): out= is not supported by oar's random functions. Fix: "
+                            f"assign the result, or fill in place: `t.uniform_()`, "
+                            "`t.normal_()`.")
+
+
+def randint(low=0, high=None, shape=(1,), dtype=None, name=None, *, size=None, generator=None,
+            device=None, requires_grad=False):
+    """A new int64 tensor of the given shape with integers uniform on [low, high). Paddle's
+    randint(low, high, shape) and PyTorch's randint(high, size) / randint(low, high, size)."""
+    if isinstance(high, (list, tuple)) or (isinstance(high, Tensor) and high._data.ndim == 1):
+        low, high, shape = 0, low, high     # PyTorch's randint(high, size)
     if high is None:
         low, high = 0, low
     if size is not None:
@@ -56,8 +178,10 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None, *, size=None):
     if low >= high:
         raise ArgValueError(f"randint(): random_ expects 'from' to be less than 'to', but got "
                             f"from={low} >= to={high}. Fix: pass high > low.")
-    return _finish(_GEN[0].integers(low, high, size=_args.shape(shape, "randint"),
-                                    dtype=_dtype(dtype, _dt.int64)))
+    shp = _args.shape(shape, "randint")
+    return _random_tensor("randint", shp, dtype, requires_grad, device, generator,
+                          lambda s, shp, dt: s.randint(low, high, shp, dt),
+                          default=_dt.int64, floating=False)
 
 
 def _std(std, op):
@@ -66,42 +190,94 @@ def _std(std, op):
     return std
 
 
-def normal(mean=0.0, std=1.0, shape=None, name=None, *, size=None):
-    """Samples from N(mean, std**2): of the given shape, or elementwise for tensor mean/std."""
+def normal(mean=0.0, std=1.0, shape=None, name=None, *, size=None, generator=None,
+           dtype=None, device=None, requires_grad=False, out=None):
+    """Samples from N(mean, std**2): of the given shape, or elementwise for tensor mean/std
+    (then the result has their broadcast shape and dtype)."""
+    _no_out("normal", out, {})
+    _device(device, "normal")
     if size is not None:
         shape = size
+    src = source(generator)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        like = mean if isinstance(mean, Tensor) else std
         m = mean._data if isinstance(mean, Tensor) else _args.number(mean, "normal", "mean")
         s = std._data if isinstance(std, Tensor) else _args.number(std, "normal", "std")
         if np.any(~(np.asarray(s) >= 0)):
             raise ArgValueError("normal(): normal expects all elements of std >= 0.0")
-        return _finish(np.asarray(_GEN[0].normal(m, s), dtype=np.float32))   # 0-d: a float
+        dt = np.result_type(*(a.dtype for a in (m, s) if isinstance(a, np.ndarray)))
+        _floating(dt, "normal")
+        shp = np.broadcast_shapes(np.shape(m), np.shape(s))
+        # PyTorch: out.normal_(0, 1), then out * std + mean in out's dtype
+        z = src.normal(shp, dt)
+        r = (z * np.asarray(s, dt) + np.asarray(m, dt)).astype(dt, copy=False)
+        return _as_class(_finish(np.ascontiguousarray(r), requires_grad), like)
     mean = _args.number(mean, "normal", "mean")
     std = _std(_args.number(std, "normal", "std"), "normal")
-    return _finish(_GEN[0].normal(mean, std, size=_args.shape(shape, "normal")).astype(np.float32))
+    dt = _floating(_dtype(dtype), "normal")
+    r = src.normal(_args.shape(shape, "normal"), dt, mean, std)
+    return _finish(np.ascontiguousarray(r), requires_grad)
 
 
-def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    """A new tensor of the given shape with samples uniform on [min, max)."""
+def uniform(shape, dtype=None, min=0.0, max=1.0, seed=0, name=None, *, device=None,
+            requires_grad=False, generator=None):
+    """A new tensor of the given shape with samples uniform on [min, max) (Paddle 3.3 and
+    PyTorch: [0, 1) by default)."""
     lo, hi = _args.number(min, "uniform", "min"), _args.number(max, "uniform", "max")
     if not lo <= hi:
         raise ArgValueError(f"uniform(): expects a [min, max) range, but found min={lo} > max={hi}")
-    dt = _dtype(dtype)
-    if dt.kind != "f":
-        raise ArgTypeError(f"uniform(): random floats need a floating dtype, got {dt}")
-    return _finish(_GEN[0].uniform(lo, hi, size=_args.shape(shape, "uniform")).astype(dt))
+    shp = _args.shape(shape, "uniform")
+    return _random_tensor("uniform", shp, dtype, requires_grad, device, generator,
+                          lambda s, shp, dt: s.uniform(shp, dt, lo, hi))
 
 
-def randperm(n, dtype=None, name=None):
+def randperm(n, dtype=None, name=None, *, generator=None, device=None, requires_grad=False,
+             out=None, **kwargs):
     """A random permutation of the integers 0 .. n-1 (int64 by default)."""
+    _no_out("randperm", out, kwargs)
     n = _args.shape(n, "randperm", name="n")
     if len(n) != 1:
         raise ArgTypeError(f"randperm(): argument 'n' must be an integer, got {list(n)}")
-    return _finish(_GEN[0].permutation(n[0]).astype(_dtype(dtype, _dt.int64)))
+    return _random_tensor("randperm", n[0], dtype, requires_grad, device, generator,
+                          lambda s, n, dt: s.randperm(n, dt), default=_dt.int64,
+                          floating=False)
+
+
+def _like_args(x, op, dtype, device):
+    x = _args.tensor(x, op)
+    _device(device, op)
+    return x, list(x._data.shape), (dtype if dtype is not None else x.dtype)
+
+
+def rand_like(x, dtype=None, name=None, *, device=None, requires_grad=False, generator=None,
+              memory_format=None, layout=None):
+    """rand() with x's shape and dtype (unless dtype is given), of x's door."""
+    x, shp, dt = _like_args(x, "rand_like", dtype, device)
+    return _as_class(rand(shp, dtype=dt, requires_grad=requires_grad, generator=generator), x)
+
+
+def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False, generator=None,
+               memory_format=None, layout=None):
+    """randn() with x's shape and dtype (unless dtype is given), of x's door."""
+    x, shp, dt = _like_args(x, "randn_like", dtype, device)
+    return _as_class(randn(shp, dtype=dt, requires_grad=requires_grad, generator=generator), x)
+
+
+def randint_like(x, low=0, high=None, dtype=None, name=None, *, device=None,
+                 requires_grad=False, generator=None, memory_format=None, layout=None):
+    """randint() with x's shape and dtype (unless dtype is given): randint_like(x, high) or
+    randint_like(x, low, high), of x's door."""
+    x, shp, dt = _like_args(x, "randint_like", dtype, device)
+    if high is None:
+        low, high = 0, low
+    return _as_class(randint(low, high, shp, dtype=dt, generator=generator,
+                             requires_grad=requires_grad), x)
 
 
 for _n, _f in dict(seed=seed, manual_seed=manual_seed, rand=rand, randn=randn, randint=randint,
-                   normal=normal, uniform=uniform, randperm=randperm).items():
+                   normal=normal, uniform=uniform, randperm=randperm, rand_like=rand_like,
+                   randn_like=randn_like, randint_like=randint_like,
+                   standard_normal=standard_normal).items():
     registry.register_function(_n, _f, method=False)
 
 
@@ -114,6 +290,7 @@ def _check_float(self, args, attrs, op_name):
     if self._data.dtype.kind != "f":
         raise ArgTypeError(f"{op_name} needs a floating point tensor, got {self.dtype.name}")
     # Note [Check, then write]: the parameters are checked before anything is drawn
+    source(attrs[-1])
     if op_name.startswith("normal"):
         _std(attrs[1], op_name)
     elif op_name.startswith("uniform"):
@@ -127,6 +304,7 @@ def _check_float(self, args, attrs, op_name):
 
 
 def _check_bernoulli(self, args, attrs, op_name):
+    source(attrs[-1])
     p = attrs[0]
     pd = p._data if isinstance(p, Tensor) else p
     if not np.all((np.asarray(pd) >= 0) & (np.asarray(pd) <= 1)):
@@ -142,63 +320,127 @@ def _check_bernoulli(self, args, attrs, op_name):
                                 f"broadcast to self's shape {list(self._data.shape)}")
 
 
-def _k_normal_(out, mean, std):
-    out[...] = _GEN[0].normal(mean, std, size=out.shape)
-    return out
+def _k_normal_(out, mean, std, generator):
+    v = source(generator).normal(out.shape, out.dtype, mean, std,
+                                 contiguous=out.flags.c_contiguous)
+    return _write(out, v)
 
 
-def _k_uniform_(out, low, high):
-    out[...] = _GEN[0].uniform(low, high, size=out.shape)
-    return out
+def _k_uniform_(out, low, high, generator):
+    return _write(out, source(generator).uniform(out.shape, out.dtype, low, high))
 
 
-def _k_bernoulli_(out, p):
+def _k_bernoulli_(out, p, generator):
     pr = p._data if isinstance(p, Tensor) else p
-    out[...] = _GEN[0].random(out.shape) < pr
-    return out
+    if isinstance(pr, np.ndarray):
+        pr = np.broadcast_to(pr, out.shape)
+        if not out.flags.c_contiguous:
+            pr = iteration_order(pr)     # the same element order as the values
+    return _write(out, source(generator).bernoulli(iteration_order(out).shape, pr, out.dtype))
 
 
 for _op in (OpDef("normal_", _k_normal_, _fill_grad, kind="inplace", check=_check_float,
-                  attrs=(("mean", 0.0), ("std", 1.0)), node_name="NormalBackward",
+                  attrs=(("mean", 0.0), ("std", 1.0), ("generator", None)),
+                  node_name="NormalBackward",
                   doc="Fills x with samples from the normal distribution N(mean, std**2)."),
             OpDef("uniform_", _k_uniform_, _fill_grad, kind="inplace", check=_check_float,
-                  attrs=(("min", -1.0), ("max", 1.0)), node_name="UniformBackward",
+                  attrs=(("min", 0.0), ("max", 1.0), ("generator", None)),
+                  node_name="UniformBackward",
                   doc="Fills x with samples from the uniform distribution on [min, max)."),
             OpDef("bernoulli_", _k_bernoulli_, _fill_grad, kind="inplace",
-                  check=_check_bernoulli, attrs=(("p", 0.5),), node_name="BernoulliBackward",
+                  check=_check_bernoulli, attrs=(("p", 0.5), ("generator", None)),
+                  node_name="BernoulliBackward",
                   doc="Fills x with 0/1 samples that are 1 with probability p.")):
     declare(_op)
 
 
-def _k_exponential_(out, lam):
-    out[...] = _GEN[0].exponential(1.0 / lam, size=out.shape)
-    return out
+def _k_exponential_(out, lam, generator):
+    src = source(generator)
+    if isinstance(src, NumpySource):
+        v = src.rng.exponential(1.0 / lam, size=out.shape)
+    else:   # -log(1 - u) / lambda from the source's uniforms (not PyTorch's MKL stream)
+        u = src.uniform(out.shape, np.float64)
+        v = -np.log1p(-u) / lam
+    return _write(out, np.asarray(v).astype(out.dtype))
 
 
 declare(OpDef("exponential_", _k_exponential_, _fill_grad, kind="inplace", check=_check_float,
-              attrs=(("lam", 1.0),), node_name="ExponentialBackward",
+              attrs=(("lam", 1.0), ("generator", None)), node_name="ExponentialBackward",
               doc="Fills x with samples from the exponential distribution of rate lam."))
 
 
-def bernoulli(x, name=None):
-    """Draws 1 with probability x (elementwise). x must be a floating tensor with every value in
-    [0, 1] (PyTorch: RuntimeError otherwise; NaN is refused too)."""
+def _check_random(self, args, attrs, op_name):
+    source(attrs[-1])
+    low, high = attrs[0], attrs[1]
+    dt = self._data.dtype
+    if low is None and high is None:
+        return
+    if high is None:
+        low, high = 0, low
+    for v, n in ((low, "from"), (high, "to")):
+        if v.__class__ is not int:
+            raise ArgTypeError(f"{op_name}(): argument '{n}' must be an int, got "
+                               f"{type(v).__name__}")
+    if not low < high:
+        raise ArgValueError(f"{op_name}(): random_ expects 'from' to be less than 'to', but "
+                            f"got from={low} >= to={high}")
+    if dt.kind in "iub":
+        info = (0, 1) if dt.kind == "b" else (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
+        if not (info[0] <= low and high - 1 <= info[1]):
+            raise ArgValueError(f"{op_name}(): [{low}, {high}) is out of bounds for "
+                                f"{self.dtype.name}")
+
+
+def _k_random_(out, low, high, generator):
+    src = source(generator)
+    shape = iteration_order(out).shape
+    if low is None and high is None:
+        return _write(out, src.random_(shape, out.dtype))
+    if high is None:
+        low, high = 0, low
+    return _write(out, src.randint(low, high, shape, out.dtype))
+
+
+declare(OpDef("random_", _k_random_, _fill_grad, kind="inplace", check=_check_random,
+              attrs=(("low", None), ("high", None), ("generator", None)),
+              number_attrs=(), node_name="RandomBackward",
+              doc="Fills x with integers uniform on [low, high) (random_(high): [0, high); no "
+                  "bounds: [0, 2**mantissa] for floats, [0, max] for integers)."))
+
+
+def bernoulli(x, p=None, name=None, *, generator=None, out=None):
+    """Draws 1 with probability x (elementwise), or with probability p (a number) in x's
+    shape and dtype. x must be floating with every value in [0, 1] (PyTorch: RuntimeError
+    otherwise; NaN is refused too)."""
+    _no_out("bernoulli", out, {})
     x = _args.input_tensor(x, "bernoulli")
-    p = x._data
-    if p.dtype.kind != "f":
+    src = source(generator)
+    if p is not None:
+        p = _args.number(p, "bernoulli", "p")
+        if not 0 <= p <= 1:
+            raise ArgValueError(f"bernoulli(): bernoulli_ expects p to be in [0, 1], but got "
+                                f"p={p}")
+        return _as_class(_finish(src.bernoulli(x._data.shape, p, x._data.dtype)), x)
+    pa = x._data
+    if pa.dtype.kind != "f":
         raise ArgTypeError(f"bernoulli(): expected a floating point tensor of probabilities, got "
                            f"{x.dtype.name}. Fix: cast it first, e.g. x.astype('float32').")
-    if p.size and not ((p >= 0) & (p <= 1)).all():
+    if pa.size and not ((pa >= 0) & (pa <= 1)).all():
         raise ArgValueError("bernoulli(): Expected 0 <= p <= 1 for every element of x, got values "
-                            f"in [{np.nanmin(p) if not np.isnan(p).all() else 'nan'}, "
-                            f"{np.nanmax(p) if not np.isnan(p).all() else 'nan'}]"
-                            f"{' and NaN' if np.isnan(p).any() else ''}.")
-    return _finish((_GEN[0].random(p.shape) < p).astype(p.dtype))
+                            f"in [{np.nanmin(pa) if not np.isnan(pa).all() else 'nan'}, "
+                            f"{np.nanmax(pa) if not np.isnan(pa).all() else 'nan'}]"
+                            f"{' and NaN' if np.isnan(pa).any() else ''}.")
+    if isinstance(src, NumpySource):
+        r = (src.rng.random(pa.shape) < pa).astype(pa.dtype)
+    else:
+        r = src.bernoulli(pa.shape, np.ascontiguousarray(pa), pa.dtype)
+    return _as_class(_finish(np.ascontiguousarray(r)), x)
 
 
-def multinomial(x, num_samples=1, replacement=False, name=None):
+def multinomial(x, num_samples=1, replacement=False, name=None, *, generator=None):
     """Category indices drawn from each row of x (1-D or 2-D, non-negative finite weights with
-    a positive sum), checked as PyTorch checks them (RuntimeError-compatible errors)."""
+    a positive sum), checked as PyTorch checks them (RuntimeError-compatible errors). With a
+    torch.Generator the draws come from its uniforms (not PyTorch's own sampling order)."""
     x = _args.input_tensor(x, "multinomial")
     n = _args.integer(num_samples, "multinomial", "num_samples")
     if not isinstance(replacement, (bool, np.bool_)):
@@ -229,10 +471,32 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
     if not replacement and ((rows > 0).sum(-1) < n).any():
         raise ArgValueError("multinomial(): invalid multinomial distribution (with "
                             "replacement=False, not enough non-negative category to sample).")
+    src = source(generator)
     out = np.empty((rows.shape[0], n), np.int64)
     for i, r in enumerate(rows):
-        out[i] = _GEN[0].choice(k, n, replace=bool(replacement), p=r / r.sum())
-    return _finish(out.reshape(w.shape[:-1] + (n,)))
+        if isinstance(src, NumpySource):
+            out[i] = src.rng.choice(k, n, replace=bool(replacement), p=r / r.sum())
+        else:
+            out[i] = _choice(src, r, n, bool(replacement))
+    return _as_class(_finish(out.reshape(w.shape[:-1] + (n,))), x)
+
+
+def _choice(src, weights, n, replacement):
+    """n categories drawn with the source's float64 uniforms (inverse CDF; without
+    replacement a drawn category's weight becomes 0)."""
+    w = weights.copy()
+    picks = []
+    for _ in range(n):
+        cdf = np.cumsum(w)
+        u = float(src.uniform((1,), np.float64)[0]) * cdf[-1]
+        j = int(np.searchsorted(cdf, u, side="right"))
+        j = min(j, len(w) - 1)
+        while w[j] == 0 and j > 0:
+            j -= 1
+        picks.append(j)
+        if not replacement:
+            w[j] = 0.0
+    return picks
 
 
 registry.register_function("bernoulli", bernoulli)

@@ -1,10 +1,12 @@
 """Reductions. axis/dim, keepdim; gradients broadcast back to the input shape."""
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from ..autograd import grad_mode
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_as
 from . import args as _args
 from . import registry
 from .registry import OpDef, declare
@@ -60,7 +62,7 @@ def _expand_back(ctx, g):
         # plain backward: broadcast into a fresh buffer (cheaper than two strided views)
         out = np.empty(in_shape, g._data.dtype)
         out[...] = g._data.reshape(_keep_shape(in_shape, axes))
-        return Tensor._wrap(out)
+        return wrap_as(g._result_class, out)   # Note [Result class]
     return g.reshape(list(_keep_shape(in_shape, axes))).expand(list(in_shape))
 
 
@@ -152,43 +154,30 @@ registry.OPS["amax"] = AMAX
 registry.OPS["amin"] = AMIN
 
 
-class ReturnTypes(tuple):
-    """(values, indices) of PyTorch's max/min/sort with a dim."""
-
-    @property
-    def values(self):
-        """The values (first element)."""
-        return self[0]
-
-    @property
-    def indices(self):
-        """The indices (second element)."""
-        return self[1]
-
-
-def _extreme(op, argop, fname):
-    def fn(x, *args, axis=None, keepdim=False, name=None, dim=None):
-        """Paddle spelling `max(x, axis=...)` returns values; PyTorch spelling with a dim
-        (`max(x, 1)`, `max(x, dim=1)`) returns (values, indices). `max(x, y)` with a tensor
-        is the elementwise maximum."""
+def _extreme(op, fname):
+    def fn(x, axis=None, keepdim=False, name=None, **kwargs):
+        """Paddle's max/min: the values over axis (all axes when None), never indices. axis
+        may be an int, a list of ints or an integer tensor (as Paddle). PyTorch's
+        `max(input, dim)` -> (values, indices) and `max(input, other)` are oar.torch.max
+        (docs/conflicts.md); the elementwise form here is oar.maximum / oar.minimum."""
+        if kwargs:
+            raise _args.ArgTypeError(
+                f"{fname}() received unexpected keyword argument "
+                f"{', '.join(repr(k) for k in kwargs)}. Paddle's {fname}(x, axis=None, "
+                f"keepdim=False) returns the values only; for PyTorch's {fname}(input, dim) -> "
+                f"(values, indices) use oar.torch.{fname}.")
         x = _args.input_tensor(x, fname)
-        if args and isinstance(args[0], Tensor) and args[0]._data.ndim > 0 or isinstance(dim, Tensor):
-            other = args[0] if args else dim
-            return registry.FUNCTIONS["maximum" if op is AMAX else "minimum"](x, other)
-        torch_style = dim is not None or bool(args)
-        if args:
-            dim = args[0]
-            if len(args) > 1:
-                keepdim = args[1]
-        if dim is not None:
-            axis = dim
+        if isinstance(axis, Tensor):
+            if axis._data.dtype.kind not in "iu":
+                raise _args.ArgTypeError(
+                    f"{fname}(): axis must be an int, a list of ints or an integer tensor, got "
+                    f"a {axis.dtype.name} tensor. Fix: for the elementwise "
+                    f"{'maximum' if op is AMAX else 'minimum'} of two tensors use "
+                    f"oar.{'maximum' if op is AMAX else 'minimum'}(x, y).")
+            axis = axis._data.tolist()
         axes = _axes(axis, x._data.ndim, fname)
         _nonempty(x, axes, fname)
-        values = registry.dispatch(op, (x,), (axes, bool(keepdim)))
-        if not torch_style:
-            return values
-        idx = argop(x, axis=axis, keepdim=keepdim)
-        return ReturnTypes((values, idx))
+        return registry.dispatch(op, (x,), (axes, bool(keepdim)))
     fn.__name__ = fname
     return fn
 
@@ -210,7 +199,7 @@ def _arg(npfn, fname):
             if a.ndim:
                 _nonempty(x, (ax,), fname)
             r = npfn(a, axis=ax, keepdims=bool(keepdim)).astype(np.int64)
-        return Tensor._wrap(np.asarray(r))
+        return wrap_as(x._result_class, np.asarray(r))   # Note [Result class]
     fn.__name__ = fname
     fn.__doc__ = (f"Index (int64) of the {'largest' if npfn is np.argmax else 'smallest'} "
                   "element of x along axis (of the flattened x when None).")
@@ -221,8 +210,8 @@ argmax = _arg(np.argmax, "argmax")
 argmin = _arg(np.argmin, "argmin")
 registry.register_function("argmax", argmax)
 registry.register_function("argmin", argmin)
-registry.register_function("max", _extreme(AMAX, argmax, "max"))
-registry.register_function("min", _extreme(AMIN, argmin, "min"))
+registry.register_function("max", _extreme(AMAX, "max"))
+registry.register_function("min", _extreme(AMIN, "min"))
 
 
 def _amax_like(op):
@@ -345,7 +334,7 @@ def _bool_red(npfn, fname):
         x = _args.input_tensor(x, fname)
         if dim is not None:
             axis = dim
-        return Tensor._wrap(np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim, fname), keepdims=bool(keepdim))))
+        return wrap_as(x._result_class, np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim, fname), keepdims=bool(keepdim))))
     fn.__name__ = fname
     fn.__doc__ = (f"Boolean: whether {fname} elements of x are nonzero, over axis "
                   "(all axes when None).")
@@ -360,8 +349,9 @@ def count_nonzero(x, axis=None, keepdim=False, name=None, *, dim=None):
     """The number (int64) of nonzero elements of x over axis (all axes when None)."""
     x = _args.input_tensor(x, "count_nonzero")
     axes = _axes(axis if dim is None else dim, x._data.ndim, "count_nonzero")
-    return Tensor._wrap(np.asarray(np.count_nonzero(x._data, axis=axes, keepdims=bool(keepdim)),
-                                   dtype=np.int64))
+    return wrap_as(x._result_class, np.asarray(np.count_nonzero(x._data, axis=axes,
+                                                                keepdims=bool(keepdim)),
+                                               dtype=np.int64))
 
 
 registry.register_function("count_nonzero", count_nonzero)
@@ -375,11 +365,264 @@ def _k_cumsum(x, axis, dtype):
 
 def _b_cumsum(ctx, g):
     axis = ctx.attrs[0]
+    cumsum = registry.FUNCTIONS["cumsum"]   # not g's method: Note [Door-neutral core]
     if axis is None:
-        return (g.flip([0]).cumsum(0).flip([0]).reshape(list(ctx.input_meta[0][0])),)
-    return (g.flip([axis]).cumsum(axis).flip([axis]),)
+        return (cumsum(g.flip([0]), 0).flip([0]).reshape(list(ctx.input_meta[0][0])),)
+    return (cumsum(g.flip([axis]), axis).flip([axis]),)
 
 
 CUMSUM = OpDef("cumsum", _k_cumsum, _b_cumsum, attrs=(("axis", None), ("dtype", None)),
                doc="Cumulative sum of x along axis (flattened when None).")
 declare(CUMSUM)
+
+
+# ---------------------------------------------------------------- issue 10: var_mean, std_mean
+def _stat_mean(stat, name):
+    def fn(x, axis=None, unbiased=True, keepdim=False, name=None, *, dim=None, correction=None):
+        x = _args.input_tensor(x, name)
+        if dim is not None:
+            axis = dim
+        s = stat(x, axis, unbiased, keepdim, correction=correction)
+        return s, registry.FUNCTIONS["mean"](x, axis=axis, keepdim=keepdim)
+    fn.__name__ = name
+    fn.__doc__ = (f"({name.split('_')[0]}, mean) of x over axis (all elements by default), as "
+                  f"PyTorch's {name}: the same arguments as {name.split('_')[0]}.")
+    return fn
+
+
+registry.register_function("var_mean", _stat_mean(registry.FUNCTIONS["var"], "var_mean"))
+registry.register_function("std_mean", _stat_mean(registry.FUNCTIONS["std"], "std_mean"))
+
+
+# ---------------------------------------------------------------- issue 10: sort family
+# Note [Index-selecting reductions]
+# sort, topk, kthvalue, mode, median with an axis, cummax/cummin (and PyTorch's max/min with a
+# dim) pick elements: their indices are computed here with NumPy (stable sort order; NaN
+# counts as the largest value, as in both frameworks) and the values are taken by advanced
+# indexing (`pick`), whose backward scatters the gradient to exactly the picked elements,
+# as PyTorch's value_selecting_reduction_backward. The core keeps Paddle 3.3.1's meanings
+# (sort returns values, argsort indices, median averages the two middle values); the
+# PyTorch door's are in oar/torch/_functions.py (Note [Door conflicts]). The order of tied
+# indices is unspecified in both frameworks (topk, kthvalue): oar's is the stable one.
+def pick(x, idx, d, keepdim):
+    """x's elements at positions `idx` (int64 ndarray with x's number of dims, equal to x's
+    shape off dim d) along dim d, by advanced indexing (Note [Index-selecting reductions]).
+    keepdim=False drops dim d (idx.shape[d] is 1 then)."""
+    nd = x._data.ndim
+    if nd == 0:
+        return x.clone()
+    if not keepdim:
+        idx = np.squeeze(idx, d)
+    shape = idx.shape
+    key = []
+    for k in range(nd):
+        if k == d:
+            key.append(idx)
+            continue
+        p = k if keepdim or k < d else k - 1
+        s = [1] * len(shape)
+        s[p] = shape[p]
+        key.append(np.arange(shape[p], dtype=np.int64).reshape(s))
+    return x[tuple(key)]
+
+
+def index_tensor(x, arr):
+    """An int64 index tensor of x's result class (Note [Result class])."""
+    return wrap_as(x._result_class, np.array(arr, dtype=np.int64, order="C"))
+
+
+def sorted_indices(a, d, descending):
+    """Stable sort order of ndarray `a` along d (NaN the largest): ascending, or descending
+    with ties kept in their original order."""
+    if a.ndim == 0:
+        return np.zeros((), np.int64)
+    if not descending:
+        return np.argsort(a, axis=d, kind="stable")
+    rev = np.argsort(np.flip(a, d), axis=d, kind="stable")
+    return (a.shape[d] - 1) - np.flip(rev, d)
+
+
+def median_indices(a, d):
+    """(lower, upper) keepdims indices of the two middle elements along d in stable sorted
+    order (equal for an odd count); both the first NaN's when the row holds a NaN."""
+    n = a.shape[d]
+    order = sorted_indices(a, d, False)
+    kshape = a.shape[:d] + (1,) + a.shape[d + 1:]
+    lo = np.full(kshape, (n - 1) // 2)
+    hi = np.full(kshape, n // 2)
+    if a.dtype.kind == "f":
+        nans = np.isnan(a).sum(axis=d, keepdims=True)
+        lo = np.where(nans > 0, n - nans, lo)
+        hi = np.where(nans > 0, n - nans, hi)
+    return (np.take_along_axis(order, lo, axis=d), np.take_along_axis(order, hi, axis=d))
+
+
+def mode_indices(a, d):
+    """Keepdims index along d of the most frequent value (the smallest among ties), at its
+    last occurrence, as both frameworks return it."""
+    moved = np.moveaxis(a, d, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    out = np.zeros(rows.shape[0], np.int64)
+    for r, row in enumerate(rows):
+        if row.size:
+            vals, counts = np.unique(row, return_counts=True)
+            hits = np.flatnonzero(row == vals[np.argmax(counts)])
+            out[r] = hits[-1] if hits.size else 0
+    return np.moveaxis(out.reshape(moved.shape[:-1] + (1,)), -1, d)
+
+
+def cumulative_indices(a, d, better):
+    """Indices along d of the running max (better=np.greater_equal) or min (np.less_equal):
+    a NaN always takes over, else a tie moves the index forward (both frameworks)."""
+    moved = np.moveaxis(a, d, 0)
+    idx = np.zeros(moved.shape, np.int64)
+    if moved.shape[0]:
+        best = moved[0].copy()
+        cur = np.zeros(moved.shape[1:], np.int64)
+        isnan = np.isnan if a.dtype.kind == "f" else (lambda v: np.zeros(v.shape, np.bool_))
+        for i in range(moved.shape[0]):
+            v = moved[i]
+            take = isnan(v) | (~isnan(best) & better(v, best))
+            best = np.where(take, v, best)
+            cur = np.where(take, i, cur)
+            idx[i] = cur
+    return np.moveaxis(idx, 0, d)
+
+
+def _sort_axis(x, axis, op):
+    return _args.axis(-1 if axis is None else axis, x._data.ndim, op)
+
+
+def sort(x, axis=-1, descending=False, stable=False, name=None):
+    """Paddle's sort: the values of x sorted along axis (stable; NaN last, or first when
+    descending). The indices are argsort's; PyTorch's sort returning (values, indices) is
+    oar.torch.sort."""
+    x = _args.input_tensor(x, "sort")
+    d = _sort_axis(x, axis, "sort")
+    return pick(x, sorted_indices(x._data, d, bool(descending)), d, True)
+
+
+def argsort(x, axis=-1, descending=False, stable=False, name=None):
+    """The int64 indices that sort x along axis (stable; NaN last, or first when
+    descending)."""
+    x = _args.input_tensor(x, "argsort")
+    return index_tensor(x, sorted_indices(x._data, _sort_axis(x, axis, "argsort"),
+                                          bool(descending)))
+
+
+def topk(x, k, axis=None, largest=True, sorted=True, name=None):
+    """(values, indices) of the k largest (or smallest) elements of x along axis (the last
+    when None), largest first."""
+    x = _args.input_tensor(x, "topk")
+    k = _args.integer(k, "topk", "k")
+    d = _sort_axis(x, axis, "topk")
+    a = x._data
+    n = a.shape[d] if a.ndim else 1
+    if not 0 <= k <= n:
+        raise _args.ArgValueError(f"topk(): k={k} is out of range for axis {d} of size {n} "
+                                  "(0 <= k <= size)")
+    idx = sorted_indices(a, d, bool(largest))
+    if a.ndim:
+        idx = np.take(idx, np.arange(k), axis=d)
+    return TopKRetType(pick(x, idx, d, True), index_tensor(x, idx))
+
+
+TopKRetType = collections.namedtuple("TopKRetType", ["values", "indices"])
+TopKRetType.__doc__ = "topk's (values, indices), as Paddle's TopKRetType."
+
+
+def kthvalue(x, k, axis=None, keepdim=False, name=None):
+    """(values, indices) of the k-th smallest element of x along axis (the last when None)."""
+    x = _args.input_tensor(x, "kthvalue")
+    k = _args.integer(k, "kthvalue", "k")
+    d = _sort_axis(x, axis, "kthvalue")
+    a = x._data
+    n = a.shape[d] if a.ndim else 1
+    if not 1 <= k <= n:
+        raise _args.ArgValueError(f"kthvalue(): selected number k={k} out of range for axis "
+                                  f"{d} of size {n} (1 <= k <= size)")
+    idx = sorted_indices(a, d, False)
+    if a.ndim:
+        idx = np.take(idx, [k - 1], axis=d)
+    return selected(x, idx, d, keepdim)
+
+
+def selected(x, idx, d, keepdim):
+    """(values, indices) of keepdims indices idx along d (index-selecting reductions)."""
+    values = pick(x, idx, d, keepdim)
+    if not keepdim and x._data.ndim:
+        idx = np.squeeze(idx, d)
+    return values, index_tensor(x, idx)
+
+
+def mode(x, axis=-1, keepdim=False, name=None):
+    """(values, indices): the most frequent value of x along axis (the smallest among ties)
+    and the index of its last occurrence."""
+    x = _args.input_tensor(x, "mode")
+    d = _sort_axis(x, axis, "mode")
+    a = x._data
+    if a.ndim and a.shape[d] == 0:
+        raise EmptyReductionError(f"mode(): axis {d} has size 0: there is no mode")
+    return selected(x, mode_indices(a, d) if a.ndim else np.zeros((), np.int64), d, keepdim)
+
+
+def median(x, axis=None, keepdim=False, mode="avg", name=None):
+    """Paddle's median of x over axis (all elements when None): with mode='avg' (the
+    default) the mean of the two middle values for an even count, a floating result; with
+    mode='min' the lower one (with an axis: (values, indices)). NaN when a NaN is present.
+    PyTorch's median (the lower value, (values, indices) with a dim) is oar.torch.median."""
+    x = _args.input_tensor(x, "median")
+    mode = _args.one_of(mode, ("avg", "min"), "median", "mode")
+    flat = axis is None
+    y = x.reshape([-1]) if flat else x
+    a = y._data
+    d = 0 if flat else _args.axis(axis, a.ndim, "median")
+    if a.ndim and a.shape[d] == 0:
+        raise EmptyReductionError(f"median(): axis {d} has size 0: there is no median")
+    if a.ndim == 0:
+        return y.clone() if mode == "min" or a.dtype.kind == "f" else y.astype("float32")
+    lo, hi = median_indices(a, d)
+    if mode == "min":
+        vals, idx = selected(y, lo, d, keepdim and not flat)
+        if flat:
+            return vals.reshape([1] * x._data.ndim) if keepdim else vals
+        return vals, idx
+    v = pick(y, lo, d, True)
+    same = np.take_along_axis(a, lo, d) == np.take_along_axis(a, hi, d)
+    if not same.all():   # an even count with two different middle values: their mean
+        v = (v + pick(y, hi, d, True)) / 2
+    if same.any():
+        # one middle value: Paddle shares the gradient evenly among the elements equal to
+        # it; amax over exactly those elements (the others masked to -inf) does that
+        eq = wrap_as(x._result_class, same & (a == np.take_along_axis(a, lo, d)))
+        shared = registry.FUNCTIONS["amax"](registry.FUNCTIONS["where"](eq, y, -np.inf), d,
+                                            True)
+        v = shared if same.all() else registry.FUNCTIONS["where"](
+            wrap_as(x._result_class, same), shared, v)
+    if v._data.dtype.kind != "f":
+        v = v.astype("float32")
+    if flat:
+        return v.reshape([1] * x._data.ndim if keepdim else [])
+    return v if keepdim else v.squeeze(d)
+
+
+def _cum_extreme(better, fname):
+    def fn(x, axis=None, dtype="int64", name=None):
+        x = _args.input_tensor(x, fname)
+        y = x.reshape([-1]) if axis is None else x
+        d = 0 if axis is None else _args.axis(axis, y._data.ndim, fname)
+        if y._data.ndim == 0:
+            return y.clone(), index_tensor(y, np.zeros((), np.int64))
+        idx = cumulative_indices(y._data, d, better)
+        return pick(y, idx, d, True), index_tensor(y, idx).astype(dtype)
+    fn.__name__ = fname
+    fn.__doc__ = (f"(values, indices): the running {fname[3:]}imum of x along axis (of the "
+                  "flattened x when None) and where it was reached.")
+    return fn
+
+
+for _n, _f in (("sort", sort), ("argsort", argsort), ("topk", topk), ("kthvalue", kthvalue),
+               ("mode", mode), ("median", median),
+               ("cummax", _cum_extreme(np.greater_equal, "cummax")),
+               ("cummin", _cum_extreme(np.less_equal, "cummin"))):
+    registry.register_function(_n, _f)

@@ -239,7 +239,7 @@ def _generic_view_backward(ctx, g):
     if ctx.op.name in ("as_strided", "as_strided_regen") and not (_prod(x_geom[0]) and _prod(v_geom[0])):
         # PyTorch's as_strided_backward returns plain zeros when either side is empty, so
         # a higher-order gradient through it carries no history (requires_grad False).
-        return (Tensor._wrap(np.zeros(x_geom[0], g._data.dtype)),)
+        return (wrap_as(g._result_class, np.zeros(x_geom[0], g._data.dtype)),)
     return (R.dispatch(SCATTER_OP, (g,), (x_geom, v_geom)),)
 
 
@@ -866,49 +866,57 @@ def _pieces(x, sizes, d, name):
     return _generic_view(x, name, make, multi=True)
 
 
-def split(x, num_or_sections, axis=0, name=None, *, dim=None, split_size_or_sections=None):
-    """Paddle: an int is the number of pieces. PyTorch (`dim=` or `split_size_or_sections=`):
-    an int is the size of each piece. A list gives the piece sizes in both (Paddle: one -1
-    infers a size; PyTorch refuses negative sizes)."""
-    torch_style = dim is not None or split_size_or_sections is not None
-    if split_size_or_sections is not None:
-        num_or_sections = split_size_or_sections
-    if dim is not None:
-        axis = dim
+def split(x, num_or_sections, axis=0, name=None, **kwargs):
+    """Paddle's split: an int is the number of pieces (the axis must divide evenly); a list
+    gives the piece sizes (one -1 infers a size). Returns a list of views. PyTorch's split
+    (an int is the size of each piece) is oar.torch.split (docs/conflicts.md); as in Paddle,
+    its keywords `dim=` and `split_size_or_sections=` are refused here rather than read with
+    the other meaning."""
+    if kwargs:
+        raise ArgTypeError(
+            f"split() received unexpected keyword argument "
+            f"{', '.join(repr(k) for k in kwargs)}. Paddle's split(x, num_or_sections, axis=0) "
+            "reads an int as the number of pieces; for PyTorch's split(tensor, "
+            "split_size_or_sections, dim=0) (an int is the size of each piece) use "
+            "oar.torch.split.")
     _no_0d(x, "split")
+    if isinstance(axis, Tensor):
+        axis = int(A.index_array(axis, "split", "axis").reshape(-1)[0])
     d = A.axis(axis, x._data.ndim, "split")
     n = x._data.shape[d]
     if not isinstance(num_or_sections, (list, tuple)):
-        k = A.integer(num_or_sections, "split",
-                      "split_size" if torch_style else "num_or_sections")
-        if torch_style:
-            if k < 0 or (k == 0 and n > 0):
-                raise ArgValueError(
-                    f"split(): split_size must be positive (it may be 0 only if the dimension "
-                    f"size is 0), got split_size={k} for dimension {d} of size {n}")
-            sizes = [k] * (n // k) + ([n % k] if n % k else []) if n else [0]
-        else:
-            if k <= 0 or n % k:
-                raise ArgValueError(f"split(): the size of axis {d} ({n}) must be divisible by "
-                                    f"num_or_sections ({k}) and num_or_sections must be > 0; "
-                                    "pass a list of sizes otherwise")
-            sizes = [n // k] * k
+        k = A.integer(num_or_sections, "split", "num_or_sections")
+        if k <= 0 or n % k:
+            raise ArgValueError(f"split(): the size of axis {d} ({n}) must be divisible by "
+                                f"num_or_sections ({k}) and num_or_sections must be > 0; "
+                                "pass a list of sizes otherwise")
+        sizes = [n // k] * k
     else:
         sizes = [A.integer(s, "split", f"sections[{i}]") for i, s in enumerate(num_or_sections)]
-        if not torch_style and sizes.count(-1) == 1:
+        if sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
         if min(sizes, default=0) < 0:
             raise ArgValueError(f"split(): split sizes must be non-negative, got "
-                                f"{list(num_or_sections)} for dimension {d} of size {n}"
-                                + ("" if torch_style else " (one -1 may infer a size)"))
+                                f"{list(num_or_sections)} for dimension {d} of size {n} "
+                                "(one -1 may infer a size)")
         if sum(sizes) != n:
             raise ArgValueError(f"split(): sections {list(num_or_sections)} must sum exactly "
                                 f"to {n} (the size of dimension {d})")
     return _pieces(x, sizes, d, "split")
 
 
+def chunk_sizes(n, chunks):
+    """PyTorch's chunk: pieces of ceil(n / chunks) (the last smaller; fewer pieces than
+    `chunks` when they run out); an empty dim gives `chunks` empty pieces."""
+    size = -(-n // chunks)
+    if size == 0:
+        return [0] * chunks
+    return [size] * (n // size) + ([n % size] if n % size else [])
+
+
 def chunk(x, chunks, axis=0, name=None, *, dim=None):
-    """x split into the given number of views along axis (the last may be smaller)."""
+    """Paddle's chunk: x split into `chunks` equal views along axis (the axis must divide
+    evenly, as Paddle). PyTorch's chunk (uneven pieces allowed) is oar.torch.chunk."""
     if dim is not None:
         axis = dim
     _no_0d(x, "chunk")
@@ -917,12 +925,11 @@ def chunk(x, chunks, axis=0, name=None, *, dim=None):
         raise ArgValueError(f"chunk(): expects `chunks` to be greater than 0, got: {chunks}")
     d = A.axis(axis, x._data.ndim, "chunk")
     n = x._data.shape[d]
-    size = -(-n // chunks)
-    if size == 0:     # an empty dim: `chunks` empty pieces (PyTorch)
-        sizes = [0] * chunks
-    else:
-        sizes = [size] * (n // size) + ([n % size] if n % size else [])
-    return _pieces(x, sizes, d, "split")
+    if n % chunks:
+        raise ArgValueError(f"chunk(): the size of axis {d} ({n}) must be divisible by chunks "
+                            f"({chunks}), as in Paddle. Fix: pick a divisor, or use "
+                            "oar.torch.chunk (PyTorch's uneven pieces)")
+    return _pieces(x, [n // chunks] * chunks, d, "split")
 
 
 def tensor_split(x, indices_or_sections, axis=0, name=None, *, dim=None):
@@ -1123,3 +1130,175 @@ def _mT(x):
 
 
 Tensor.mT = property(_mT)
+
+
+# ---------------------------------------------------------------- issue 10: more views
+def unflatten(x, axis, shape=None, name=None, *, dim=None, sizes=None):
+    """A view of x with axis split into the dims of `shape` (one -1 infers a size):
+    PyTorch's unflatten(dim, sizes) and Paddle's unflatten(x, axis, shape)."""
+    if dim is not None:
+        axis = dim
+    if sizes is not None:
+        shape = sizes
+    nd = x._data.ndim
+    if nd == 0:
+        raise AxisError("unflatten(): cannot unflatten a 0-dim tensor. Fix: reshape it to "
+                        "[1] first")
+    d = A.axis(axis, nd, "unflatten", "dim")
+    if not isinstance(shape, (list, tuple, Tensor)):
+        raise ArgTypeError(f"unflatten(): sizes must be a list or tuple of ints, got "
+                           f"{type(shape).__name__}")
+    sizes = list(A.shape(shape, "unflatten", allow_infer=True, name="sizes"))
+    n = x._data.shape[d]
+    if not sizes:
+        raise ArgValueError("unflatten(): sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise ArgValueError(f"unflatten(): only one dimension can be inferred, got sizes "
+                            f"{sizes}")
+    known = _prod(s for s in sizes if s != -1)
+    if -1 in sizes:
+        if known == 0 or n % known:
+            raise ArgValueError(f"unflatten(): provided sizes {sizes} don't multiply up to the "
+                                f"size of dim {d} ({n}) in the input tensor")
+        sizes[sizes.index(-1)] = n // known
+    elif known != n:
+        raise ArgValueError(f"unflatten(): provided sizes {sizes} don't multiply up to the "
+                            f"size of dim {d} ({n}) in the input tensor")
+    xs = x._data.shape
+    return reshape(x, list(xs[:d]) + sizes + list(xs[d + 1:]))
+
+
+def _split_at(x, num_or_indices, d, op):
+    """hsplit/vsplit/dsplit: an int splits dim d into that many equal pieces (it must divide
+    the size, as in PyTorch and Paddle), a list gives the split indices (tensor_split)."""
+    if isinstance(num_or_indices, (list, tuple, Tensor)):
+        return tensor_split(x, num_or_indices, d)
+    k = A.integer(num_or_indices, op, "sections")
+    n = x._data.shape[d]
+    if k <= 0 or n % k:
+        raise ArgValueError(f"{op}(): attempted to split along dimension {d}, but the size of "
+                            f"the dimension {n} is not divisible by the split_size {k}! Fix: "
+                            "pass a divisor, or a list of split indices")
+    return tensor_split(x, k, d)
+
+
+def hsplit(x, num_or_indices, name=None):
+    """Splits x along its columns: dim 1 (dim 0 for a 1-D tensor), into num equal pieces or
+    at the given indices (views)."""
+    nd = x._data.ndim
+    if nd < 1:
+        raise ArgValueError(f"hsplit(): requires a tensor with at least 1 dimension, but got a "
+                            f"tensor with {nd} dimensions!")
+    return _split_at(x, num_or_indices, 0 if nd == 1 else 1, "hsplit")
+
+
+def vsplit(x, num_or_indices, name=None):
+    """Splits x along dim 0 (x needs at least 2 dims), into num equal pieces or at the given
+    indices (views)."""
+    nd = x._data.ndim
+    if nd < 2:
+        raise ArgValueError(f"vsplit(): requires a tensor with at least 2 dimension, but got a "
+                            f"tensor with {nd} dimensions!")
+    return _split_at(x, num_or_indices, 0, "vsplit")
+
+
+def dsplit(x, num_or_indices, name=None):
+    """Splits x along dim 2 (x needs at least 3 dims), into num equal pieces or at the given
+    indices (views)."""
+    nd = x._data.ndim
+    if nd < 3:
+        raise ArgValueError(f"dsplit(): requires a tensor with at least 3 dimension, but got a "
+                            f"tensor with {nd} dimensions!")
+    return _split_at(x, num_or_indices, 2, "dsplit")
+
+
+def split_with_sizes(x, split_sizes, dim=0, name=None):
+    """PyTorch's split_with_sizes: views of x along dim with exactly these sizes (they must
+    sum to the dim's size)."""
+    _no_0d(x, "split_with_sizes")
+    d = A.axis(dim, x._data.ndim, "split_with_sizes", "dim")
+    if not isinstance(split_sizes, (list, tuple, Tensor)):
+        raise ArgTypeError(f"split_with_sizes(): argument 'split_sizes' must be a list of ints, "
+                           f"got {type(split_sizes).__name__}")
+    sizes = list(A.shape(split_sizes, "split_with_sizes", name="split_sizes"))
+    n = x._data.shape[d]
+    if sum(sizes) != n:
+        raise ArgValueError(f"split_with_sizes(): expects split_sizes to sum exactly to {n} "
+                            f"(input tensor's size at dimension {d}), but got "
+                            f"split_sizes={sizes}")
+    return _pieces(x, sizes, d, "split_with_sizes")
+
+
+def as_strided_(x, size, stride, storage_offset=None, name=None):
+    """as_strided in place: x itself takes the window (Note [Metadata in-place ops])."""
+    from ..autograd.inplace import metadata_inplace
+    A.tensor(x, "as_strided_")
+    return metadata_inplace(x, "as_strided_", as_strided, (size, stride),
+                            {"storage_offset": storage_offset})
+
+
+# Note [resize_]
+# PyTorch's resize_ gives the tensor a new shape with contiguous strides over its own
+# storage, from its storage offset (the same shape keeps the strides): the elements it
+# covers keep their bytes, whatever they meant before. It is refused for a tensor that
+# requires grad ("cannot resize variables that require grad", also under no_grad), and it
+# bumps the version once. A window that no longer fits needs a bigger storage: PyTorch grows
+# the storage in place, so its views see the new memory. A NumPy buffer cannot grow, so oar
+# gives the tensor a new, bigger storage (the old bytes copied, the rest zero, the version
+# carried on) only when nothing else uses the old one; when a view or another tensor shares
+# it, growing is refused with an error (never two tensors that silently stop sharing).
+def resize_(x, *sizes, name=None):
+    """Resizes x in place: x itself takes shape `sizes` (contiguous strides from its storage
+    offset; Note [resize_]) and is returned."""
+    import sys
+    from ..autograd.grad_mode import check_inference
+    from ..autograd.inplace import bump
+    A.tensor(x, "resize_")
+    shape = A.shape_args(sizes, "resize_")
+    if x.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad (resize_ of a tensor "
+                           "that requires grad). Fix: resize a detached copy, "
+                           "`y = x.detach().clone(); y.resize_(...)`, or make a new tensor.")
+    check_inference(x, "resize_")
+    a = x._data
+    if shape == a.shape:
+        bump(x, "resize_")
+        return x
+    numel = _prod(shape)
+    st = x._storage
+    flat, lo = _storage_flat(st)
+    offset = x.storage_offset()
+    need = offset - lo + numel
+    if need > flat.size:
+        if x._view is not None or sys.getrefcount(st) > 3:   # x's reference, `st`, the call's
+            raise RuntimeError(
+                f"resize_(): the new shape {list(shape)} needs {need} elements from storage "
+                f"offset {offset}, but the storage holds {flat.size} and other tensors (views) "
+                "share it; oar cannot grow memory that other tensors see (Note [resize_]). "
+                "Fix: resize a tensor that owns its memory (`y = x.clone()`), or make a new "
+                "tensor.")
+        from ..storage import new_storage
+        buf = np.zeros(need, a.dtype)
+        buf[:flat.size] = flat
+        new = new_storage(buf)
+        new.version = st.version
+        flat, lo = buf, 0
+        x._storage = st = new
+        del buf
+    start = offset - lo
+    x._data = flat[start:start + numel].reshape(shape)
+    bump(x, "resize_")
+    return x
+
+
+def resize_as_(x, other, name=None):
+    """Resizes x in place to other's shape (Note [resize_]); returns x."""
+    return resize_(x, _other_shape(other, "resize_as_"))
+
+
+for _name, _fn in dict(unflatten=unflatten, hsplit=hsplit, vsplit=vsplit, dsplit=dsplit,
+                       split_with_sizes=split_with_sizes).items():
+    R.register_function(_name, _fn, function=False)
+    R.register_function(_name, _tensor_first(_fn, _name), method=False)
+for _name, _fn in dict(as_strided_=as_strided_, resize_=resize_, resize_as_=resize_as_).items():
+    R.register_function(_name, _fn)

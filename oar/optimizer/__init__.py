@@ -52,7 +52,7 @@ class Optimizer:
             groups.append(group)
         self.defaults = dict(defaults)
         self.param_groups = groups
-        self.state = {}
+        self.state = _ParamState()
         self._scheduler = None
         for g in groups:
             if isinstance(g["lr"], lr.LRScheduler):
@@ -271,14 +271,17 @@ class Optimizer:
             out.append(p)
         return out
 
-    def step(self):
-        """Updates every parameter that has a .grad, in place (bumping its version)."""
+    def step(self, closure=None):
+        """Updates every parameter that has a .grad, in place (bumping its version). A
+        closure (PyTorch) is called first, with gradients enabled, and its loss returned."""
+        loss = _call_closure(closure)
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
         for group, params in todo:
             rate = self._lr(group)
             for p in params:
                 self._update(p, p._grad._data, rate, group)
                 bump(p, f"{type(self).__name__}.step")
+        return loss
 
     def minimize(self, loss, *a, **k):
         """loss.backward() then step() (Paddle's spelling)."""
@@ -319,9 +322,17 @@ class SGD(Optimizer):
         m, wd, damp = group["momentum"], group["weight_decay"], group["dampening"]
         st = self._buffers(p, ["_scratch"])
         s = st["_scratch"]._data
+        if group.get("maximize"):                # PyTorch's maximize: ascend
+            np.negative(g, out=s)
+            g = s
         if wd:                                   # g <- g + wd * p
-            np.multiply(p._data, wd, out=s)
-            s += g
+            if g is s:
+                s2 = self._buffers(p, ["_scratch2"])["_scratch2"]._data
+                np.multiply(p._data, wd, out=s2)
+                s += s2
+            else:
+                np.multiply(p._data, wd, out=s)
+                s += g
             g = s
         if m:
             first = "momentum_buffer" not in st
@@ -373,57 +384,67 @@ class Adam(Optimizer):
             beta1, beta2 = betas
         if eps is not None:
             epsilon = eps
-        if amsgrad:
-            raise NotImplementedError("amsgrad is not supported yet")
         default_wd = 0.01 if self.decoupled else 0.0
         super().__init__(_pick(parameters, params, None), dict(
             lr=_pick(learning_rate, lr, 0.001), beta1=beta1, beta2=beta2, eps=epsilon,
-            weight_decay=_wd(weight_decay if weight_decay is not None else default_wd)))
+            weight_decay=_wd(weight_decay if weight_decay is not None else default_wd),
+            amsgrad=bool(amsgrad)))
 
     def _check_hyper(self, group):
         name = type(self).__name__
         group["lr"] = _check_lr(group["lr"], name)
         group["eps"] = _nonneg(group["eps"], "epsilon", self)
         for i, k in enumerate(("beta1", "beta2")):
-            b = _args.number(group[k], name, k, allow_bool=False)
-            if not 0.0 <= b < 1.0:
-                raise ArgValueError(f"{name}: Invalid beta parameter at index {i}: {b} "
-                                    "(betas must be in [0, 1))")
-            group[k] = float(b)
+            group[k] = _beta(group[k], i, name)
         group["weight_decay"] = _nonneg(group["weight_decay"], "weight_decay", self)
 
+    def _hyper(self, group):
+        """(beta1, beta2, eps, weight_decay, decoupled, amsgrad, maximize) of a group."""
+        return (group["beta1"], group["beta2"], group["eps"], group["weight_decay"],
+                self.decoupled, group.get("amsgrad", False), group.get("maximize", False))
+
     def _update(self, p, g, rate, group):
-        b1, b2, eps, wd = group["beta1"], group["beta2"], group["eps"], group["weight_decay"]
-        st = self._buffers(p, ["exp_avg", "exp_avg_sq", "_scratch"])
+        b1, b2, eps, wd, decoupled, ams, maximize = self._hyper(group)
+        names = ["exp_avg", "exp_avg_sq", "_scratch"] + (["max_exp_avg_sq"] if ams else [])
+        st = self._buffers(p, names)
         st["step"] += 1
         t = st["step"]
         m, v, s = st["exp_avg"]._data, st["exp_avg_sq"]._data, st["_scratch"]._data
         x = p._data
-        if wd and self.decoupled:
-            x *= 1 - rate * wd
-        elif wd:
+        if maximize or (wd and not decoupled):
             s2 = self._buffers(p, ["_scratch2"])["_scratch2"]._data
-            np.multiply(x, wd, out=s2)
-            s2 += g
+            if maximize:
+                np.negative(g, out=s2)
+            if wd and not decoupled:
+                if maximize:
+                    np.multiply(x, wd, out=s)
+                    s2 += s
+                else:
+                    np.multiply(x, wd, out=s2)
+                    s2 += g
             g = s2
-        _adam_moments(m, v, s, g, t, rate, b1, b2, eps)
+        if wd and decoupled:
+            x *= 1 - rate * wd
+        _adam_moments(m, v, s, g, t, rate, b1, b2, eps, st["max_exp_avg_sq"]._data if ams else None)
         x -= s
-
 
     # Note [Flat Adam]
     # The moments of a parameter group live in flat buffers and each parameter's state
     # tensors are views into them, so one step updates the whole group with a dozen ufunc
     # calls instead of a dozen per parameter; the per-parameter path (used when some
     # parameter has no gradient) updates the same memory.
-    def step(self):
-        """One Adam update of every parameter that has a .grad, in place."""
+    def step(self, closure=None):
+        """One Adam update of every parameter that has a .grad, in place (a closure, as in
+        PyTorch, is called first with gradients enabled and its loss returned)."""
+        loss = _call_closure(closure)
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
         for group, ready in todo:
             params = group["params"]
             flat = group.get("_flat")
             if flat is None and all(id(p) not in self.state for p in params):
-                flat = group["_flat"] = self._make_flat(params)
-            if flat and len(ready) == len(params):
+                flat = group["_flat"] = self._make_flat(params, group.get("amsgrad", False))
+            if flat and len(ready) == len(params) and \
+                    ("max_exp_avg_sq" in flat["bufs"]) == bool(group.get("amsgrad", False)):
                 self._flat_update(params, flat, self._lr(group), group)
                 for p in params:
                     bump(p, f"{type(self).__name__}.step")
@@ -431,13 +452,15 @@ class Adam(Optimizer):
             for p in ready:
                 self._update(p, p._grad._data, self._lr(group), group)
                 bump(p, f"{type(self).__name__}.step")
+        return loss
 
-    def _make_flat(self, params):
+    def _make_flat(self, params, amsgrad=False):
         dt = params[0]._data.dtype
         if any(p._data.dtype != dt for p in params):
             return False
         n = sum(p._data.size for p in params)
-        bufs = {k: Tensor._wrap(np.zeros(n, dt)) for k in ("exp_avg", "exp_avg_sq", "_scratch", "_grads")}
+        names = ("exp_avg", "exp_avg_sq", "_scratch", "_grads") + (("max_exp_avg_sq",) if amsgrad else ())
+        bufs = {k: Tensor._wrap(np.zeros(n, dt)) for k in names}
         off = 0
         views = []
         for p in params:
@@ -450,10 +473,12 @@ class Adam(Optimizer):
         return {"bufs": bufs, "views": views}
 
     def _flat_update(self, params, flat, rate, group):
-        b1, b2, eps, wd = group["beta1"], group["beta2"], group["eps"], group["weight_decay"]
+        b1, b2, eps, wd, decoupled, ams, maximize = self._hyper(group)
         bufs = flat["bufs"]
         m, v, s, g = (bufs[k]._data for k in ("exp_avg", "exp_avg_sq", "_scratch", "_grads"))
         np.concatenate([p.grad._data.reshape(-1) for p in params], out=g)
+        if maximize:
+            np.negative(g, out=g)
         steps = set()
         for p in params:
             st = self.state[id(p)]
@@ -465,21 +490,22 @@ class Adam(Optimizer):
                 self._update(p, p.grad._data, rate, group)
             return
         t = steps.pop()
-        if wd and self.decoupled:
+        if wd and decoupled:
             for p in params:
                 p._data *= 1 - rate * wd
         elif wd:
             for p, view in zip(params, flat["views"]):   # g <- g + wd * p, per parameter
                 np.multiply(p._data, wd, out=view)
             g += s
-        _adam_moments(m, v, s, g, t, rate, b1, b2, eps)
+        _adam_moments(m, v, s, g, t, rate, b1, b2, eps, bufs["max_exp_avg_sq"]._data if ams else None)
         for p, view in zip(params, flat["views"]):
             p._data -= view
 
 
-def _adam_moments(m, v, s, g, t, rate, b1, b2, eps):
+def _adam_moments(m, v, s, g, t, rate, b1, b2, eps, vmax=None):
     """Update the moments m, v with gradient g (step t) in place and leave in s the step to
-    subtract from the parameters: rate * m_hat / (sqrt(v_hat) + eps). No allocation."""
+    subtract from the parameters: rate * m_hat / (sqrt(v_hat) + eps), PyTorch's arithmetic
+    (v_hat uses the running maximum vmax with amsgrad). No allocation."""
     m *= b1
     np.multiply(g, 1 - b1, out=s)
     m += s
@@ -487,8 +513,10 @@ def _adam_moments(m, v, s, g, t, rate, b1, b2, eps):
     np.multiply(g, g, out=s)
     s *= 1 - b2
     v += s
-    np.sqrt(v, out=s)
-    s /= math.sqrt(1 - b2 ** t)
+    if vmax is not None:
+        np.maximum(vmax, v, out=vmax)
+    np.sqrt(v if vmax is None else vmax, out=s)
+    s /= (1 - b2 ** t) ** 0.5
     s += eps
     np.divide(m, s, out=s)
     s *= rate / (1 - b1 ** t)
@@ -497,6 +525,235 @@ def _adam_moments(m, v, s, g, t, rate, b1, b2, eps):
 class AdamW(Adam):
     """Adam with decoupled weight decay (the decay is applied to the weights, not the gradient)."""
     decoupled = True
+
+
+class _AdaptiveBase(Optimizer):
+    """Shared by Adadelta, Adagrad and RMSProp: the gradient with weight decay and
+    maximize folded in, into a scratch buffer (no allocation after the first step)."""
+    # Note [Paddle float hyper-parameters]
+    # Paddle passes an optimizer's float attributes (rho, epsilon, momentum) to its kernels
+    # as 32-bit floats, also for float64 parameters, while the learning rate keeps the
+    # parameter's dtype; the Paddle door rounds those attributes the same way (checked
+    # against paddle 3.3.1 in float64, where the difference shows), the PyTorch door does not.
+    _paddle = True
+    _f32_keys = ()
+
+    def _check_hyper(self, group):
+        name = type(self).__name__
+        group["lr"] = _check_lr(group["lr"], name)
+        group["weight_decay"] = _nonneg(group.get("weight_decay", 0.0), "weight_decay", self)
+        for k in ("eps", "momentum", "initial_accumulator_value", "lr_decay"):
+            if k in group:
+                what = "epsilon" if k == "eps" else k
+                group[k] = _nonneg(group[k], what, self)
+        for k in ("rho", "alpha"):
+            if k in group:
+                v = _args.number(group[k], name, k, allow_bool=False)
+                if not 0.0 <= v <= 1.0:
+                    raise ArgValueError(f"{name}: Invalid {k} value: {v} (it must be in [0, 1])")
+                group[k] = v
+        if self._paddle:
+            for k in self._f32_keys:
+                if k in group:
+                    group[k] = float(np.float32(group[k]))
+
+    def _grad(self, p, g, group, st):
+        wd, maximize = group["weight_decay"], group.get("maximize", False)
+        if not wd and not maximize:
+            return g
+        if "_grad" not in st:
+            st["_grad"] = Tensor._wrap(np.empty_like(p._data))
+        buf = st["_grad"]._data
+        if wd:                                   # g <- g + wd * p  (or wd * p - g)
+            np.multiply(p._data, wd, out=buf)
+            if maximize:
+                buf -= g
+            else:
+                buf += g
+        else:
+            np.negative(g, out=buf)
+        return buf
+
+
+class Adadelta(_AdaptiveBase):
+    """Adadelta (Paddle's arguments): E[g^2] and E[dx^2] running averages of rate rho;
+    dx = sqrt((E[dx^2] + eps) / (E[g^2] + eps)) * g; p -= learning_rate * dx."""
+    _f32_keys = ("rho", "eps")
+
+    def __init__(self, learning_rate=0.001, epsilon=1.0e-6, rho=0.95, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None):
+        for what, v in (("learning_rate", learning_rate), ("epsilon", epsilon), ("rho", rho)):
+            if v is None:
+                raise ArgValueError(f"{type(self).__name__}: {what} is not set.")
+        super().__init__(parameters, dict(lr=learning_rate, eps=epsilon, rho=rho,
+                                          weight_decay=_wd(weight_decay)))
+
+    def _update(self, p, g, rate, group):
+        st = self._buffers(p, ["square_avg", "acc_delta", "_scratch", "_scratch2"])
+        st["step"] += 1
+        g = self._grad(p, g, group, st)
+        rho, eps = group["rho"], group["eps"]
+        sq, acc = st["square_avg"]._data, st["acc_delta"]._data
+        s, s2 = st["_scratch"]._data, st["_scratch2"]._data
+        sq *= rho                                # E[g^2] <- rho E[g^2] + (1 - rho) g^2
+        np.multiply(g, g, out=s)
+        s *= 1 - rho
+        sq += s
+        if self._paddle:                         # sqrt of the ratio, as Paddle's kernel
+            np.add(acc, eps, out=s)
+            np.add(sq, eps, out=s2)
+            s /= s2
+            np.sqrt(s, out=s)
+        else:                                    # PyTorch: sqrt(acc + eps) / sqrt(sq + eps)
+            np.add(sq, eps, out=s2)
+            np.sqrt(s2, out=s2)
+            np.add(acc, eps, out=s)
+            np.sqrt(s, out=s)
+            s /= s2
+        s *= g                                   # dx
+        acc *= rho                               # E[dx^2] <- rho E[dx^2] + (1 - rho) dx^2
+        np.multiply(s, s, out=s2)
+        s2 *= 1 - rho
+        acc += s2
+        s *= rate
+        p._data -= s
+
+
+class Adagrad(_AdaptiveBase):
+    """Adagrad (Paddle's arguments): sum += g^2; p -= learning_rate * g / (sqrt(sum) + eps)."""
+    _f32_keys = ("eps",)
+
+    def __init__(self, learning_rate=None, epsilon=1.0e-6, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None, initial_accumulator_value=0.0):
+        if learning_rate is None:
+            raise ArgValueError(f"{type(self).__name__}: learning_rate is not set.")
+        super().__init__(parameters, dict(lr=learning_rate, eps=epsilon,
+                                          weight_decay=_wd(weight_decay),
+                                          initial_accumulator_value=initial_accumulator_value))
+
+    def _init_sum(self, p, group):
+        st = self._buffers(p, ["sum", "_scratch"])
+        st["sum"]._data[...] = group["initial_accumulator_value"]
+        return st
+
+    def _update(self, p, g, rate, group):
+        st = self.state.get(id(p))
+        if st is None or "sum" not in st:
+            st = self._init_sum(p, group)
+        st["step"] += 1
+        g = self._grad(p, g, group, st)
+        clr = rate / (1 + (st["step"] - 1) * group.get("lr_decay", 0))
+        acc, s = st["sum"]._data, st["_scratch"]._data
+        np.multiply(g, g, out=s)
+        acc += s
+        np.sqrt(acc, out=s)
+        s += group["eps"]
+        np.divide(g, s, out=s)
+        s *= clr
+        p._data -= s
+
+
+class RMSProp(_AdaptiveBase):
+    """RMSProp (Paddle's arguments): r = rho r + (1 - rho) g^2; v = momentum v +
+    learning_rate * g / sqrt(r + eps) (centered: r - E[g]^2 under the root); p -= v."""
+    _f32_keys = ("rho", "eps", "momentum")
+
+    def __init__(self, learning_rate=None, rho=0.95, epsilon=1.0e-6, momentum=0.0,
+                 centered=False, parameters=None, weight_decay=None, grad_clip=None, name=None):
+        for what, v in (("learning_rate", learning_rate), ("rho", rho), ("epsilon", epsilon),
+                        ("momentum", momentum)):
+            if v is None:
+                raise ArgValueError(f"{type(self).__name__}: {what} is not set.")
+        super().__init__(parameters, dict(lr=learning_rate, rho=rho, eps=epsilon,
+                                          momentum=momentum, centered=bool(centered),
+                                          weight_decay=_wd(weight_decay)))
+
+    def _decay(self, group):
+        return group["rho"]
+
+    def _update(self, p, g, rate, group):
+        rho, eps, mom, centered = self._decay(group), group["eps"], group["momentum"], \
+            group["centered"]
+        names = ["square_avg", "_scratch"] + (["momentum_buffer"] if mom > 0 else []) + \
+            (["grad_avg"] if centered else [])
+        st = self._buffers(p, names)
+        st["step"] += 1
+        g = self._grad(p, g, group, st)
+        sq, s = st["square_avg"]._data, st["_scratch"]._data
+        sq *= rho                                # r <- rho r + (1 - rho) g^2
+        np.multiply(g, g, out=s)
+        s *= 1 - rho
+        sq += s
+        if centered:
+            ga = st["grad_avg"]._data
+            if self._paddle:                     # E[g] <- rho E[g] + (1 - rho) g
+                ga *= rho
+                np.multiply(g, 1 - rho, out=s)
+                ga += s
+            else:                                # PyTorch: lerp(E[g], g, 1 - alpha)
+                np.subtract(g, ga, out=s)
+                s *= 1 - rho
+                ga += s
+            np.multiply(ga, ga, out=s)
+            np.subtract(sq, s, out=s)
+        else:
+            np.copyto(s, sq)
+        if self._paddle:                         # eps under the root
+            s += eps
+            np.sqrt(s, out=s)
+        else:                                    # PyTorch: sqrt(.) + eps
+            np.sqrt(s, out=s)
+            s += eps
+        np.divide(g, s, out=s)
+        if mom > 0:
+            buf = st["momentum_buffer"]._data
+            buf *= mom
+            if self._paddle:                     # v <- momentum v + lr g / denom; p -= v
+                s *= rate
+                buf += s
+                p._data -= buf
+            else:                                # buf <- momentum buf + g / avg; p -= lr buf
+                buf += s
+                np.multiply(buf, rate, out=s)
+                p._data -= s
+        else:
+            s *= rate
+            p._data -= s
+
+
+def _beta(b, i, name):
+    b = _args.number(b, name, f"beta{i + 1}", allow_bool=False)
+    if not 0.0 <= b < 1.0:
+        raise ArgValueError(f"{name}: Invalid beta parameter at index {i}: {b} "
+                            "(betas must be in [0, 1))")
+    return float(b)
+
+
+def _call_closure(closure):
+    """PyTorch's step(closure): the closure re-evaluates the model, gradients enabled."""
+    if closure is None:
+        return None
+    from ..autograd import grad_mode
+    with grad_mode.enable_grad():
+        return closure()
+
+
+class _ParamState(dict):
+    """Per-parameter optimizer state, keyed by id(param); indexing by the parameter itself
+    works too (PyTorch's `optimizer.state[p]`)."""
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, id(key) if isinstance(key, Tensor) else key)
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, id(key) if isinstance(key, Tensor) else key, value)
+
+    def __contains__(self, key):
+        return dict.__contains__(self, id(key) if isinstance(key, Tensor) else key)
+
+    def get(self, key, default=None):
+        """The state of a parameter (or id), or default."""
+        return dict.get(self, id(key) if isinstance(key, Tensor) else key, default)
 
 
 def _pick(paddle_value, torch_value, default):

@@ -6,4 +6,22 @@ they pass through shared code.
 """
 from __future__ import annotations
 
-from ._tensor import Parameter, Tensor  # noqa: F401
+from .. import dtypes as _dtypes
+from ..ops.registry import FUNCTIONS as _SHARED
+
+# Where the frameworks agree, the core's spellings are PyTorch's too (shared code); the
+# modules imported below replace the ones whose meaning differs (Note [Result class]).
+globals().update(_SHARED)
+float16 = half = _dtypes.float16
+float32 = float = _dtypes.float32  # noqa: A001
+float64 = double = _dtypes.float64
+int8, int16, int32, int64, uint8 = (_dtypes.int8, _dtypes.int16, _dtypes.int32,
+                                    _dtypes.int64, _dtypes.uint8)
+short, int, long = int16, int32, int64  # noqa: A001
+bool = _dtypes.bool_  # noqa: A001
+dtype = _dtypes.DType
+
+from ._tensor import Parameter, Tensor  # noqa: F401,E402
+from ._functions import *  # noqa: F401,F403,E402  (Note [Door conflicts])
+from ._runtime import *  # noqa: F401,F403
+from . import autograd, nn, optim, utils  # noqa: F401,E402  (torch.nn, torch.optim, ...)

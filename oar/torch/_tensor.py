@@ -1,28 +1,254 @@
 """oar.torch.Tensor: the core Tensor with PyTorch's meaning where the frameworks differ.
 
 Note [Result class] (oar/tensor.py) says how a tensor made through this door stays one:
-every op returns the result class of its first tensor operand.
+every op returns the result class of its first tensor operand. This module holds the
+door's tensor, its Parameter, its dtype objects (`torch.float32`), `torch.Size` and the
+named tuples of `torch.return_types`; the conflicting functions and the methods built from
+them live in oar/torch/_functions.py (Note [Door conflicts] there).
 """
 from __future__ import annotations
 
-from ..tensor import FAST_CLASSES
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..tensor import FAST_CLASSES, Size as _CoreSize
 from ..tensor import Tensor as _CoreTensor
 from ..nn.layers import Parameter as _CoreParameter
+from .._repr import torch_repr
 
 
-class Tensor(_CoreTensor):
-    """A tensor of the PyTorch door: methods mean what they mean in PyTorch 2.13."""
+# --------------------------------------------------------------------------- dtypes
+class dtype(_dt.DType):   # noqa: N801  (torch.dtype)
+    """torch.dtype: prints as `torch.float32` and is equal (and hashes equal) to the core
+    dtype of the same name, so `t.dtype == oar.float32` and every core function accept it."""
     __slots__ = ()
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        if isinstance(other, _dt.DType):
+            return self.np == other.np
+        try:
+            return self.np == _dt.as_dtype(other).np
+        except TypeError:
+            return NotImplemented
+
+    def __ne__(self, other):
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __reduce__(self):
+        return (_torch_dtype_named, (self.name,))
+
+    @property
+    def is_signed(self):
+        """Whether the type holds negative values (PyTorch's dtype.is_signed)."""
+        return self.np.kind in "if"
+
+    @property
+    def is_complex(self):
+        """False: oar has no complex dtypes."""
+        return False
+
+
+DTYPES = {d.np: dtype(d.name, d.np) for d in _dt.ALL}
+_BY_NAME = {d.name: d for d in DTYPES.values()}
+
+
+def _torch_dtype_named(name):
+    return _BY_NAME[name]
+
+
+def torch_dtype(d):
+    """The door's dtype object for a core dtype, a NumPy dtype or a name."""
+    return DTYPES[_dt.as_dtype(d).np]
+
+
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+_BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
+
+
+# --------------------------------------------------------------------------- Size
+class Size(_CoreSize):
+    """torch.Size: a tuple of ints printed as `torch.Size([2, 3])`. Slicing and `+` give a
+    Size. (Unlike torch.Size it also compares equal to a list: shared core code compares
+    shapes with lists; docs/conflicts.md.)"""
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def __getitem__(self, key):
+        r = tuple.__getitem__(self, key)
+        return Size(r) if isinstance(key, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+# --------------------------------------------------------------------------- return types
+class _ReturnType(tuple):
+    """A torch.return_types named tuple: (values, indices) with attribute access, indexable
+    and unpackable, printed as PyTorch prints it."""
+    __slots__ = ()
+    _fields = ("values", "indices")
+
+    def __new__(cls, items):
+        items = tuple(items)
+        if len(items) != len(cls._fields):
+            raise ArgTypeError(f"torch.return_types.{cls.__name__} takes a sequence of "
+                               f"{len(cls._fields)} elements, got {len(items)}")
+        return tuple.__new__(cls, items)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"torch.return_types.{type(self).__name__}(\n{body})"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (type(self), (tuple(self),))
+
+
+def _field(i, name):
+    return property(lambda self: tuple.__getitem__(self, i),
+                    doc=f"Element {i} ({name}) of the named tuple.")
+
+
+def _return_type(name, fields=("values", "indices")):
+    ns = {"__slots__": (), "_fields": fields, "__module__": "torch.return_types",
+          "__doc__": f"torch.return_types.{name}: ({', '.join(fields)})."}
+    for i, f in enumerate(fields):
+        ns[f] = _field(i, f)
+    return type(name, (_ReturnType,), ns)
+
+
+class return_types:   # noqa: N801  (torch.return_types, a namespace)
+    """The named tuples PyTorch's multi-output reductions return."""
+    max = _return_type("max")
+    min = _return_type("min")
+    median = _return_type("median")
+    nanmedian = _return_type("nanmedian")
+    mode = _return_type("mode")
+    kthvalue = _return_type("kthvalue")
+    sort = _return_type("sort")
+    topk = _return_type("topk")
+    cummax = _return_type("cummax")
+    cummin = _return_type("cummin")
+    aminmax = _return_type("aminmax", ("min", "max"))
+
+
+# --------------------------------------------------------------------------- the tensor
+class Tensor(_CoreTensor):
+    """A tensor of the PyTorch door: methods mean what they mean in PyTorch 2.13.
+
+    Note [Door conflicts] (oar/torch/_functions.py) lists what differs from the core's
+    (Paddle's) meaning; everything else is the core's shared code."""
+    __slots__ = ()
+
+    # ------------------------------------------------------------- metadata
+    @property
+    def shape(self):
+        """The shape, as a torch.Size."""
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape as a torch.Size, or the size of dimension dim (an int)."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_dim(dim, self._data.ndim)]
+
+    def numel(self):
+        """The number of elements, a Python int."""
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        """The element type, a torch.dtype (`torch.float32`), equal to the core dtype."""
+        return DTYPES[self._data.dtype]
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """Without an argument the type name ('torch.FloatTensor'); with a dtype or a type
+        name a cast (self when it already has that type)."""
+        if dtype is None:
+            return "torch." + _TYPE_NAMES[self._data.dtype.name]
+        if isinstance(dtype, str):
+            key = dtype.split(".")[-1]
+            if key not in _BY_TYPE_NAME:
+                raise ArgValueError(f"type(): invalid type: {dtype!r}")
+            dtype = _BY_TYPE_NAME[key]
+        d = _dt.as_dtype(dtype)
+        if d.np == self._data.dtype:
+            return self
+        return self.to(d)
+
+    # ------------------------------------------------------------- interop
+    def numpy(self, *, force=False):
+        """An ndarray over this tensor's memory (no copy), as in PyTorch: writes through
+        either side are visible to the other. Note [Shared memory with NumPy]: such writes
+        bypass the version counter, as they do in PyTorch. Refused for a tensor that
+        requires grad (use t.detach().numpy()), unless force=True."""
+        if not force and self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data.view()
+
+    def __repr__(self):
+        return torch_repr(self, lambda t: repr(t.dtype))
+
+    __str__ = __repr__
+
+    # ------------------------------------------------------------- autograd
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Computes the gradient of this tensor w.r.t. the graph leaves into their .grad.
+        Without `gradient` the tensor must hold one element (PyTorch: no implicit ones)."""
+        if inputs is not None:
+            raise ArgValueError("backward(): inputs= is not supported by oar; call "
+                                "oar.torch.autograd.grad(outputs, inputs) instead")
+        if gradient is None and self._data.size != 1 and self.requires_grad:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if retain_graph is None:
+            retain_graph = create_graph
+        _CoreTensor.backward(self, gradient, retain_graph=retain_graph,
+                             create_graph=create_graph)
 
 
 Tensor._result_class = Tensor
 FAST_CLASSES.add(Tensor)
 
 
+def _dim(d, nd):
+    """PyTorch's dimension wrap, with its IndexError."""
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+        raise ArgTypeError(f"size(): argument 'dim' must be int, not {type(d).__name__}")
+    lo, hi = (-nd, nd - 1) if nd else (-1, 0)
+    if not lo <= d <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {d})")
+    return int(d) % nd if nd else 0
+
+
 class Parameter(Tensor, _CoreParameter):
     """torch.nn.Parameter: a leaf tensor that requires grad, registered by Modules."""
     __slots__ = ()
     _result_class = Tensor
+
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
 
 
 def as_door(t):
@@ -31,3 +257,6 @@ def as_door(t):
     if isinstance(t, _CoreTensor) and t.__class__ is _CoreTensor:
         t.__class__ = Tensor
     return t
+
+
+from . import _functions  # noqa: E402,F401  (installs the door's conflicting methods)

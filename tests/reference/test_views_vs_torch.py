@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import oar
+import oar.torch
 from tests.reference.harness import to_numpy, torch
 
 
@@ -32,7 +33,10 @@ VIEW_CASES = {
     "as_strided": lambda x: x.as_strided((3, 3), (4, 1), 2),
     "unfold": lambda x: x.unfold(2, 2, 1),
     "movedim": lambda x: x.movedim(0, 2),
-    "split_1": lambda x: x.split(2, dim=2)[1],
+    # PyTorch's split (pieces of size 2): the PyTorch door's for an oar tensor
+    "split_1": lambda x: (oar.torch.split if isinstance(x, oar.Tensor) else torch.split)(
+        x, 2, dim=2)[1],
+    "split_sizes": lambda x: x.split([1, 3], 2)[1],   # sizes: one meaning in both doors
     "chunk_1": lambda x: x.chunk(3, 1)[2],
     "unbind_1": lambda x: x.unbind(1)[1],
     "unbind_of_1d": lambda x: x[1, 2].unbind(0)[3],

@@ -1,0 +1,6 @@
+"""paddle.callbacks: hooks that paddle.Model runs around epochs and batches (see
+oar/hapi/callbacks.py)."""
+from .hapi.callbacks import (Callback, EarlyStopping, LRScheduler, ModelCheckpoint,  # noqa: F401
+                             ProgBarLogger)
+
+__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "LRScheduler", "EarlyStopping"]

@@ -1,0 +1,565 @@
+"""The PyTorch door's functions (and methods) where PyTorch 2.13 and Paddle 3.3.1 disagree.
+
+`oar.torch` star-imports this module over the shared core spellings; the same functions are
+installed as methods of `oar.torch.Tensor` (the `_METHODS` table at the end).
+
+The meanings, the result class and the mixed case: Note [Door conflicts]; memory shared
+with NumPy: Note [Shared memory with NumPy].
+"""
+from __future__ import annotations
+
+import builtins
+import warnings
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..ops import args as A
+from ..ops.reduce import (cumulative_indices, index_tensor as _index, median_indices,
+                          mode_indices, pick as _pick, selected,
+                          sorted_indices as _sorted_indices)
+from ..ops.registry import FUNCTIONS as _CORE
+from ..ops.views import chunk_sizes as _chunk_sizes
+from ..tensor import Tensor as _CoreTensor
+from ..tensor import wrap_as
+from ._tensor import DTYPES, Size, Tensor, dtype, return_types
+
+# Note [Door conflicts]
+# Where the two frameworks give one spelling two meanings, the core (`oar`, `oar.Tensor`) has
+# Paddle 3.3.1's and this module PyTorch 2.13's; docs/conflicts.md is the table, and
+# tests/test_doors_conflicts.py checks every row in both doors against both frameworks. Each
+# function here takes only PyTorch's argument forms (Paddle 3.3 reads some PyTorch forms too,
+# `gather(x, 1, index)`, `transpose(x, 0, 1)`; the core follows it) and is built from core
+# ops, so gradients are the core's exact ones; max/min/median/mode/kthvalue with a dim, sort,
+# topk and cummax/cummin return PyTorch's named tuples (torch.return_types) built as Note
+# [Index-selecting reductions] says.
+#
+# The function decides the meaning, the first tensor operand the class of the result (Note
+# [Result class]): `oar.torch.split(paddle_tensor, 1)` gives PyTorch's pieces of size 1, each a
+# core (Paddle-door) tensor whose methods then mean what Paddle means; `oar.split(torch_tensor,
+# 2)` gives Paddle's two pieces as `oar.torch.Tensor`s.
+
+# Note [Shared memory with NumPy]
+# As in PyTorch, the door's `Tensor.numpy()` returns an ndarray over the tensor's memory and
+# `from_numpy(a)` a tensor over `a`'s memory: writes through either side show in the other.
+# Such writes do not pass through oar, so they bypass the version counter (Note [Version
+# counter]) exactly as they bypass PyTorch's: a tensor saved for backward and then changed
+# through NumPy is not detected. The Paddle door copies both ways, as Paddle 3.3.1 does.
+
+_int = builtins.int
+_bool = builtins.bool
+
+
+# --------------------------------------------------------------------------- argument helpers
+def _tensor(value, fname, name="input"):
+    """A Tensor argument, as PyTorch requires one (no lists)."""
+    if isinstance(value, _CoreTensor):
+        return value
+    raise ArgTypeError(f"{fname}(): argument '{name}' must be Tensor, not "
+                       f"{type(value).__name__}")
+
+
+def _is_int(v):
+    return isinstance(v, (_int, np.integer)) and not isinstance(v, (_bool, np.bool_))
+
+
+def _int_arg(value, fname, name):
+    """An int argument, as PyTorch's parser takes it (a list, a tensor or a bool is not one)."""
+    if not _is_int(value):
+        raise ArgTypeError(f"{fname}(): argument '{name}' must be int, not "
+                           f"{type(value).__name__}")
+    return _int(value)
+
+
+def _dim(x, dim, fname, name="dim"):
+    """A dim of x, wrapped into [0, ndim) (a 0-d tensor accepts 0 and -1)."""
+    return A.axis(_int_arg(dim, fname, name), x._data.ndim, fname, name)
+
+
+def _reduction_dim(x, dim, fname):
+    d = _dim(x, dim, fname)
+    if x._data.ndim and x._data.shape[d] == 0:
+        raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
+    return d
+
+
+def _with_values(rtype, x, idx, d, keepdim):
+    return rtype(selected(x, idx, d, keepdim))
+
+
+def _named(name, fn, doc):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = "oar.torch"
+    fn.__doc__ = doc
+    return fn
+
+
+# --------------------------------------------------------------------------- split family
+def _split(tensor, split_size_or_sections, dim=0):
+    x = _tensor(tensor, "split", "tensor")
+    if x._data.ndim == 0:
+        raise ArgValueError("split(): split expects at least a 1-dimensional tensor")
+    d = _dim(x, dim, "split")
+    n = x._data.shape[d]
+    s = split_size_or_sections
+    if isinstance(s, (list, tuple)):
+        return _split_with_sizes(x, s, d)
+    k = A.integer(s, "split", "split_size")
+    if k < 0:
+        raise ArgValueError(f"split(): split expects split_size be non-negative, but got "
+                            f"split_size={k}")
+    if k == 0 and n:
+        raise ArgValueError(f"split(): split_size can only be 0 if dimension size is 0, but "
+                            f"got dimension size of {n}")
+    sizes = [k] * (n // k) + ([n % k] if n % k else []) if n else [0]
+    return tuple(_CORE["split"](x, sizes, d))
+
+
+def _split_with_sizes(input, split_sizes, dim=0):
+    x = _tensor(input, "split_with_sizes")
+    if x._data.ndim == 0:
+        raise ArgValueError("split_with_sizes(): expects at least a 1-dimensional tensor")
+    d = _dim(x, dim, "split_with_sizes")
+    n = x._data.shape[d]
+    sizes = [A.integer(v, "split_with_sizes", f"split_sizes[{i}]")
+             for i, v in enumerate(split_sizes)]
+    for i, v in enumerate(sizes):
+        if v < 0:
+            raise ArgValueError(f"split_with_sizes(): split_with_sizes expects split_sizes "
+                                f"have only non-negative entries, but got split_sizes="
+                                f"{sizes}")
+    if sum(sizes) != n:
+        raise ArgValueError(f"split_with_sizes(): split_with_sizes expects split_sizes to sum "
+                            f"exactly to {n} (input tensor's size at dimension {d}), but got "
+                            f"split_sizes={sizes}")
+    return tuple(_CORE["split"](x, sizes, d))
+
+
+def _chunk(input, chunks, dim=0):
+    x = _tensor(input, "chunk")
+    if x._data.ndim == 0:
+        raise ArgValueError("chunk(): chunk expects at least a 1-dimensional tensor")
+    c = _int_arg(chunks, "chunk", "chunks")
+    if c <= 0:
+        raise ArgValueError(f"chunk(): chunk expects `chunks` to be greater than 0, got: {c}")
+    d = _dim(x, dim, "chunk")
+    return tuple(_CORE["split"](x, _chunk_sizes(x._data.shape[d], c), d))
+
+
+def _unbind(input, dim=0):
+    x = _tensor(input, "unbind")
+    return tuple(_CORE["unbind"](x, _dim(x, dim, "unbind")))
+
+
+def _tensor_split(input, indices_or_sections, dim=0):
+    x = _tensor(input, "tensor_split")
+    return tuple(_CORE["tensor_split"](x, indices_or_sections, _dim(x, dim, "tensor_split")))
+
+
+# --------------------------------------------------------------------------- reductions
+def _extreme(fname, argfn, elementwise, rtype):
+    def fn(input, dim=None, keepdim=False, *, other=None, out=None):
+        x = _tensor(input, fname)
+        if isinstance(dim, _CoreTensor) or other is not None:   # max(input, other)
+            y = dim if other is None else other
+            if keepdim is not False:
+                raise ArgTypeError(f"{fname}(): keepdim is not an argument of {fname}(input, "
+                                   "other)")
+            return _CORE[elementwise](x, y) if out is None else _CORE[elementwise](x, y, out=out)
+        if out is not None:
+            raise ArgTypeError(f"{fname}(): out= is not supported by oar for this form")
+        if dim is None:
+            if keepdim is not False:
+                raise ArgTypeError(f"{fname}(): keepdim needs a dim (PyTorch: {fname}(input, "
+                                   "dim, keepdim=False))")
+            if x._data.size == 0:
+                raise ArgValueError(f"{fname}(): Expected reduction dim to be specified for "
+                                    "input.numel() == 0. Specify the reduction dim with the "
+                                    "'dim' argument.")
+            return _CORE[fname](x)   # all elements: ties share the gradient, as PyTorch
+        d = _reduction_dim(x, dim, fname)
+        a = x._data
+        idx = np.zeros(a.shape, np.int64) if a.ndim == 0 else argfn(a, axis=d, keepdims=True)
+        return _with_values(rtype, x, idx, d, keepdim)
+    return fn
+
+
+_max = _extreme("max", np.argmax, "maximum", return_types.max)
+_min = _extreme("min", np.argmin, "minimum", return_types.min)
+
+
+def _lower_median_index(a, d):
+    """Index (keepdims) of PyTorch's median along d: the lower middle value in stable order
+    (the first NaN when the row holds one)."""
+    return median_indices(a, d)[0]
+
+
+def _median(input, dim=None, keepdim=False):
+    x = _tensor(input, "median")
+    if dim is None:
+        if keepdim is not False:
+            raise ArgTypeError("median(): keepdim needs a dim")
+        a = x._data.reshape(-1)
+        if a.size == 0:
+            return wrap_as(x._result_class, np.asarray(np.nan, x._data.dtype)) \
+                if x._data.dtype.kind == "f" else _CORE["max"](x)
+        i = _int(_lower_median_index(a, 0)[0])
+        flat = x.reshape([-1])
+        if a.dtype.kind == "f" and np.isnan(a[i]):
+            return _pick(flat, np.asarray([i]), 0, False)
+        # PyTorch's median() shares the gradient evenly among the elements equal to it
+        # (evenly_distribute_backward): amax over exactly those elements does that
+        return _CORE["amax"](_CORE["masked_select"](flat, wrap_as(x._result_class, a == a[i])))
+    d = _reduction_dim(x, dim, "median")
+    a = x._data
+    idx = np.zeros(a.shape, np.int64) if a.ndim == 0 else _lower_median_index(a, d)
+    return _with_values(return_types.median, x, idx, d, keepdim)
+
+
+def _kthvalue(input, k, dim=-1, keepdim=False):
+    x = _tensor(input, "kthvalue")
+    k = _int_arg(k, "kthvalue", "k")
+    d = _dim(x, dim, "kthvalue")
+    a = x._data
+    n = a.shape[d] if a.ndim else 1
+    if not 1 <= k <= n:
+        raise ArgValueError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if a.ndim == 0:
+        return _with_values(return_types.kthvalue, x, np.zeros((), np.int64), d, keepdim)
+    idx = np.take(_sorted_indices(a, d, False), [k - 1], axis=d)
+    return _with_values(return_types.kthvalue, x, idx, d, keepdim)
+
+
+def _mode(input, dim=-1, keepdim=False):
+    x = _tensor(input, "mode")
+    d = _reduction_dim(x, dim, "mode")
+    a = x._data
+    if a.ndim == 0:
+        return _with_values(return_types.mode, x, np.zeros((), np.int64), d, keepdim)
+    idx = mode_indices(a, d)
+    return _with_values(return_types.mode, x, idx, d, keepdim)
+
+
+def _sort(input, dim=-1, descending=False, stable=False):
+    x = _tensor(input, "sort")
+    d = _dim(x, dim, "sort")
+    a = x._data
+    idx = _sorted_indices(a, d, _bool(descending))
+    return return_types.sort((_pick(x, idx, d, True), _index(x, idx)))
+
+
+def _argsort(input, dim=-1, descending=False, stable=False):
+    x = _tensor(input, "argsort")
+    d = _dim(x, dim, "argsort")
+    a = x._data
+    return _index(x, _sorted_indices(a, d, _bool(descending)))
+
+
+def _msort(input):
+    return _sort(input, 0).values
+
+
+def _topk(input, k, dim=-1, largest=True, sorted=True):
+    x = _tensor(input, "topk")
+    k = _int_arg(k, "topk", "k")
+    d = _dim(x, dim, "topk")
+    a = x._data
+    n = a.shape[d] if a.ndim else 1
+    if not 0 <= k <= n:
+        raise ArgValueError(f"topk(): selected index k out of range (k={k}, dimension {d} has "
+                            f"size {n})")
+    if a.ndim == 0:
+        idx = np.zeros((), np.int64)
+    else:
+        idx = np.take(_sorted_indices(a, d, _bool(largest)), np.arange(k), axis=d)
+    return return_types.topk((_pick(x, idx, d, True), _index(x, idx)))
+
+
+def _aminmax(input, *, dim=None, keepdim=False):
+    x = _tensor(input, "aminmax")
+    if dim is None and x._data.size == 0:
+        raise ArgValueError("aminmax(): cannot compute aminmax over an empty dimension as "
+                            "the operation has no identity.")
+    if dim is not None:
+        dim = _reduction_dim(x, dim, "aminmax")
+    return return_types.aminmax((_CORE["amin"](x, dim, _bool(keepdim)),
+                                 _CORE["amax"](x, dim, _bool(keepdim))))
+
+
+def _cumulative(fname, better, rtype):
+    def fn(input, dim):
+        x = _tensor(input, fname)
+        d = _dim(x, dim, fname)
+        a = x._data
+        if a.ndim == 0:
+            return rtype((x.clone(), _index(x, np.zeros((), np.int64))))
+        idx = cumulative_indices(a, d, better)
+        return rtype((_pick(x, idx, d, True), _index(x, idx)))
+    return fn
+
+
+_cummax = _cumulative("cummax", np.greater_equal, return_types.cummax)
+_cummin = _cumulative("cummin", np.less_equal, return_types.cummin)
+
+
+def _cumsum(input, dim, *, dtype=None, out=None):
+    x = _tensor(input, "cumsum")
+    d = _dim(x, dim, "cumsum")
+    if out is not None:
+        return _CORE["cumsum"](x, d, dtype=dtype, out=out)
+    return _CORE["cumsum"](x, d, dtype=dtype)
+
+
+# --------------------------------------------------------------------------- gathers and scatters
+def _gather(input, dim, index, *, sparse_grad=False, out=None):
+    x = _tensor(input, "gather")
+    _int_arg(dim, "gather", "dim")
+    _tensor(index, "gather", "index")
+    if out is not None:
+        raise ArgTypeError("gather(): out= is not supported by oar")
+    return _CORE["gather"](x, dim, index)
+
+
+def _index_select(input, dim, index, *, out=None):
+    x = _tensor(input, "index_select")
+    d = _int_arg(dim, "index_select", "dim")
+    _tensor(index, "index_select", "index")
+    if out is not None:
+        return _CORE["index_select"](x, index, axis=d, out=out)
+    return _CORE["index_select"](x, index, axis=d)
+
+
+def _scatter_args(fname, input, dim, index, src, value):
+    x = _tensor(input, fname, "self" if fname.endswith("_") else "input")
+    _int_arg(dim, fname, "dim")
+    _tensor(index, fname, "index")
+    if src is None:
+        src = value
+    if src is None:
+        raise ArgTypeError(f"{fname}(): expected a src tensor or a value, got None")
+    return x, src
+
+
+def _scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    x, src = _scatter_args("scatter", input, dim, index, src, value)
+    return _CORE["scatter"](x, dim, index, src, reduce)
+
+
+def _scatter_(input, dim, index, src=None, value=None, *, reduce=None):
+    x, src = _scatter_args("scatter_", input, dim, index, src, value)
+    return _CORE["scatter_"](x, dim, index, src, reduce)
+
+
+def _scatter_add(input, dim, index, src):
+    x, src = _scatter_args("scatter_add", input, dim, index, src, None)
+    return _CORE["scatter_add"](x, dim, index, src)
+
+
+def _scatter_add_(input, dim, index, src):
+    x, src = _scatter_args("scatter_add_", input, dim, index, src, None)
+    return _CORE["scatter_add_"](x, dim, index, src)
+
+
+def _index_add(input, dim, index, source, *, alpha=1):
+    x = _tensor(input, "index_add")
+    _int_arg(dim, "index_add", "dim")
+    _tensor(index, "index_add", "index")
+    return _CORE["index_add"](x, dim, index, source, alpha)
+
+
+def _index_add_(input, dim, index, source, *, alpha=1):
+    x = _tensor(input, "index_add_", "self")
+    _int_arg(dim, "index_add_", "dim")
+    _tensor(index, "index_add_", "index")
+    return _CORE["index_add_"](x, dim, index, source, alpha)
+
+
+# --------------------------------------------------------------------------- views
+def _transpose(input, dim0, dim1):
+    x = _tensor(input, "transpose")
+    return _CORE["transpose"](x, _int_arg(dim0, "transpose", "dim0"),
+                              _int_arg(dim1, "transpose", "dim1"))
+
+
+def _transpose_(input, dim0, dim1):
+    x = _tensor(input, "transpose_", "self")
+    return _CORE["transpose_"](x, _int_arg(dim0, "transpose_", "dim0"),
+                               _int_arg(dim1, "transpose_", "dim1"))
+
+
+# --------------------------------------------------------------------------- comparisons
+def _equal(input, other):
+    x = _tensor(input, "equal")
+    y = _tensor(other, "equal", "other")
+    a, b = x._data, y._data
+    if a.shape != b.shape:
+        return False
+    return _bool(np.array_equal(a, b))
+
+
+def _allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    x = _tensor(input, "allclose")
+    y = _tensor(other, "allclose", "other")
+    if x._data.dtype != y._data.dtype:
+        raise ArgTypeError(f"allclose(): Float did not match Double: expected both tensors to "
+                           f"have the same dtype, got {DTYPES[x._data.dtype]} and "
+                           f"{DTYPES[y._data.dtype]}")
+    try:
+        return _bool(np.allclose(x._data, y._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    except ValueError:
+        raise ArgValueError(f"allclose(): The size of tensor a ({list(x._data.shape)}) must "
+                            f"match the size of tensor b ({list(y._data.shape)})") from None
+
+
+# --------------------------------------------------------------------------- sizes and NumPy
+def _numel(input):
+    return _tensor(input, "numel")._data.size
+
+
+_TORCH_NP_KINDS = set(DTYPES)
+
+
+def _from_numpy(ndarray):
+    if not isinstance(ndarray, np.ndarray):
+        raise ArgTypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype not in _TORCH_NP_KINDS:
+        raise ArgTypeError(f"can't convert np.ndarray of type {ndarray.dtype.type.__module__}."
+                           f"{ndarray.dtype.type.__name__}. The only supported types are: "
+                           + ", ".join(d.name for d in _dt.ALL) + ".")
+    if any(s < 0 for s in ndarray.strides):
+        raise ArgValueError("At least one stride in the given numpy array is negative, and "
+                            "tensors with negative strides are not currently supported. (You "
+                            "can probably work around this by making a copy of your array  "
+                            "with array.copy().) ")
+    if any(s % ndarray.itemsize for s in ndarray.strides):
+        raise ArgValueError("given numpy array strides not a multiple of the element byte size. "
+                            "Copy the numpy array to reallocate the memory.")
+    if not ndarray.flags.writeable:
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
+                      "non-writable tensors. This means writing to this tensor will result in "
+                      "undefined behavior. You may want to copy the array to protect its data "
+                      "or make it writable before converting it to a tensor. This type of "
+                      "warning will be suppressed for the rest of this program.", UserWarning,
+                      stacklevel=2)
+    # Note [Shared memory with NumPy]: the storage's buffer is a view of the caller's array
+    # (never pooled on free: it does not own its memory)
+    return wrap_as(Tensor, ndarray.view())
+
+
+def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    input = _tensor(input, "norm")
+    core = _CORE["norm"]
+    if p == "nuc" or (isinstance(p, str) and p != "fro"):
+        return core(input, p=p, axis=list(dim) if dim is not None else [0, 1], keepdim=keepdim)
+    p = 2 if p == "fro" else p
+    # PyTorch's norm with a number p is a vector norm over every dim given (Paddle's is the
+    # matrix norm over two axes): flatten those dims into one, then the core vector norm
+    if dim is None:
+        return core(input.reshape([-1]), p=p, axis=0, keepdim=False) if not keepdim else \
+            core(input.reshape([-1]), p=p, axis=0).reshape([1] * input.ndim)
+    if _is_int(dim):
+        return core(input, p=p, axis=dim, keepdim=keepdim)
+    dims = sorted(_dim(input, d, "norm") for d in dim)
+    rest = [d for d in range(input.ndim) if d not in dims]
+    moved = _CORE["permute"](input, rest + dims)
+    flat = moved.reshape([input.shape[d] for d in rest] + [-1])
+    r = core(flat, p=p, axis=-1)
+    if keepdim:
+        shape = [1 if d in dims else input.shape[d] for d in range(input.ndim)]
+        r = r.reshape(shape)
+    return r
+
+
+# --------------------------------------------------------------------------- the table
+_DOCS = {
+    "split": "PyTorch's split: an int is the size of each piece (the last may be smaller), "
+             "a list the sizes; a tuple of views.",
+    "split_with_sizes": "The pieces of the given sizes along dim (a tuple of views).",
+    "chunk": "PyTorch's chunk: pieces of ceil(size / chunks) along dim (the last may be "
+             "smaller, fewer pieces when they run out); a tuple of views.",
+    "unbind": "The views at each index along dim, that dim removed (a tuple).",
+    "tensor_split": "Pieces by sections or indices along dim, as PyTorch (a tuple of views).",
+    "max": "PyTorch's max: of all elements; with a dim the named tuple (values, indices); "
+           "with a tensor the elementwise maximum.",
+    "min": "PyTorch's min: of all elements; with a dim the named tuple (values, indices); "
+           "with a tensor the elementwise minimum.",
+    "median": "PyTorch's median: the lower of the two middle values (no averaging); with a "
+              "dim the named tuple (values, indices).",
+    "kthvalue": "The k-th smallest element along dim: named tuple (values, indices).",
+    "mode": "The most frequent value along dim (the smallest among ties) and the index of "
+            "its last occurrence: named tuple (values, indices).",
+    "sort": "Sorted values and their indices along dim (stable; NaN last, or first when "
+            "descending): named tuple (values, indices).",
+    "argsort": "The indices that sort input along dim (stable).",
+    "msort": "input sorted along dim 0 (the values).",
+    "topk": "The k largest (or smallest) elements along dim: named tuple (values, indices).",
+    "aminmax": "The minimum and the maximum (over dim when given): named tuple (min, max).",
+    "cummax": "Running maximum along dim and the index where it was reached: named tuple "
+              "(values, indices).",
+    "cummin": "Running minimum along dim and the index where it was reached: named tuple "
+              "(values, indices).",
+    "cumsum": "Cumulative sum along dim (PyTorch requires dim).",
+    "gather": "PyTorch's gather(input, dim, index): input's elements at index along dim "
+              "(index has input's number of dims).",
+    "index_select": "PyTorch's index_select(input, dim, index): the slices at the 1-D index "
+                    "along dim.",
+    "scatter": "PyTorch's scatter(input, dim, index, src|value, reduce=None): a copy of input "
+               "with src written at index along dim.",
+    "scatter_": "PyTorch's scatter_: writes src (or value) into self at index along dim, in "
+                "place; returns self.",
+    "scatter_add": "A copy of input with src added at index along dim.",
+    "scatter_add_": "Adds src into self at index along dim, in place; returns self.",
+    "index_add": "PyTorch's index_add(input, dim, index, source, alpha=1): a copy with "
+                 "alpha * source added at index along dim.",
+    "index_add_": "Adds alpha * source into self at index along dim, in place; returns self.",
+    "transpose": "PyTorch's transpose(input, dim0, dim1): a view with the two dims swapped.",
+    "transpose_": "Swaps dims dim0 and dim1 of self in place (self becomes that view).",
+    "equal": "True when input and other have the same shape and elements (a Python bool).",
+    "allclose": "Whether every element of input is close to other's (a Python bool).",
+    "numel": "The number of elements of input, a Python int.",
+    "norm": "PyTorch's norm: with a number p (or 'fro'), the vector p-norm over every dim "
+            "given (all when None); 'nuc' is the nuclear norm of a matrix.",
+    "from_numpy": "A tensor over the ndarray's memory, no copy: writes through either side "
+                  "are visible to the other and bypass the version counter, as in PyTorch "
+                  "(Note [Shared memory with NumPy]).",
+}
+_PUBLIC = {
+    "split": _split, "split_with_sizes": _split_with_sizes, "chunk": _chunk,
+    "unbind": _unbind, "tensor_split": _tensor_split, "max": _max, "min": _min,
+    "median": _median, "kthvalue": _kthvalue, "mode": _mode, "sort": _sort,
+    "argsort": _argsort, "msort": _msort, "topk": _topk, "aminmax": _aminmax,
+    "cummax": _cummax, "cummin": _cummin, "cumsum": _cumsum, "gather": _gather,
+    "index_select": _index_select, "scatter": _scatter, "scatter_": _scatter_,
+    "scatter_add": _scatter_add, "scatter_add_": _scatter_add_, "index_add": _index_add,
+    "index_add_": _index_add_, "transpose": _transpose, "transpose_": _transpose_,
+    "equal": _equal, "allclose": _allclose, "numel": _numel, "from_numpy": _from_numpy,
+    "norm": _norm,
+}
+for _n, _f in _PUBLIC.items():
+    _named(_n, _f, _DOCS[_n])
+globals().update(_PUBLIC)
+
+# dtypes that print as PyTorch's (`torch.float32`) and equal the core's
+float16 = half = DTYPES[np.dtype(np.float16)]
+float32 = float = DTYPES[np.dtype(np.float32)]  # noqa: A001
+float64 = double = DTYPES[np.dtype(np.float64)]
+int8, int16, int32, int64, uint8 = (DTYPES[np.dtype(t)] for t in
+                                    (np.int8, np.int16, np.int32, np.int64, np.uint8))
+short, int, long = int16, int32, int64  # noqa: A001
+bool = DTYPES[np.dtype(np.bool_)]  # noqa: A001
+
+__all__ = sorted(_PUBLIC) + [
+    "Size", "dtype", "return_types", "float16", "half", "float32", "float", "float64",
+    "double", "int8", "int16", "int32", "int64", "uint8", "short", "int", "long", "bool"]
+
+# Methods of oar.torch.Tensor with PyTorch's meaning (self is the first argument); the
+# class's own methods (size, numel, numpy, type, backward, repr) are in _tensor.py
+_METHODS = ("split", "split_with_sizes", "chunk", "unbind", "tensor_split", "max", "min",
+            "median", "kthvalue", "mode", "sort", "argsort", "msort", "topk", "aminmax",
+            "cummax", "cummin", "cumsum", "gather", "index_select", "scatter", "scatter_",
+            "scatter_add", "scatter_add_", "index_add", "index_add_", "transpose",
+            "transpose_", "equal", "allclose", "norm")
+for _n in _METHODS:
+    setattr(Tensor, _n, _PUBLIC[_n])
+del _n, _f

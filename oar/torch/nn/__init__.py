@@ -1,0 +1,9 @@
+"""torch.nn: modules, containers, layers and losses with PyTorch 2.13's API
+(Note [Torch modules over core layers]); torch.nn.functional, init and utils as
+submodules."""
+from . import functional, init, utils  # noqa: F401
+from . import parameter  # noqa: F401
+from .._tensor import Parameter  # noqa: F401
+from .layers import *  # noqa: F401,F403
+from .modules import (Buffer, Module, ModuleDict, ModuleList, ParameterDict,  # noqa: F401
+                      ParameterList, Sequential)

@@ -1,0 +1,571 @@
+"""torch.nn.functional: PyTorch 2.13's signatures (input, target, dim=, reduction=, the
+legacy size_average/reduce) over the core's functional forms (oar.nn.functional).
+
+Where PyTorch's meaning is the core's, the core function is called; what differs is handled
+here: F.linear's weight is [out_features, in_features] (Note [Linear weight layout]),
+one_hot returns int64, softmax's implicit dim, class-index losses on (N, C, d1, ...) input,
+smooth_l1_loss's beta, and dropout drawing its mask with the door's bernoulli_ (PyTorch's
+CPU kernel draws `empty_like(input).bernoulli_(1 - p)`).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...autograd.errors import ArgTypeError, ArgValueError
+from ...nn import _kernels as _K
+from ...nn import functional as _F
+from ...ops import args as _args
+from ...ops.registry import FUNCTIONS as _FN
+from ...tensor import Tensor as _CoreTensor
+from ...tensor import wrap_as
+
+__all__ = [
+    "linear", "relu", "relu_", "relu6", "elu", "elu_", "leaky_relu", "leaky_relu_", "gelu",
+    "silu", "mish", "hardtanh", "hardtanh_", "hardswish", "hardsigmoid", "logsigmoid",
+    "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "normalize",
+    "cosine_similarity", "dropout", "dropout1d", "dropout2d", "conv1d", "conv2d",
+    "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
+    "embedding", "one_hot", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
+    "huber_loss", "kl_div", "flatten", "prelu"]
+
+
+def _t(x, fname, name="input"):
+    if not isinstance(x, _CoreTensor):
+        raise ArgTypeError(f"{fname}(): argument '{name}' (position 1) must be Tensor, not "
+                           f"{type(x).__name__}")
+    return x
+
+
+def _legacy(size_average, reduce, reduction, emit_warning=True):
+    """PyTorch's _Reduction.legacy_get_string: the deprecated size_average / reduce flags."""
+    if size_average is None and reduce is None:
+        return reduction
+    if emit_warning:
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      "reduction='{}' instead.", stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+# ------------------------------------------------------------------ linear and activations
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias, weight of shape [out_features, in_features] (one node)."""
+    return _F._linear(input, weight, bias, True)
+
+
+def relu(input, inplace=False):
+    """max(input, 0) elementwise (in place on input with inplace=True)."""
+    return _F.relu(_t(input, "relu"), inplace=inplace)
+
+
+def relu_(input):
+    """max(input, 0) written into input, in place; returns input."""
+    return _F.relu_(_t(input, "relu_"))
+
+
+def relu6(input, inplace=False):
+    """min(max(input, 0), 6) elementwise."""
+    return _F.relu6(_t(input, "relu6"), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """input where input > 0, else alpha * (exp(input) - 1)."""
+    return _F.elu(_t(input, "elu"), alpha, inplace)
+
+
+def elu_(input, alpha=1.0):
+    """elu written into input, in place; returns input."""
+    return _F.elu(_t(input, "elu_"), alpha, True)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """input where input > 0, else negative_slope * input."""
+    return _F.leaky_relu(_t(input, "leaky_relu"), negative_slope, inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """leaky_relu written into input, in place; returns input."""
+    return _F.leaky_relu_(_t(input, "leaky_relu_"), negative_slope)
+
+
+def gelu(input, approximate="none"):
+    """Gaussian error linear unit (approximate='tanh': the tanh form)."""
+    if approximate not in ("none", "tanh"):
+        raise ArgValueError(f"approximate argument must be either none or tanh, got "
+                            f"{approximate!r}")
+    return _F.gelu(_t(input, "gelu"), approximate)
+
+
+def silu(input, inplace=False):
+    """input * sigmoid(input)."""
+    return _F.silu(_t(input, "silu"), inplace)
+
+
+def mish(input, inplace=False):
+    """input * tanh(softplus(input))."""
+    out = _t(input, "mish") * _F.softplus(input).tanh()
+    return input.copy_(out) if inplace else out
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """input clamped into [min_val, max_val]."""
+    return _F.hardtanh(_t(input, "hardtanh"), min_val, max_val, inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """hardtanh written into input, in place; returns input."""
+    return _F.hardtanh(_t(input, "hardtanh_"), min_val, max_val, True)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(input + 3) / 6."""
+    out = _F.relu6(_t(input, "hardsigmoid") + 3.0) / 6.0
+    return input.copy_(out) if inplace else out
+
+
+def hardswish(input, inplace=False):
+    """input * relu6(input + 3) / 6."""
+    out = _t(input, "hardswish") * _F.relu6(input + 3.0) / 6.0
+    return input.copy_(out) if inplace else out
+
+
+def logsigmoid(input):
+    """log(sigmoid(input)), computed stably."""
+    return _F.log_sigmoid(_t(input, "logsigmoid"))
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * input)) / beta; input itself where beta * input > threshold."""
+    return _F.softplus(_t(input, "softplus"), beta, threshold)
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-input))."""
+    return _t(input, "sigmoid").sigmoid()
+
+
+def tanh(input):
+    """Hyperbolic tangent."""
+    return _t(input, "tanh").tanh()
+
+
+def prelu(input, weight):
+    """input where input > 0, else weight * input (weight per channel, dim 1)."""
+    _t(input, "prelu")
+    w = weight
+    if input.ndim >= 2 and weight.numel() > 1:
+        w = weight.reshape([1, -1] + [1] * (input.ndim - 2))
+    return input.relu() - (-input).relu() * w
+
+
+def _softmax_dim(fname, ndim):
+    warnings.warn(f"Implicit dimension choice for {fname} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(input) normalised to sum to 1 along dim."""
+    _t(input, "softmax")
+    if dim is None:
+        dim = _softmax_dim("softmax", input.ndim)
+    return _F.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(input)) along dim, computed stably."""
+    _t(input, "log_softmax")
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.ndim)
+    return _F.log_softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-input) along dim."""
+    _t(input, "softmin")
+    if dim is None:
+        dim = _softmax_dim("softmin", input.ndim)
+    return _F.softmax(-input, dim, dtype)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p, eps) along dim."""
+    if out is not None:
+        raise ArgTypeError("normalize(): out= is not supported by oar")
+    return _F.normalize(_t(input, "normalize"), p, dim, eps)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 * x2) / max(||x1|| * ||x2||, eps) along dim."""
+    _t(x1, "cosine_similarity", "x1")
+    _t(x2, "cosine_similarity", "x2")
+    n1 = (x1 * x1).sum(axis=dim)
+    n2 = (x2 * x2).sum(axis=dim)
+    return (x1 * x2).sum(axis=dim) / (n1 * n2).clip(min=eps * eps).sqrt()
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """input with dims start_dim .. end_dim merged."""
+    return _t(input, "flatten").flatten(start_dim, end_dim)
+
+
+# ------------------------------------------------------------------ dropout
+def _check_p(p):
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout(input, p, training, inplace, noise_shape, fname):
+    _check_p(p)
+    _t(input, fname)
+    if not training or p == 0 or input._data.size == 0:
+        return input
+    if input._data.dtype.kind != "f":
+        raise ArgTypeError(f"{fname}(): expected a floating input, got {input.dtype.name}")
+    if p == 1:
+        return input.mul_(0.0) if inplace else input * 0.0
+    noise = wrap_as(input._result_class, np.empty(noise_shape, input._data.dtype))
+    noise.bernoulli_(1 - p)     # PyTorch's draw: the door's generator (Note [Result class])
+    noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """In training, zeroes each element with probability p and scales the rest by
+    1 / (1 - p); input itself otherwise."""
+    return _dropout(input, p, training, inplace, getattr(input, "_data", np.empty(0)).shape,
+                    "dropout")
+
+
+def _feature_dropout(input, p, training, inplace, fname, batched_ndim):
+    _t(input, fname)
+    nd = input.ndim
+    if nd not in (batched_ndim - 1, batched_ndim):
+        raise RuntimeError(f"{fname}: Expected {batched_ndim - 1}D or {batched_ndim}D input, "
+                           f"but received a {nd}D input")
+    shape = input._data.shape
+    if nd == batched_ndim - 1 and fname == "dropout1d":      # (C, L): unbatched
+        noise = (shape[0],) + (1,) * (nd - 1)
+    else:
+        noise = shape[:2] + (1,) * (nd - 2)
+    return _dropout(input, p, training, inplace, noise, fname)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of (N, C, L) input with probability p in training."""
+    return _feature_dropout(input, p, training, inplace, "dropout1d", 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of (N, C, H, W) input with probability p in training."""
+    return _feature_dropout(input, p, training, inplace, "dropout2d", 4)
+
+
+# ------------------------------------------------------------------ conv and pooling
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution of (N, C, L) input with weight [out, in / groups, k]."""
+    return _F.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution of (N, C, H, W) input with weight [out, in / groups, kh, kw]."""
+    return _K.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """2-D max pooling of (N, C, H, W) input."""
+    return _K.max_pool2d(input, kernel_size, stride, padding, dilation=dilation,
+                         ceil_mode=ceil_mode, return_indices=return_indices)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """2-D average pooling (padding counted in the divisor unless count_include_pad=False)."""
+    return _K.avg_pool2d(input, kernel_size, stride, padding, ceil_mode,
+                         count_include_pad=count_include_pad, divisor_override=divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """2-D average pooling to output_size."""
+    return _K.adaptive_avg_pool2d(input, output_size)
+
+
+def _one(v, fname, name):
+    if isinstance(v, (list, tuple)):
+        if len(v) != 1:
+            raise ArgValueError(f"{fname}: {name} must be an int or a 1-element tuple, got "
+                                f"{list(v)}")
+        v = v[0]
+    return _args.integer(v, fname, name)
+
+
+def _pool1d(input, fname):
+    _t(input, fname)
+    if input.ndim not in (2, 3):
+        raise ArgValueError(f"{fname}: Expected 2D or 3D (batch mode) tensor for input, got "
+                            f"shape {list(input.shape)}")
+    return input.unsqueeze(-2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """1-D max pooling of (N, C, L) input (2-D pooling over a height-1 image)."""
+    x = _pool1d(input, "max_pool1d")
+    k = _one(kernel_size, "max_pool1d", "kernel_size")
+    s = k if stride is None or stride == [] else _one(stride, "max_pool1d", "stride")
+    out = _K.max_pool2d(x, (1, k), (1, s), (0, _one(padding, "max_pool1d", "padding")),
+                        dilation=(1, _one(dilation, "max_pool1d", "dilation")),
+                        ceil_mode=ceil_mode, return_indices=return_indices)
+    return out.squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """1-D average pooling of (N, C, L) input."""
+    x = _pool1d(input, "avg_pool1d")
+    k = _one(kernel_size, "avg_pool1d", "kernel_size")
+    s = k if stride is None or stride == [] else _one(stride, "avg_pool1d", "stride")
+    out = _K.avg_pool2d(x, (1, k), (1, s), (0, _one(padding, "avg_pool1d", "padding")),
+                        ceil_mode, count_include_pad=count_include_pad)
+    return out.squeeze(-2)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """1-D average pooling of (N, C, L) input to output_size."""
+    x = _pool1d(input, "adaptive_avg_pool1d")
+    return _K.adaptive_avg_pool2d(x, (1, _one(output_size, "adaptive_avg_pool1d",
+                                              "output_size"))).squeeze(-2)
+
+
+# ------------------------------------------------------------------ normalisation, embedding
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-05):
+    """Batch normalisation; in training the running statistics are updated with PyTorch's
+    momentum: running = (1 - momentum) * running + momentum * batch."""
+    _t(input, "batch_norm")
+    return _F.batch_norm(input, running_mean, running_var, weight, bias, training=training,
+                         epsilon=eps, torch_momentum=momentum)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """input normalised over its trailing normalized_shape dims, then * weight + bias."""
+    return _F.layer_norm(_t(input, "layer_norm"), normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """Group normalisation over num_groups channel groups."""
+    return _F.group_norm(_t(input, "group_norm"), num_groups, eps, weight, bias)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    """Each (sample, channel) normalised over its spatial dims."""
+    return _F.instance_norm(_t(input, "instance_norm"), running_mean, running_var, weight,
+                            bias, use_input_stats, eps=eps, torch_momentum=momentum)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """The rows of weight at the integer indices input."""
+    if max_norm is not None or scale_grad_by_freq:
+        raise NotImplementedError("embedding: max_norm and scale_grad_by_freq are not "
+                                  "supported by oar")
+    out = _F.embedding(input, weight)
+    if padding_idx is None:
+        return out
+    # PyTorch: the padding row is looked up as it is; only its gradient is zero (Paddle's
+    # embedding zeroes the output instead)
+    n = weight.shape[0]
+    padding_idx = _args.integer(padding_idx, "embedding", "padding_idx")
+    if not -n <= padding_idx < n:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    pad_rows = (input if isinstance(input, _CoreTensor) else _FN["tensor"](input)) == \
+        (padding_idx % n)
+    return _FN["where"](pad_rows.unsqueeze(-1), out.detach(), out)
+
+
+def one_hot(tensor, num_classes=-1):
+    """Integer labels as int64 one-hot vectors (a new last dim of num_classes)."""
+    _t(tensor, "one_hot", "tensor")
+    if tensor._data.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    out = _F.one_hot(tensor, num_classes)
+    return wrap_as(tensor._result_class, out._data.astype(np.int64))
+
+
+def pad(input, pad, mode="constant", value=None):
+    """input padded by (before, after) pairs starting from the last dim."""
+    return _K.pad(_t(input, "pad"), pad, mode, 0.0 if value is None else value)
+
+
+# ------------------------------------------------------------------ losses
+def _reduced(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _check_reduction(reduction):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _classes_last(input, target, fname):
+    """(N, C, d1, ...) input and (N, d1, ...) target as (N * d1 * ..., C) and (M,); (C,)
+    input with a 0-d target as one row. Returns (input2d, target1d, target shape)."""
+    _t(input, fname)
+    if not isinstance(target, _CoreTensor):
+        raise ArgTypeError(f"{fname}(): argument 'target' (position 2) must be Tensor, not "
+                           f"{type(target).__name__}")
+    nd = input.ndim
+    if nd == 1:
+        if target.ndim != 0:
+            raise ArgValueError(f"{fname}: 1D input (unbatched) expects a 0D target, got "
+                                f"shape {list(target.shape)}")
+        return input.unsqueeze(0), target.reshape([1]), ()
+    if nd == 2:
+        return input, target, tuple(target.shape)
+    if nd < 1:
+        raise ArgValueError(f"{fname}: input must have at least 1 dimension")
+    n, c = input.shape[0], input.shape[1]
+    want = (n,) + tuple(input.shape[2:])
+    if tuple(target.shape) != want:
+        raise ArgValueError(f"{fname}: Expected target size {list(want)}, got "
+                            f"{list(target.shape)}")
+    return input.movedim(1, -1).reshape([-1, c]), target.reshape([-1]), want
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of log-probabilities input at class indices target."""
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    x, y, shape = _classes_last(input, target, "nll_loss")
+    loss = _F.nll_loss(x, y, weight, ignore_index, reduction)
+    return loss.reshape(list(shape)) if reduction == "none" else loss
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Cross-entropy of logits input against class indices (or class probabilities of the
+    input's shape) target, with weight, ignore_index and label_smoothing."""
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _t(input, "cross_entropy")
+    if not isinstance(target, _CoreTensor):
+        raise ArgTypeError(f"cross_entropy(): argument 'target' (position 2) must be Tensor, "
+                           f"not {type(target).__name__}")
+    if target._data.dtype.kind == "f":          # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise ArgValueError(f"cross_entropy: probability targets must have the input's "
+                                f"shape {list(input.shape)}, got {list(target.shape)}")
+        cdim = 0 if input.ndim == 1 else 1
+        c = input.shape[cdim]
+        ls = _args.number(label_smoothing, "cross_entropy", "label_smoothing", allow_bool=False)
+        if ls:
+            target = target * (1 - ls) + ls / c
+        logp = _F.log_softmax(input, cdim)
+        prod = logp * target
+        if weight is not None:
+            prod = prod * weight.reshape([-1] + [1] * (input.ndim - cdim - 1))
+        return _reduced(-prod.sum(axis=cdim), reduction)     # mean: over numel / C rows
+    x, y, shape = _classes_last(input, target, "cross_entropy")
+    loss = _F.cross_entropy(x, y, weight, ignore_index, reduction, axis=1,
+                            label_smoothing=label_smoothing)
+    return loss.reshape(list(shape)) if reduction == "none" else loss
+
+
+def _pair_loss(input, target, fname):
+    _t(input, fname)
+    if not isinstance(target, _CoreTensor):
+        raise ArgTypeError(f"{fname}(): argument 'target' (position 2) must be Tensor, not "
+                           f"{type(target).__name__}")
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({list(target.shape)}) that is different to the "
+                      f"input size ({list(input.shape)}). This will likely lead to incorrect "
+                      "results due to broadcasting. Please ensure they have the same size.",
+                      stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """(input - target) ** 2, reduced."""
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _pair_loss(input, target, "mse_loss")
+    if weight is None:
+        return _F.mse_loss(input, target, reduction)
+    d = input - target
+    return _reduced(d * d * weight, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """|input - target|, reduced."""
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _pair_loss(input, target, "l1_loss")
+    if weight is None:
+        return _F.l1_loss(input, target, reduction)
+    return _reduced((input - target).abs() * weight, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """Binary cross-entropy of probabilities input against target (logs clamped at -100)."""
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _t(input, "binary_cross_entropy")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the "
+                         "same size.")
+    return _F.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """Binary cross-entropy of sigmoid(input) against target, computed stably."""
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return _F.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target)."""
+    reduction = _legacy(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _pair_loss(input, target, "smooth_l1_loss")
+    return _F._huber(input, target, beta, True, reduction, "smooth_l1_loss")
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d**2 where |d| < delta, else delta * (|d| - 0.5 delta) (d = input - target)."""
+    _check_reduction(reduction)
+    _pair_loss(input, target, "huber_loss")
+    if weight is None:
+        return _F._huber(input, target, delta, False, reduction, "huber_loss")
+    return _reduced(_F._huber(input, target, delta, False, "none", "huber_loss") * weight,
+                    reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL divergence of target from exp(input) (input: log-probabilities); 'batchmean'
+    divides the sum by the batch size ('mean' averages over every element, as PyTorch)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    return _F.kl_div(_t(input, "kl_div"), target, reduction, log_target)
+

@@ -1,0 +1,3 @@
+"""torch.utils.data.sampler."""
+from . import (BatchSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
+               SubsetRandomSampler, WeightedRandomSampler)

@@ -1,0 +1,164 @@
+"""Real programs from Paddle's own guides, run on oar's Paddle door with only their imports changed.
+
+Each program in tests/programs/paddle/ collects the code cells of one guide of PaddlePaddle/docs
+(docs/guides/..., Apache-2.0; its header names the source and every `# oar-port:` change). The
+test runs it twice -- unchanged with the real paddle 3.3.1 (the oracle; skipped when paddle is not
+installed) and through `rewrite_imports(..., "paddle")` on oar -- and compares what they print:
+deterministic output to 1e-5; where a value depends on the random initialisation or shuffling
+(oar's generator is not Paddle's), the numbers after a marker listed in MASKS are replaced by a
+placeholder word, so their count and the surrounding text are still compared.
+Progress bars of `paddle.Model` are compared by their final "step a/b" and metric names only.
+
+Programs that fail on oar today are marked xfail(strict=True) with the first error and its cause
+in oar (see the triage); the marks are removed as the missing APIs land.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.programs.harness import compare_outputs, run_program
+
+HERE = Path(__file__).resolve().parent / "programs" / "paddle"
+
+# numbers after a match of one of these regexes (to the end of the line, and through the
+# continuation lines that follow -- lines starting with whitespace) are replaced by "N"
+MASKS = {
+    "guide_quick_start": [r"\{'loss': ", r"pred label: "],
+    "guide_model": [],
+    "guide_customize": [],
+    "guide_data_load": [r"^BatchSampler .*\n", r"^-+随机采样-+\n(?:.*\n){9}"],
+    "guide_train_eval_predict": [r"\{'loss': ", r"pred label: ", r"loss is: ", r"^\[\["],
+    "guide_model_save_load": [r"loss = ", r"Loss : "],
+    "guide_tensor": [],
+    "guide_tensor_index": [],
+    "guide_autograd": [],
+    "guide_auto_type_promotion": [r"^Tensor\(shape=\[3, 3\].*stop_gradient=\w+,"],
+    "guide_layer_and_model": [
+        r"^(?:y\[0\].*|loss: .*|accuracy:.*|weight.*|bias after optimize.*"
+        r"|Tensor\(shape=\[784, 10\].*)stop_gradient=\w+,"],
+    "guide_gradient_clip": [r"loss: ", r"^grad: .*stop_gradient=\w+,"],
+}
+# lines dropped on both sides: the version string (oar's is not paddle's)
+IGNORE = [r"^\d+\.\d+\.\d+\S*$"]
+
+# program -> triage line (first error on oar and its cause); see /tmp/h5_triage.md
+XFAIL = {
+    "guide_auto_type_promotion": (
+        "line 28 `a = paddle.rand([3,3], dtype = 'bfloat16')`: TypeError: unknown dty"
+        "pe 'bfloat16'; expected one of ['bool', 'float16', 'float32', 'float64', 'in"
+        "t16', 'int32', 'int64', 'int8', 'uint8']"),
+    "guide_autograd": (
+        "line 107 `print(\"Before clear {}\".format(loss2.gradient()))`: AttributeError"
+        ": 'Tensor' object has no attribute 'gradient'. Did you mean: 'grad_fn'?"),
+    "guide_customize": (
+        "line 207 `import oar.distributed as dist`: ModuleNotFoundError: No module na"
+        "med 'oar.distributed'"),
+    "guide_data_load": (
+        "output differs: expected line 5: 'batch_id: 0, 训练数据shape: paddle.Size([64, 1"
+        ", 28, 28]), 标签数据shape: paddle.Size([64])' / actual line 5: 'batch_id: 0, 训练数"
+        "据shape: oar.Size([64, 1, 28, 28]), 标签数据shape: oar.Size([64])' / (expected wo"
+        "rd 'paddle', got word 'oar')"),
+    "guide_gradient_clip": (
+        "line 13 `clip = paddle.nn.ClipGradByValue(min=-1, max=1)`: AttributeError: m"
+        "odule 'oar.nn' has no attribute 'ClipGradByValue'"),
+    "guide_layer_and_model": (
+        "line 59 `bias = paddle.zeros(shape=[10])`: TypeError: zeros() got an unexpec"
+        "ted keyword argument 'shape'"),
+    "guide_model": (
+        "output differs: expected line 76: 'paddle.Size([2, 4])' / actual line 76: 'o"
+        "ar.Size([2, 4])' / (expected word 'paddle', got word 'oar')"),
+    "guide_tensor": (
+        "line 122 `ndim_2_Tensor = paddle.to_tensor([[(1+1j), (2+2j)],`: oar.autograd"
+        ".errors.ArgTypeError: tensor(): cannot make a tensor from list containing no"
+        "n-numbers (NumPy made a complex128 array from it). Fix: pass numbers onl"),
+}
+
+# each program runs twice (paddle alone takes ~2 s to import; all twelve take ~60 s): a fast
+# sample (tensor_index, model, autograd, gradient_clip) runs by default, the rest with -m slow
+SLOW = {"guide_customize", "guide_quick_start", "guide_train_eval_predict",
+        "guide_model_save_load", "guide_tensor", "guide_layer_and_model",
+        "guide_auto_type_promotion", "guide_data_load"}
+
+_NUM = re.compile(r"(?<![\w.])[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|(?:nan|inf)\b)")
+
+
+def _progress(text):
+    """paddle.Model's progress bars: drop the in-flight updates (`\\r`, ETA), keep "step a/b" and
+    the metric names of the final one (losses and timings depend on the init and the machine)."""
+    out = []
+    for seg in re.split(r"[\r\n]", text.replace("\b", "")):
+        m = re.match(r"\s*step\s+(\d+)/(\d+)", seg)
+        if m is None:
+            out.append(seg)
+        elif "ETA" not in seg:
+            names = re.findall(r"([A-Za-z_]+): ", seg)
+            out.append(f"step {m.group(1)}/{m.group(2)} " + " ".join(names))
+    return "\n".join(out)
+
+
+def _mask(text, patterns):
+    """Replace by N the numbers of `text` after each match of `patterns`: from the match's end to
+    the end of that line, the continuation lines that follow it (lines starting with whitespace),
+    and the lines a multi-line match covers after its first."""
+    hide = [False] * (len(text) + 1)
+    for pat in patterns:
+        for m in re.finditer(pat, text, flags=re.M):
+            first_nl = text.find("\n", m.start())
+            if first_nl != -1 and first_nl < m.end():  # lines inside a multi-line match
+                for k in range(first_nl, m.end()):
+                    hide[k] = True
+            k = m.end()
+            while True:
+                nl = text.find("\n", k)
+                nl = len(text) if nl == -1 else nl
+                for q in range(k, nl):
+                    hide[q] = True
+                nxt = text[nl + 1:nl + 2]
+                if nl >= len(text) or not nxt.isspace() or nxt == "\n":
+                    break
+                k = nl + 1
+    out, last = [], 0
+    for m in _NUM.finditer(text):
+        if hide[m.start()]:
+            out.append(text[last:m.start()])
+            out.append("N")
+            last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def normalise(text, name):
+    """The output of program `name` with progress bars and init-dependent numbers normalised."""
+    return _mask(_progress(text), MASKS[name])
+
+
+def _params():
+    out = []
+    for name in sorted(MASKS):
+        marks = []
+        if name in XFAIL:
+            marks.append(pytest.mark.xfail(strict=True, reason=XFAIL[name]))
+        if name in SLOW:
+            marks.append(pytest.mark.slow)
+        out.append(pytest.param(name, marks=marks, id=name))
+    return out
+
+
+@pytest.mark.parametrize("name", _params())
+def test_paddle_guide_program(name):
+    pytest.importorskip("paddle")
+    path = HERE / f"{name}.py"
+    expected = normalise(run_program(path, "paddle", use_oar=False, timeout=300), name)
+    actual = normalise(run_program(path, "paddle", use_oar=True, timeout=300), name)
+    problems = compare_outputs(expected, actual, rtol=1e-5, atol=1e-5, ignore_lines=IGNORE)
+    assert not problems, f"{name}: oar's output differs from paddle's:\n" + "\n".join(problems)
+
+
+def test_masks_keep_structure():
+    """The normaliser hides values, never structure: a masked line keeps its count of numbers."""
+    text = ("loss is: [0.5], acc is: 0.25\n  1.5 2.5\nnext 3\n"
+            "step  10/128 - ETA: 0s\rstep 128/128 - loss: 1.2 - 4ms/step")
+    got = _mask(_progress(text), [r"loss is: "])
+    assert got == "loss is: [N], acc is: N\n  N N\nnext 3\nstep 128/128 loss"

@@ -1,0 +1,305 @@
+"""Note [Result class]: every op called on PyTorch-door tensors returns `oar.torch.Tensor`s.
+
+Derived from the op registry: every public function in `oar.ops.registry.FUNCTIONS` is
+either spelled by a row of the op table (tests/op_table.py: function, method, in-place and
+operator forms, with its sample inputs), has a sample call in SAMPLES below (view ops,
+metadata in-place ops, multi-output ops, the ops the table exempts), or takes no tensor at
+all (NO_TENSOR_INPUT). A new public op without one of these fails
+test_every_public_function_is_covered. In-place spellings must return the very object they
+wrote into; a leaf's `.grad` after backward is a door tensor too. No oracle is needed: the
+class is oar's own contract.
+"""
+import operator as pyop
+
+import numpy as np
+import pytest
+
+import oar
+import oar.torch as otorch
+from oar.ops.registry import FUNCTIONS
+from oar.torch._tensor import as_door
+from tests.op_table import ALIASES, ROWS, In
+from tests.test_op_table import BINARY_OPS, IOPS, UNARY_OPS, call, make_arrays
+
+DOOR = otorch.Tensor
+# methods whose meaning the PyTorch door changes (their spelling differs from the table's
+# Paddle layout; tests/test_doors_conflicts.py checks them, results included)
+OVERRIDDEN = {n for n in vars(DOOR) if not n.startswith("__")}
+
+
+def door(a):
+    return as_door(oar.to_tensor(np.array(a)))
+
+
+def X(shape=(3, 4), requires_grad=False, dtype="float32"):
+    t = door(np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape).astype(dtype) / 7)
+    return t.requires_grad_() if requires_grad else t
+
+
+def all_door(out, where):
+    """Every tensor in out (nested tuples/lists) is a PyTorch-door tensor."""
+    if isinstance(out, (tuple, list)):
+        assert len(out) > 0 or isinstance(out, list), where
+        for o in out:
+            all_door(o, where)
+        return
+    if isinstance(out, oar.Tensor):
+        assert type(out) is DOOR, f"{where}: {type(out).__module__}.{type(out).__name__}"
+
+
+def door_args(row, rng):
+    return [door(a) for a in make_arrays(row, rng)]
+
+
+# ---------------------------------------------------------------------------- the op table
+OUTPLACE = [r for r in ROWS if r.outplace]
+INPLACE = [r for r in ROWS if r.inplace]
+
+
+@pytest.mark.parametrize("row", OUTPLACE, ids=lambda r: r.id)
+def test_function_and_method_forms(row):
+    rng = np.random.default_rng(0)
+    all_door(call(row, door_args(row, rng), "function"), f"oar.{row.name}")
+    if row.name not in OVERRIDDEN and hasattr(otorch, row.name):
+        args = door_args(row, rng)
+        layout = row.layout or tuple(In(i) for i in range(row.n_inputs))
+        from tests.test_op_table import _resolve
+        out = getattr(otorch, row.name)(*[_resolve(a, args) for a in layout], **row.kwargs)
+        all_door(out, f"oar.torch.{row.name}")
+    if row.method and row.name not in OVERRIDDEN:
+        all_door(call(row, door_args(row, rng), "method"), f"Tensor.{row.name}")
+
+
+@pytest.mark.parametrize("row", INPLACE, ids=lambda r: r.id)
+def test_inplace_forms_return_the_same_door_tensor(row):
+    rng = np.random.default_rng(1)
+    spellings = ["inplace_function"] + (["inplace_method"] if row.method else [])
+    for sp in spellings:
+        if sp == "inplace_method" and row.name + "_" in OVERRIDDEN:
+            continue
+        args = door_args(row, rng)
+        out = call(row, args, sp)
+        assert out is args[row.target] and type(out) is DOOR, (row.id, sp)
+
+
+OPERATOR_ROWS = [r for r in ROWS if r.operator]
+
+
+@pytest.mark.parametrize("row", OPERATOR_ROWS, ids=lambda r: r.id)
+def test_operator_forms(row):
+    rng = np.random.default_rng(2)
+    args = door_args(row, rng)
+    if row.n_inputs == 1:
+        all_door(UNARY_OPS[row.operator](args[0]), f"{row.operator} x")
+        return
+    x, y = args[0], args[1]
+    all_door(BINARY_OPS[row.operator](x, y), f"x {row.operator} y")
+    if row.scalar_other is not None:
+        all_door(BINARY_OPS[row.operator](x, row.scalar_other), f"x {row.operator} number")
+        all_door(BINARY_OPS[row.operator](row.scalar_other, x), f"number {row.operator} x")
+    if row.inplace and row.operator in IOPS:
+        alias = x
+        x = IOPS[row.operator](x, y)
+        assert x is alias and type(x) is DOOR
+
+
+GRAD_ROWS = [r for r in OUTPLACE if r.grad and "float" in r.in_dtypes]
+
+
+@pytest.mark.parametrize("row", GRAD_ROWS, ids=lambda r: r.id)
+def test_leaf_grad_is_a_door_tensor(row):
+    rng = np.random.default_rng(3)
+    args = [a.requires_grad_() if a._data.dtype.kind == "f" else a
+            for a in door_args(row, rng)]
+    out = call(row, args, "function")
+    all_door(out, row.id)
+    out.sum().backward()
+    for a in args:
+        if a.requires_grad:
+            assert type(a.grad) is DOOR, (row.id, type(a.grad))
+
+
+# ---------------------------------------------------------------------------- other ops
+# name -> (call on fresh door tensors, in place?)  The call returns the result.
+def _inplace(f):
+    return (f, True)
+
+
+def _meta(name, make, *args):
+    """A metadata in-place op: returns (the op's result, the tensor it was called on)."""
+    def run():
+        x = make()
+        return getattr(oar, name)(x, *args), x
+    return _inplace(run)
+
+
+SAMPLES = {
+    # view ops (tests/op_table.py exempts them: tested against torch elsewhere)
+    "reshape": (lambda: oar.reshape(X(), [12]), False),
+    "view": (lambda: X().view(12), False),
+    "flatten": (lambda: oar.flatten(X()), False),
+    "transpose": (lambda: oar.transpose(X(), [1, 0]), False),
+    "permute": (lambda: oar.permute(X(), [1, 0]), False),
+    "t": (lambda: oar.t(X()), False),
+    "squeeze": (lambda: oar.squeeze(X((1, 3))), False),
+    "unsqueeze": (lambda: oar.unsqueeze(X(), 0), False),
+    "expand": (lambda: oar.expand(X((1, 4)), [2, 4]), False),
+    "select": (lambda: oar.select(X(), 0, 1), False),
+    "narrow": (lambda: oar.narrow(X(), 1, 0, 2), False),
+    "diagonal": (lambda: oar.diagonal(X()), False),
+    "as_strided": (lambda: oar.as_strided(X(), [2, 2], [1, 1]), False),
+    "unfold": (lambda: oar.unfold(X(), 1, 2, 1), False),
+    "movedim": (lambda: oar.movedim(X(), 0, 1), False),
+    "moveaxis": (lambda: oar.moveaxis(X(), 0, 1), False),
+    "split": (lambda: oar.split(X(), 2, 1), False),
+    "chunk": (lambda: oar.chunk(X(), 2, 1), False),
+    "unbind": (lambda: oar.unbind(X(), 0), False),
+    "tensor_split": (lambda: oar.tensor_split(X(), 3, 1), False),
+    "contiguous": (lambda: oar.contiguous(X().t()), False),
+    "detach": (lambda: oar.detach(X(requires_grad=True)), False),
+    "broadcast_to": (lambda: oar.broadcast_to(X(), [2, 3, 4]), False),
+    "expand_as": (lambda: oar.expand_as(X((1, 4)), X()), False),
+    "view_as": (lambda: oar.view_as(X(), X((4, 3))), False),
+    "reshape_as": (lambda: oar.reshape_as(X(), X((4, 3))), False),
+    "swapaxes": (lambda: oar.swapaxes(X(), 0, 1), False),
+    "swapdims": (lambda: oar.swapdims(X(), 0, 1), False),
+    "hsplit": (lambda: oar.hsplit(X(), 2), False),
+    "vsplit": (lambda: oar.vsplit(X(), 3), False),
+    "dsplit": (lambda: oar.dsplit(X((2, 3, 4)), 2), False),
+    "split_with_sizes": (lambda: oar.split_with_sizes(X(), [1, 2]), False),
+    "unflatten": (lambda: oar.unflatten(X(), 1, [2, 2]), False),
+    # metadata in-place ops: the tensor itself takes the new geometry
+    "t_": _meta("t_", X),
+    "transpose_": _meta("transpose_", X, [1, 0]),
+    "swapdims_": _meta("swapdims_", X, 0, 1),
+    "squeeze_": _meta("squeeze_", lambda: X((1, 3))),
+    "unsqueeze_": _meta("unsqueeze_", X, 0),
+    "reshape_": _meta("reshape_", X, [12]),
+    "flatten_": _meta("flatten_", X),
+    "as_strided_": _meta("as_strided_", X, [2, 2], [1, 1]),
+    "resize_": _meta("resize_", X, 2, 2),
+    "resize_as_": _meta("resize_as_", X, X((2, 2))),
+    "detach_": _meta("detach_", lambda: X(requires_grad=True) * 1),
+    # multi-output and index-selecting reductions
+    "sort": (lambda: oar.sort(X(), 1), False),
+    "argsort": (lambda: oar.argsort(X(), 1), False),
+    "topk": (lambda: oar.topk(X(), 2), False),
+    "kthvalue": (lambda: oar.kthvalue(X(), 2, 1), False),
+    "mode": (lambda: oar.mode(X(), 1), False),
+    "median": (lambda: (oar.median(X(), 1), oar.median(X(), 1, mode="min"), oar.median(X())),
+               False),
+    "cummax": (lambda: oar.cummax(X(), 1), False),
+    "cummin": (lambda: oar.cummin(X()), False),
+    "var_mean": (lambda: oar.var_mean(X(), 1), False),
+    "std_mean": (lambda: oar.std_mean(X()), False),
+    "nonzero": (lambda: (oar.nonzero(X()), oar.nonzero(X(), as_tuple=True)), False),
+    # functions of a tensor outside the table
+    "add_n": (lambda: oar.add_n([X(), X()]), False),
+    "dist": (lambda: oar.dist(X(), X() * 2), False),
+    "norm": (lambda: oar.norm(X()), False),
+    "equal_all": (lambda: oar.equal_all(X(), X()), False),
+    "bernoulli": (lambda: oar.bernoulli(X() / 3), False),
+    "multinomial": (lambda: oar.multinomial(X((4,)), 2), False),
+    "zeros_like": (lambda: oar.zeros_like(X()), False),
+    "ones_like": (lambda: oar.ones_like(X()), False),
+    "full_like": (lambda: oar.full_like(X(), 2.0), False),
+    "empty_like": (lambda: oar.empty_like(X()), False),
+    "rand_like": (lambda: oar.rand_like(X()), False),
+    "randn_like": (lambda: oar.randn_like(X()), False),
+    "randint_like": (lambda: oar.randint_like(X(), 0, 5), False),
+    # random in-place fills
+    "bernoulli_": _meta("bernoulli_", X, 0.5),
+    "exponential_": _meta("exponential_", X),
+    "normal_": _meta("normal_", X),
+    "uniform_": _meta("uniform_", X),
+    "random_": _meta("random_", lambda: X(dtype="int64"), 0, 5),
+}
+# functions that take no tensor: nothing to follow (the door's creation functions make door
+# tensors themselves)
+NO_TENSOR_INPUT = {
+    "arange", "empty", "eye", "from_numpy", "full", "linspace", "ones", "tensor", "zeros",
+    "to_tensor", "manual_seed", "seed", "set_default_dtype", "normal", "rand", "randint",
+    "randn", "randperm", "standard_normal", "uniform",
+}
+
+
+def _table_spellings():
+    names = set()
+    for r in ROWS:
+        names |= r.spellings()
+    for alias, name in ALIASES.items():
+        names.add(alias)
+        if name + "_" in names:
+            names.add(alias + "_")
+    return names
+
+
+def test_every_public_function_is_covered():
+    covered = _table_spellings() | set(SAMPLES) | NO_TENSOR_INPUT
+    missing = sorted(n for n in FUNCTIONS if n not in covered)
+    assert not missing, (f"public functions with no result-class check: {missing}; add a "
+                         "row to tests/op_table.py or a sample to SAMPLES here")
+    stale = sorted(n for n in set(SAMPLES) | NO_TENSOR_INPUT if n not in FUNCTIONS)
+    assert not stale, f"samples for functions that do not exist: {stale}"
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_sample_results_are_door_tensors(name):
+    if name not in FUNCTIONS:
+        pytest.skip(f"{name} is not a public function in this tree")
+    run, inplace = SAMPLES[name]
+    out = run()
+    if inplace:
+        out, x = out
+        assert out is x and type(x) is DOOR, name
+    else:
+        all_door(out, name)
+
+
+def test_views_of_a_door_tensor_and_their_gradients():
+    x = X(requires_grad=True)
+    pieces = oar.split(x, 2, 1) + oar.unbind(x, 0) + [x.t(), x[1:, ::2], x.reshape([12])]
+    for p in pieces:
+        assert type(p) is DOOR and p._base is x
+    sum(p.sum() for p in pieces).backward()
+    assert type(x.grad) is DOOR
+
+
+def test_grad_of_a_door_leaf_through_matmul_and_reductions():
+    w = X((4, 2), requires_grad=True)
+    y = (X() @ w).relu().mean() + w.amax() + w.sum(0).prod()
+    y.backward()
+    assert type(w.grad) is DOOR
+    g = X((4, 2), requires_grad=True)
+    (X() @ g).backward(X((3, 2)))
+    assert type(g.grad) is DOOR
+
+
+def test_parameter_results_are_plain_door_tensors():
+    p = otorch.Parameter(X())
+    assert type(p * 2) is DOOR and type(p.t()) is DOOR
+    (p * 2).sum().backward()
+    assert type(p.grad) is DOOR
+
+
+def test_retained_grad_deepcopy_and_pickle_keep_the_class():
+    import copy
+    import pickle
+    x = X(requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.sum().backward()
+    assert type(y.grad) is DOOR
+    assert type(copy.deepcopy(X())) is DOOR
+    assert type(pickle.loads(pickle.dumps(X()))) is DOOR
+    assert type(pickle.loads(pickle.dumps(oar.ones([2])))) is oar.Tensor
+
+
+def test_paddle_door_tensors_stay_core_tensors():
+    x = oar.ones([3, 4])
+    for out in (x + 1, x.t(), oar.split(x, 2, 1)[0], oar.sort(x, 1), oar.numel(x), x.argmax()):
+        assert type(out) is oar.Tensor
+    z = oar.ones([3, 4])
+    z.stop_gradient = False
+    (z * pyop.neg(z)).sum().backward()
+    assert type(z.grad) is oar.Tensor
