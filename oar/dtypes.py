@@ -23,10 +23,10 @@ class DType:
         self.itemsize = self.np.itemsize
 
     def __repr__(self):
-        return f"oar.{self.name}"
+        return f"paddle.{self.name}"   # the Paddle door prints as Paddle (oar.torch: torch.float32)
 
     def __str__(self):
-        return f"oar.{self.name}"
+        return f"paddle.{self.name}"
 
     def __eq__(self, other):
         if isinstance(other, DType):

@@ -50,7 +50,7 @@ class Size(tuple):
     __hash__ = tuple.__hash__
 
     def __repr__(self):
-        return f"oar.Size({list(self)})"
+        return f"paddle.Size({list(self)})"   # as Paddle 3.3 prints it (the Paddle door)
 
     def numel(self):
         n = 1
@@ -105,7 +105,7 @@ FAST_CLASSES = set()   # classes whose instances may take Note [Fast path]; door
 # gradients included (a gradient takes the class of the tensor it flows from). So it never
 # calls a method whose meaning the doors change (split, chunk, max/min with an axis, sort,
 # gather, index_select, scatter, transpose, cumsum, numel, size, numpy, ...: the table in
-# docs/conflicts.md) on a tensor it did not make itself: it calls the core function
+# the README's door table) on a tensor it did not make itself: it calls the core function
 # (`registry.FUNCTIONS[name]`) or reads the fields (`x._data.size`).
 
 
@@ -175,7 +175,7 @@ class Tensor:
     def size(self):
         """Paddle's `x.size`: the number of elements, an int. Calling it, `x.size()` /
         `x.size(dim)`, gives the shape / one dimension's size, as in Paddle 3.3 (its
-        TensorSize); the PyTorch door's Tensor.size is a method (docs/conflicts.md)."""
+        TensorSize); the PyTorch door's Tensor.size is a method (the README's door table)."""
         return TensorSize(self._data.shape)
 
     @property
@@ -191,7 +191,7 @@ class Tensor:
 
     def numel(self):
         """The number of elements, as Paddle returns it: a 0-d int64 tensor (the PyTorch
-        door's numel() is a Python int; docs/conflicts.md)."""
+        door's numel() is a Python int; the README's door table)."""
         return wrap_as(self._result_class, np.asarray(self._data.size, dtype=np.int64))
 
     @property

@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 def tf(x, name):
     """PyTorch's function `name` for x: torch's for a torch tensor, the PyTorch door's for an
-    oar tensor (split and chunk mean what PyTorch means there, not Paddle's: docs/conflicts.md)."""
+    oar tensor (split and chunk mean what PyTorch means there, not Paddle's: the README's door table)."""
     return getattr(oar.torch if isinstance(x, oar.Tensor) else torch, name)
 
 

@@ -27,6 +27,17 @@ def _is_dtype_like(v):
                                                          and issubclass(v, np.generic))
 
 
+def shape_keyword(args, kwargs, op):
+    """The shape given by keyword, Paddle's `shape=` or PyTorch's `size=`, as the positional
+    sizes (taken out of kwargs); args unchanged when neither is given."""
+    for key in ("shape", "size"):
+        if key in kwargs:
+            if args:
+                raise TypeError(f"{op}() got multiple values for argument '{key}'")
+            return (kwargs.pop(key),)
+    return args
+
+
 def _shape_and_dtype(args, dtype, op):
     """Sizes as varargs or one sequence (PyTorch), or Paddle's (shape, dtype) by position:
     `oar.zeros([2, 3], "int64")`, `oar.randn([2, 3], "float32")`."""
@@ -190,6 +201,7 @@ def _no_other_keywords(kwargs, op):
 
 
 def _filled(make, shape, dtype, requires_grad, device, kwargs, op):
+    shape = shape_keyword(shape, kwargs, op)
     _no_other_keywords(kwargs, op)
     shp, dtype = _shape_and_dtype(shape, dtype, op)
     _device(device, op)

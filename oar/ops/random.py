@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from ..autograd.errors import ArgTypeError, ArgValueError
 from . import args as _args
 from . import registry
-from .creation import _as_class, _device, _dtype, _finish, _shape_and_dtype
+from .creation import _as_class, _device, _dtype, _finish, _shape_and_dtype, shape_keyword
 from .registry import OpDef, declare
 
 # Note [Random sources]
@@ -132,6 +132,7 @@ def rand(*shape, dtype=None, name=None, requires_grad=False, device=None, genera
          out=None, **kwargs):
     """A new tensor of the given shape with samples uniform on [0, 1). The shape as arguments
     or one sequence; Paddle's dtype by position too (`rand([2, 3], "float64")`)."""
+    shape = shape_keyword(shape, kwargs, "rand")
     _no_out("rand", out, kwargs)
     shp, dtype = _shape_and_dtype(shape, dtype, "rand")
     return _random_tensor("rand", shp, dtype, requires_grad, device, generator,
@@ -142,6 +143,7 @@ def randn(*shape, dtype=None, name=None, requires_grad=False, device=None, gener
           out=None, **kwargs):
     """A new tensor of the given shape with samples from the standard normal N(0, 1). The
     shape as arguments or one sequence; Paddle's dtype by position too."""
+    shape = shape_keyword(shape, kwargs, "randn")
     _no_out("randn", out, kwargs)
     shp, dtype = _shape_and_dtype(shape, dtype, "randn")
     return _random_tensor("randn", shp, dtype, requires_grad, device, generator,

@@ -81,7 +81,7 @@ _BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
 class Size(_CoreSize):
     """torch.Size: a tuple of ints printed as `torch.Size([2, 3])`. Slicing and `+` give a
     Size. (Unlike torch.Size it also compares equal to a list: shared core code compares
-    shapes with lists; docs/conflicts.md.)"""
+    shapes with lists; the README's door table.)"""
 
     def __repr__(self):
         return f"torch.Size({list(self)})"
@@ -217,7 +217,10 @@ class Tensor(_CoreTensor):
         if inputs is not None:
             raise ArgValueError("backward(): inputs= is not supported by oar; call "
                                 "oar.torch.autograd.grad(outputs, inputs) instead")
-        if gradient is None and self._data.size != 1 and self.requires_grad:
+        if not self.requires_grad:   # Paddle returns silently; PyTorch refuses
+            raise RuntimeError("element 0 of tensors does not require grad and does not have "
+                               "a grad_fn")
+        if gradient is None and self._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         if retain_graph is None:
             retain_graph = create_graph
