@@ -78,6 +78,10 @@ class TensorSize(int):
         return self._shape[axis(dim, len(self._shape), "size", "dim")]
 
 
+class SetValueShapeError(AssertionError, ValueError):
+    """set_value with a value of another shape: Paddle's AssertionError, also a ValueError."""
+
+
 class ViewMeta:
     __slots__ = ("creation", "attr_version", "op_name", "out_index")
 
@@ -483,6 +487,27 @@ class Tensor:
         self.clear_grad()
 
     # ------------------------------------------------------------------ interop
+    def gradient(self):
+        """Paddle's (deprecated) gradient(): a copy of .grad as a NumPy array, None without one."""
+        g = self.grad
+        return None if g is None else np.array(g._data, copy=True)
+
+    def set_value(self, value):
+        """Paddle's set_value: overwrite every element with `value` (an array, list or tensor of
+        this shape), in place and outside autograd (parameters included); returns None. The
+        version is bumped (Paddle skips that; the Inplace rules never do)."""
+        from .autograd.grad_mode import no_grad
+        src = value._data if isinstance(value, Tensor) else np.asarray(value)
+        if tuple(src.shape) != self._data.shape:
+            raise SetValueShapeError(
+                f"set_value(): the tensor has shape {list(self._data.shape)} but the value has "
+                f"shape {list(src.shape)}. Fix: pass a value of shape {list(self._data.shape)}.")
+        if src.dtype.kind not in "biuf":
+            raise TypeError(f"set_value(): can't assign values of dtype {src.dtype}")
+        with no_grad():
+            self.copy_(value if isinstance(value, Tensor) else
+                       wrap_as(Tensor, np.array(src, dtype=self._data.dtype)))
+
     def numpy(self, force=False):
         """A copy, as in Paddle: writes to it cannot bypass the version counter. (The
         PyTorch door's numpy() shares memory: Note [Shared memory with NumPy].)"""

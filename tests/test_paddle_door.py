@@ -633,3 +633,23 @@ def test_layer_full_names_count_like_paddle():
                    (oar.nn.Conv2D(1, 1, 1), paddle.nn.Conv2D(1, 1, 1)),
                    (oar.nn.Layer("my_scope"), paddle.nn.Layer("my_scope"))):
         assert op.full_name().rsplit("_", 1)[0] == pp.full_name().rsplit("_", 1)[0]
+
+
+def test_gradient_and_set_value_match_paddle():
+    paddle = pytest.importorskip("paddle")
+    for lib in (oar, paddle):
+        x = lib.to_tensor([1.0, 2.0], stop_gradient=False)
+        assert x.gradient() is None
+        (x * x).sum().backward()
+        g = x.gradient()
+        assert isinstance(g, np.ndarray)
+        np.testing.assert_array_equal(g, [2.0, 4.0])
+        w = lib.nn.Linear(2, 2).weight
+        assert w.set_value(np.full((2, 2), 3.0, "float32")) is None
+        np.testing.assert_array_equal(w.numpy(), np.full((2, 2), 3.0))
+        w.set_value(lib.to_tensor(np.eye(2, dtype="float32")))
+        np.testing.assert_array_equal(w.numpy(), np.eye(2))
+        before = w.numpy()
+        with pytest.raises(AssertionError):
+            w.set_value(np.ones(3, "float32"))
+        np.testing.assert_array_equal(w.numpy(), before)
