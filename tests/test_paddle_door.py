@@ -653,3 +653,15 @@ def test_gradient_and_set_value_match_paddle():
         with pytest.raises(AssertionError):
             w.set_value(np.ones(3, "float32"))
         np.testing.assert_array_equal(w.numpy(), before)
+
+
+def test_param_attrs_that_would_be_ignored_are_refused():
+    # Note [Parameter attributes]: never train a different model than the program says
+    w = oar.nn.Linear(2, 3, weight_attr=oar.ParamAttr(name="w"), bias_attr=False)
+    assert list(w.weight.shape) == [2, 3] and w.bias is None
+    for attr in (oar.ParamAttr(initializer=lambda p: p), oar.ParamAttr(trainable=False),
+                 oar.ParamAttr(learning_rate=0.5)):
+        with pytest.raises(NotImplementedError, match="set_value"):
+            oar.nn.Linear(2, 3, weight_attr=attr)
+        with pytest.raises(NotImplementedError, match="bias_attr"):
+            oar.nn.Conv2D(1, 1, 3, bias_attr=attr)

@@ -1,6 +1,8 @@
 """oar.nn.Layer (alias Module), Parameter and the layers."""
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import re
 import weakref
@@ -130,12 +132,53 @@ def _param(shape, dtype="float32"):
     return Parameter(np.zeros(shape, dtype=_dt.as_dtype(dtype).np))
 
 
+def _refuse_unhonoured_attrs(init):
+    """Wraps a layer's __init__ so a weight_attr/bias_attr it would not honour is refused."""
+    sig = inspect.signature(init)
+
+    @functools.wraps(init)
+    def checked_init(self, *args, **kwargs):
+        bound = sig.bind_partial(self, *args, **kwargs).arguments
+        for which in ("weight_attr", "bias_attr"):
+            _check_param_attr(bound.get(which), type(self).__name__, which)
+        init(self, *args, **kwargs)
+    return checked_init
+
+
+# Note [Parameter attributes]
+# Paddle's layers take weight_attr/bias_attr: None, False (no parameter), a name, or a
+# ParamAttr whose initializer, learning rate, regularizer and trainable flag shape the
+# parameter. oar's layers build their parameters with their default initialisation only, so an
+# attribute asking for more is refused at construction (never silently ignored, which would
+# train a different model than the program says). Fix for users: set the values after
+# construction (`layer.weight.set_value(...)`, `oar.nn.init`), or `stop_gradient = True`.
+def _check_param_attr(attr, layer, which):
+    if attr is None or attr is False or attr is True or isinstance(attr, str):
+        return
+    asked = [k for k, default in (("initializer", None), ("learning_rate", 1.0),
+                                  ("regularizer", None), ("trainable", True))
+             if getattr(attr, k, default) != default]
+    if asked or not hasattr(attr, "initializer"):
+        what = ", ".join(asked) if asked else f"a {type(attr).__name__}"
+        raise NotImplementedError(
+            f"{layer}({which}=...): oar's layers do not honour {what} in {which} (Note "
+            "[Parameter attributes]); it would be silently ignored. Fix: build the layer without "
+            f"it and set the parameter afterwards, e.g. layer.weight.set_value(values), or "
+            "stop_gradient = True for a frozen one.")
+
+
 class Layer:
     """Base class of layers (PyTorch's Module): holds parameters, buffers and sublayers.
 
     Subclasses set attributes in __init__ (after super().__init__()) and define forward();
     calling the layer calls forward().
     """
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and {"weight_attr", "bias_attr"} & set(
+                inspect.signature(init).parameters):
+            cls.__init__ = _refuse_unhonoured_attrs(init)
     def __init__(self, name_scope=None, dtype="float32"):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_sub_layers", OrderedDict())
