@@ -665,3 +665,12 @@ def test_param_attrs_that_would_be_ignored_are_refused():
             oar.nn.Linear(2, 3, weight_attr=attr)
         with pytest.raises(NotImplementedError, match="bias_attr"):
             oar.nn.Conv2D(1, 1, 3, bias_attr=attr)
+
+
+def test_grad_clip_that_would_be_ignored_is_refused():
+    layer = oar.nn.Linear(2, 2)
+    for opt in (oar.optimizer.SGD, oar.optimizer.Adam, oar.optimizer.Momentum,
+                oar.optimizer.RMSProp):
+        with pytest.raises(NotImplementedError, match="grad_clip"):
+            opt(learning_rate=0.1, parameters=layer.parameters(), grad_clip=object())
+        opt(learning_rate=0.1, parameters=layer.parameters())   # None: fine

@@ -11,6 +11,8 @@ PyTorch spelling in oar.optim (`lr=`, positional params, `zero_grad(set_to_none=
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 
 import numpy as np
@@ -22,9 +24,32 @@ from ..tensor import Tensor
 from . import lr  # noqa: F401
 
 
+def _refuse_grad_clip(init):
+    """Wraps a Paddle-style optimizer's __init__: a grad_clip it would not apply is refused."""
+    sig = inspect.signature(init)
+
+    @functools.wraps(init)
+    def checked_init(self, *args, **kwargs):
+        clip = sig.bind_partial(self, *args, **kwargs).arguments.get("grad_clip")
+        if clip is not None:
+            # never silently ignored: the program would train with unclipped gradients
+            raise NotImplementedError(
+                f"{type(self).__name__}(grad_clip={type(clip).__name__}(...)): oar's optimizers "
+                "do not clip gradients yet. Fix: clip the .grad tensors before step() (in the PyTorch "
+                "door: oar.torch.nn.utils.clip_grad_norm_(parameters, max_norm)), or drop grad_clip.")
+        init(self, *args, **kwargs)
+    return checked_init
+
+
 class Optimizer:
     """Base class of optimizers: parameter groups, learning rate, state; step() updates in place."""
     _defaults: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and "grad_clip" in inspect.signature(init).parameters:
+            cls.__init__ = _refuse_grad_clip(init)
 
     def __init__(self, params, defaults):
         name = type(self).__name__
