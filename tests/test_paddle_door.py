@@ -655,16 +655,34 @@ def test_gradient_and_set_value_match_paddle():
         np.testing.assert_array_equal(w.numpy(), before)
 
 
-def test_param_attrs_that_would_be_ignored_are_refused():
+def test_param_attrs_are_honoured_or_refused_like_paddle():
     # Note [Parameter attributes]: never train a different model than the program says
-    w = oar.nn.Linear(2, 3, weight_attr=oar.ParamAttr(name="w"), bias_attr=False)
-    assert list(w.weight.shape) == [2, 3] and w.bias is None
-    for attr in (oar.ParamAttr(initializer=lambda p: p), oar.ParamAttr(trainable=False),
-                 oar.ParamAttr(learning_rate=0.5)):
+    paddle = pytest.importorskip("paddle")
+    w = np.arange(6, dtype="float32").reshape(3, 2)
+    for lib in (oar, paddle):
+        init = lib.nn.initializer
+        lin = lib.nn.Linear(3, 2, weight_attr=lib.ParamAttr(initializer=init.Assign(w),
+                                                            trainable=False),
+                            bias_attr=lib.ParamAttr(initializer=init.Constant(0.25)))
+        np.testing.assert_array_equal(lin.weight.numpy(), w)
+        np.testing.assert_array_equal(lin.bias.numpy(), [0.25, 0.25])
+        assert lin.weight.stop_gradient and not lin.bias.stop_gradient
+        conv = lib.nn.Conv2D(1, 2, 3, weight_attr=lib.ParamAttr(initializer=init.Constant(1.0)))
+        np.testing.assert_array_equal(conv.weight.numpy(), np.ones((2, 1, 3, 3)))
+    for attr in (oar.ParamAttr(learning_rate=0.5),):
         with pytest.raises(NotImplementedError, match="set_value"):
             oar.nn.Linear(2, 3, weight_attr=attr)
-        with pytest.raises(NotImplementedError, match="bias_attr"):
-            oar.nn.Conv2D(1, 1, 3, bias_attr=attr)
+
+
+def test_random_initializers_have_paddles_spread():
+    for make, std in ((lambda: oar.nn.initializer.XavierUniform(), np.sqrt(2 / 500)),
+                      (lambda: oar.nn.initializer.XavierNormal(), np.sqrt(2 / 500)),
+                      (lambda: oar.nn.initializer.KaimingNormal(), np.sqrt(2 / 200)),
+                      (lambda: oar.nn.initializer.KaimingUniform(), np.sqrt(2 / 200)),
+                      (lambda: oar.nn.initializer.Normal(0.0, 0.1), 0.1)):
+        p = oar.nn.Linear(200, 300).weight     # Paddle's [in, out]: fan_in 200, fan_out 300
+        make()(p)
+        assert abs(p.numpy().std() / std - 1) < 0.05
 
 
 def test_grad_clip_that_would_be_ignored_is_refused():

@@ -59,7 +59,8 @@ XFAIL = {
         "a leaf's .grad prints stop_gradient=True (oar keeps PyTorch's rule so that "
         "p.grad.mul_() works outside no_grad; README rules table); Paddle prints False"),
     "guide_layer_and_model": (
-        "`paddle.nn.initializer` (Constant, ...) is missing"),
+        "`Layer.create_tensor` (an uninitialised tensor) and `paddle.assign(x, output)` "
+        "(which reshapes output) are missing"),
     "guide_tensor": (
         "line 122 `ndim_2_Tensor = paddle.to_tensor([[(1+1j), (2+2j)],`: oar.autograd"
         ".errors.ArgTypeError: tensor(): cannot make a tensor from list containing no"

@@ -139,32 +139,54 @@ def _refuse_unhonoured_attrs(init):
     @functools.wraps(init)
     def checked_init(self, *args, **kwargs):
         bound = sig.bind_partial(self, *args, **kwargs).arguments
+        attrs = {}
         for which in ("weight_attr", "bias_attr"):
-            _check_param_attr(bound.get(which), type(self).__name__, which)
+            attrs[which] = bound.get(which)
+            _check_param_attr(attrs[which], type(self).__name__, which)
         init(self, *args, **kwargs)
+        if type(self).__init__ is checked_init:   # the outermost wrapped __init__ applies them
+            for which, pname in (("weight_attr", "weight"), ("bias_attr", "bias")):
+                p = self.__dict__.get("_parameters", {}).get(pname)
+                if p is not None:
+                    apply_param_attr(p, attrs[which])
     return checked_init
+
+
+def apply_param_attr(p, attr):
+    """Note [Parameter attributes]: a ParamAttr's initializer, trainable flag and name."""
+    if attr is None or attr is False or attr is True:
+        return
+    if isinstance(attr, str):
+        p.name = attr
+        return
+    if attr.initializer is not None:
+        attr.initializer(p)
+    if not attr.trainable:
+        p.stop_gradient = True
+    if attr.name:
+        p.name = attr.name
 
 
 # Note [Parameter attributes]
 # Paddle's layers take weight_attr/bias_attr: None, False (no parameter), a name, or a
 # ParamAttr whose initializer, learning rate, regularizer and trainable flag shape the
-# parameter. oar's layers build their parameters with their default initialisation only, so an
-# attribute asking for more is refused at construction (never silently ignored, which would
-# train a different model than the program says). Fix for users: set the values after
-# construction (`layer.weight.set_value(...)`, `oar.nn.init`), or `stop_gradient = True`.
+# parameter. Every layer's __init__ is wrapped (Layer.__init_subclass__): the initializer runs
+# on the built parameter, trainable=False stops its gradient, the name is set. A per-parameter
+# learning rate or regularizer is not applied by oar's optimizers, so asking for one is
+# refused at construction (never silently ignored, which would train a different model than
+# the program says).
 def _check_param_attr(attr, layer, which):
     if attr is None or attr is False or attr is True or isinstance(attr, str):
         return
-    asked = [k for k, default in (("initializer", None), ("learning_rate", 1.0),
-                                  ("regularizer", None), ("trainable", True))
+    asked = [k for k, default in (("learning_rate", 1.0), ("regularizer", None))
              if getattr(attr, k, default) != default]
     if asked or not hasattr(attr, "initializer"):
         what = ", ".join(asked) if asked else f"a {type(attr).__name__}"
         raise NotImplementedError(
             f"{layer}({which}=...): oar's layers do not honour {what} in {which} (Note "
             "[Parameter attributes]); it would be silently ignored. Fix: build the layer without "
-            f"it and set the parameter afterwards, e.g. layer.weight.set_value(values), or "
-            "stop_gradient = True for a frozen one.")
+            f"it and set the parameter afterwards, e.g. layer.weight.set_value(values); use "
+            "optimizer parameter groups for per-parameter rates.")
 
 
 class Layer:
@@ -262,10 +284,12 @@ class Layer:
     def create_parameter(self, shape, dtype="float32", default_initializer=None, is_bias=False, attr=None):
         """A new Parameter of the given shape (Xavier-uniform, or zeros for a bias)."""
         p = _param(shape, dtype)
+        _check_param_attr(attr, "create_parameter", "attr")
         if default_initializer is not None:
             default_initializer(p)
         elif not is_bias:
             init.xavier_uniform_(p)
+        apply_param_attr(p, attr)   # Note [Parameter attributes]
         return p
 
     # traversal ----------------------------------------------------------------
