@@ -16,6 +16,7 @@ from .autograd import functional as _functional
 from .autograd import grad_mode
 from .autograd.errors import ArgTypeError, ArgValueError
 from .autograd.node import AccumulateGrad, add_retained, drop_retained, hook_result
+from .autograd.node import HookHandle as _HookHandle
 from .place import CPU
 from .storage import new_storage as _new_storage
 
@@ -601,16 +602,3 @@ def _rebuild(array, stop_gradient, cls=None):
     t = wrap_as(cls or Tensor, array)
     t._requires_grad = not stop_gradient
     return t
-
-
-class _HookHandle:
-    __slots__ = ("hooks", "hook")
-
-    def __init__(self, hooks, hook):
-        self.hooks = hooks
-        self.hook = hook
-
-    def remove(self):
-        if self.hook in self.hooks:
-            self.hooks.remove(self.hook)
-

@@ -160,7 +160,7 @@ class Node:
             self.pre_hooks = {}
         hooks = self.pre_hooks.setdefault(0, [])
         hooks.append(tensor_hook)
-        return _ListHandle(hooks, tensor_hook)
+        return HookHandle(hooks, tensor_hook)
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) -> new grad_inputs (a tuple) or None, called after
@@ -168,7 +168,7 @@ class Node:
         with remove()."""
         hooks = _POST_HOOKS.setdefault(self, [])
         hooks.append(fn)
-        return _ListHandle(hooks, fn)
+        return HookHandle(hooks, fn)
 
     def _register_hook_dict(self, tensor):
         """PyTorch internal (used by some libraries); a no-op here."""
@@ -185,7 +185,7 @@ class Node:
 _METADATA = weakref.WeakKeyDictionary()
 
 
-class _ListHandle:
+class HookHandle:
     """remove() takes a hook out of the list it was added to."""
     __slots__ = ("hooks", "hook")
 

@@ -164,25 +164,32 @@ class ConcatDataset(Dataset):
         return self.datasets[k][idx - (self.cumulative_sizes[k - 1] if k else 0)]
 
 
+def split_lengths(n, lengths, prefix=""):
+    """random_split's lengths as integers: fractions summing to 1 become sizes of n (the
+    remainder dealt one by one from the first), as both frameworks do; else unchanged."""
+    lengths = list(lengths)
+    if not (math.isclose(sum(lengths), 1) and sum(lengths) <= 1):
+        return lengths
+    sizes = []
+    for i, frac in enumerate(lengths):
+        if frac < 0 or frac > 1:
+            raise ArgValueError(f"{prefix}Fraction at index {i} is not between 0 and 1")
+        sizes.append(int(math.floor(n * frac)))
+    for i in range(n - sum(sizes)):
+        sizes[i % len(sizes)] += 1
+    for i, size in enumerate(sizes):
+        if size == 0:
+            warnings.warn(f"Length of split at index {i} is 0. This might result in an "
+                          "empty dataset.", stacklevel=3)
+    return sizes
+
+
 def random_split(dataset, lengths, generator=None):
     """Splits dataset into non-overlapping Subsets of the given lengths (or fractions summing
     to 1), in a random order drawn from `generator` (a numpy.random.Generator) or else oar's
     generator (oar.seed)."""
-    lengths = list(lengths)
     n = len(dataset)
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
-        sizes = []
-        for i, frac in enumerate(lengths):
-            if frac < 0 or frac > 1:
-                raise ArgValueError(f"random_split: Fraction at index {i} is not between 0 and 1")
-            sizes.append(int(math.floor(n * frac)))
-        for i in range(n - sum(sizes)):
-            sizes[i % len(sizes)] += 1
-        for i, size in enumerate(sizes):
-            if size == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an "
-                              "empty dataset.")
-        lengths = sizes
+    lengths = split_lengths(n, lengths, "random_split: ")
     for v in lengths:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise ArgValueError(f"random_split: lengths must be non-negative integers (or "

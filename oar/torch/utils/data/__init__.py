@@ -10,8 +10,6 @@ randperm), so a program seeded with torch.manual_seed visits its data in PyTorch
 """
 from __future__ import annotations
 
-import math
-import warnings
 from itertools import accumulate
 
 from .... import io as _io
@@ -196,20 +194,7 @@ def random_split(dataset, lengths, generator=None):
     permutation drawn from generator (default: PyTorch's default generator)."""
     torch = _torch()
     n = len(dataset)
-    lengths = list(lengths)
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
-        sizes = []
-        for i, frac in enumerate(lengths):
-            if frac < 0 or frac > 1:
-                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
-            sizes.append(int(math.floor(n * frac)))
-        for i in range(n - sum(sizes)):
-            sizes[i % len(sizes)] += 1
-        for i, size in enumerate(sizes):
-            if size == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an "
-                              "empty dataset.", stacklevel=2)
-        lengths = sizes
+    lengths = _io.split_lengths(n, lengths)
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     perm = torch.randperm(sum(lengths), generator=_check_generator(
