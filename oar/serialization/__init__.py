@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import pickle
 
-from .autograd.errors import ArgTypeError
+from ..autograd.errors import ArgTypeError
 
 
 def _path(path, op, mode):
