@@ -547,3 +547,30 @@ def test_assert_close_other_forms_match_torch():
             T.testing.assert_close(T.ones(1), 1.0)
     half = len(msgs) // 2
     assert msgs[:half] == msgs[half:]
+
+
+# ---------------------------------------------------------------- legacy tensor types
+@pytest.mark.parametrize("name", ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
+                                  "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
+                                  "BoolTensor"])
+def test_legacy_tensor_types_match_torch(name):
+    torch = pytest.importorskip("torch")
+    import oar.torch as otorch
+    real, ours = getattr(torch, name), getattr(otorch, name)
+    for args in [([0.5, 1.0, 2.0],), ((2, 3),), (2, 3), (torch.Size([2]),), ()]:
+        oargs = tuple(otorch.Size(a) if isinstance(a, torch.Size) else a for a in args)
+        want, got = real(*args), ours(*oargs)
+        assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape)
+        if not (len(args) > 1 or isinstance(args[0] if args else None, (int, torch.Size))):
+            assert got.tolist() == want.tolist()
+    assert repr(ours) == repr(real)
+    t = ours([1, 0])
+    assert isinstance(t, ours) and t.type() == real([1, 0]).type()
+    other = otorch.zeros(2, dtype=otorch.float64 if name != "DoubleTensor" else otorch.float32)
+    assert not isinstance(other, ours)
+    with pytest.raises(TypeError):
+        ours(other)
+    same, real_same = ours([1, 0]), real([1, 0])
+    alias, real_alias = ours(same), real(real_same)
+    assert (alias is same) == (real_alias is real_same)
+    assert alias.data_ptr() == same.data_ptr()

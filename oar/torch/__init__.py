@@ -24,4 +24,6 @@ dtype = _dtypes.DType
 from ._tensor import Parameter, Tensor  # noqa: F401,E402
 from ._functions import *  # noqa: F401,F403,E402  (Note [Door conflicts])
 from ._runtime import *  # noqa: F401,F403
+from ._legacy import *  # noqa: F401,F403,E402  (torch.FloatTensor & co.)
 from . import autograd, nn, optim, utils  # noqa: F401,E402  (torch.nn, torch.optim, ...)
+from . import functional  # noqa: F401,E402  (import torch.functional as F)
