@@ -24,6 +24,7 @@ from .autograd import (PyLayer, enable_grad, grad, is_grad_enabled, no_grad,  # 
                        set_grad_enabled)
 from .autograd.grad_mode import inference_mode  # noqa: F401
 from .serialization import load, save  # noqa: F401
+from .utils.dlpack import from_dlpack  # noqa: F401,E402  (Note [Memory shared outside oar])
 from .storage import max_memory_allocated, memory_allocated, reset_max_memory_allocated  # noqa: F401
 
 globals().update(_registry.FUNCTIONS)
@@ -85,7 +86,7 @@ from .place import CUDAPinnedPlace, CUDAPlace, XPUPlace  # noqa: E402,F401
 from .ops.multiary import add_n, equal_all  # noqa: E402,F401
 from .ops.norms import dist, norm  # noqa: E402,F401
 from .param_attr import ParamAttr, create_parameter  # noqa: E402,F401
-from . import metric, static, jit, hapi, callbacks  # noqa: E402,F401
+from . import metric, static, jit, hapi, callbacks, framework  # noqa: E402,F401
 from .hapi import Model, summary  # noqa: E402,F401
 
 

@@ -111,4 +111,6 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
         p.name = _unique_name(None, "create_parameter") + (".b_0" if is_bias else ".w_0")
     if attr is not None and not attr.trainable:
         p.trainable = False
+    if attr is not None and attr.need_clip is False:
+        p.need_clip = False
     return p

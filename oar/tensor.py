@@ -5,6 +5,7 @@ ops/registry.py from one declaration per op.
 """
 from __future__ import annotations
 
+import inspect as _inspect
 import sys
 import threading
 import weakref
@@ -153,6 +154,7 @@ class Tensor:
     _grad = None
     _acc = None
     _hooks = None
+    _post_acc_hooks = None   # Note [Post-accumulate hooks]
     _retains_grad = False
     name = ""
     __array_priority__ = 1000
@@ -393,6 +395,8 @@ class Tensor:
             g2 = g if g._data is arr else wrap_as(self._result_class, np.array(arr))
             with _GRAD_LOCK:
                 self._grad = g2 if self._grad is None else self._grad + g2
+            if self._post_acc_hooks:
+                self._run_post_acc_hooks()
             return
         with _GRAD_LOCK:   # Note [Gradient accumulation is atomic]
             if self._grad is None:
@@ -409,10 +413,53 @@ class Tensor:
                     self._grad = g
                 else:
                     self._grad = wrap_as(self._result_class, np.array(arr, order="C", copy=True))
+                if self._result_class is Tensor:   # Note [Leaf gradients per door]
+                    self._grad._requires_grad = True
             else:
                 self._grad._data += arr
                 self._grad._storage.version += 1
+        if self._post_acc_hooks:
+            self._run_post_acc_hooks()
 
+    # Note [Post-accumulate hooks]
+    # register_post_accumulate_grad_hook(hook) (PyTorch's API, both doors) runs hook(leaf)
+    # right after backward has accumulated the leaf's gradient into .grad, in registration
+    # order; not for oar.grad (nothing is accumulated), as in PyTorch. Data parallelism
+    # (oar/distributed/_reducer.py) uses it to start a bucket's all-reduce as soon as its
+    # last gradient is in, while the rest of backward runs. One attribute test per leaf
+    # when no hook is registered (a class-level None).
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) -> None, run after backward has accumulated this leaf's gradient into
+        .grad (Note [Post-accumulate hooks]); returns a handle whose remove() unregisters it."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient (stop_gradient=True)")
+        if not callable(hook):
+            raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, got "
+                            f"{type(hook).__name__}")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = []
+        self._post_acc_hooks.append(hook)
+        return _HookHandle(self._post_acc_hooks, hook)
+
+    def _run_post_acc_hooks(self):
+        for hook in list(self._post_acc_hooks):
+            r = hook(self)
+            if r is not None:
+                raise RuntimeError(f"post accumulate grad hook {getattr(hook, '__name__', hook)}"
+                                   " returned a value; it must return None (it may change "
+                                   ".grad in place)")
+
+    # Note [Leaf gradients per door]
+    # Paddle 3.3 makes a leaf's .grad a tensor with stop_gradient=False (it prints so, and an
+    # in-place op on it outside no_grad is refused as on any leaf that needs a gradient);
+    # PyTorch's .grad has requires_grad=False. Each door follows its framework: the Paddle
+    # door's accumulated gradient (result class Tensor) needs a gradient, the PyTorch door's
+    # does not. Optimizers, clipping and clear_grad touch gradients under no_grad, as
+    # Paddle's do.
     def _retain(self, g):
         arr = g._data
         with _GRAD_LOCK:
@@ -515,11 +562,101 @@ class Tensor:
         return np.array(self._data, copy=True)
 
     def __array__(self, dtype=None, copy=None):
-        if copy:
+        # Paddle's np.asarray(t) is a writable copy: a later in-place op on t must not show
+        # through it. copy=False (NumPy's "never copy") gets a read-only view instead, so
+        # writes through NumPy cannot bypass the version counter either. The PyTorch door
+        # shares memory (Note [Shared memory with NumPy]).
+        if copy is not False:
             return np.array(self._data, dtype=dtype, copy=True)
         view = self._data.view()
         view.flags.writeable = False
         return view if dtype is None else view.astype(dtype, copy=False)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule over this tensor's memory (`np.from_dlpack(t)`,
+        `torch.from_dlpack(t)`): no copy, writes through the consumer bypass the version
+        counter. Refuses a tensor that requires grad (use t.detach()); Note [Memory shared
+        outside oar] (oar/utils/dlpack.py) has the rules."""
+        from .utils.dlpack import export
+        return export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        """(device type, device id) for DLPack: always (kDLCPU, 0) in this build."""
+        from .utils.dlpack import CPU_DEVICE
+        return CPU_DEVICE
+
+    # Note [NumPy ufuncs on tensors]
+    # A NumPy ufunc called on a tensor (`np.add(t, 1)`, `np.exp(t)`, and `ndarray + t`, which
+    # NumPy turns into `np.add(ndarray, t)`) lands in __array_ufunc__ below. The ufuncs that are
+    # Python operators (+ - * / // % ** @, comparisons, & | ^, unary - + abs ~), called plainly
+    # (no out=, where=, dtype=), answer with the tensor's own operator: a tensor of the
+    # operand's door (Note [Result class]) with its autograd history, exactly what `t + 1` or
+    # `1 + t` gives (Paddle and PyTorch return a tensor for `ndarray + t` as well; torch 2.13's
+    # raises a TypeError for some of them). Every other ufunc call (np.exp(t), out=, ufunc
+    # methods such as np.add.reduce) is the door's `_array_ufunc_other`: the Paddle door refuses
+    # it with a TypeError naming the fix, as Paddle 3.3.1 refuses every ufunc (it would give an
+    # ndarray and lose autograd); the PyTorch door follows PyTorch 2.13 (oar/torch/_tensor.py).
+    # NumPy's reductions called on a tensor (np.sum, np.mean, np.prod, np.max/amax,
+    # np.min/amin, np.any, np.all) reach __array_function__: with only axis / keepdims (and
+    # dtype for sum, mean, prod) they are the core reductions, a tensor with autograd (Paddle
+    # returns a tensor for np.sum / np.mean; torch 2.13 raises a confusing TypeError); other
+    # arguments (out=, where=, initial=) and np.std / np.var (NumPy's ddof=0 against the
+    # frameworks' unbiased default) are refused with a TypeError naming the fix. Every other
+    # NumPy function keeps NumPy's own behaviour on `np.asarray(t)` (an ndarray, as in both
+    # frameworks).
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """Note [NumPy ufuncs on tensors]: operator ufuncs give tensors; others per door."""
+        if method == "__call__" and not kwargs:
+            name = ufunc.__name__
+            if len(inputs) == 2 and name in _BINARY_UFUNCS:
+                x, y = inputs
+                fwd, rev = _BINARY_UFUNCS[name]
+                r = getattr(x, fwd)(y) if isinstance(x, Tensor) else getattr(y, rev)(x)
+                if r is not NotImplemented:
+                    return r
+            elif len(inputs) == 1 and name in _UNARY_UFUNCS:
+                return getattr(inputs[0], _UNARY_UFUNCS[name])()
+        return self._array_ufunc_other(ufunc, method, inputs, kwargs)
+
+    def _array_ufunc_other(self, ufunc, method, inputs, kwargs):
+        """The Paddle door refuses NumPy ufuncs (Note [NumPy ufuncs on tensors])."""
+        call = "numpy." + ufunc.__name__ + ("" if method == "__call__" else "." + method)
+        if "out" in kwargs:
+            fix = ("pass an ndarray instead, e.g. t.numpy(), or compute in oar and write "
+                   "with the in-place op (x.add_(y), x.copy_(y))")
+        else:
+            fix = (f"use the oar op, e.g. oar.{ufunc.__name__}(t) (a tensor with autograd), or "
+                   f"{call}(t.numpy()) for an ndarray")
+        raise TypeError(f"{call}() does not run on oar Tensors (Paddle refuses NumPy ufuncs "
+                        f"on tensors too; it would return an ndarray without autograd). Fix: "
+                        f"{fix}")
+
+    def __array_function__(self, func, types, args, kwargs):
+        """Note [NumPy ufuncs on tensors]: NumPy's reductions give tensors; every other NumPy
+        function works on np.asarray(t), as it does without this hook."""
+        name = _NP_REDUCTIONS.get(func)
+        if name is None:
+            return func._implementation(*args, **kwargs)
+        from .ops.registry import FUNCTIONS
+        params = _inspect.signature(func).bind(*args, **kwargs).arguments
+        x = params.pop("a")
+        axis = params.pop("axis", None)
+        keepdims = params.pop("keepdims", False)
+        dtype = params.pop("dtype", None) if name in ("sum", "mean", "prod") else None
+        extra = sorted(k for k, v in params.items() if v is not None and v is not np._NoValue)
+        if name in ("std", "var") or extra or not isinstance(x, Tensor):
+            what = f" with {', '.join(extra)}=" if extra else ""
+            raise TypeError(
+                f"numpy.{func.__name__}(){what} on an oar Tensor is not supported: its meaning "
+                f"differs from the tensor's (NumPy's ddof=0, out=, where=, initial=). Fix: use "
+                f"the tensor method, e.g. t.{name}(axis) (a tensor with autograd), or "
+                f"numpy.{func.__name__}(t.numpy(), ...) for NumPy's result")
+        keepdims = False if keepdims is np._NoValue else keepdims
+        kw = {"axis": list(axis) if isinstance(axis, tuple) else axis,
+              "keepdim": bool(keepdims)}
+        if dtype is not None:
+            kw["dtype"] = dtype
+        return FUNCTIONS[name](x, **kw)
 
     def tolist(self):
         """The elements as (nested) Python lists of Python numbers."""
@@ -596,6 +733,25 @@ class Tensor:
 
 Tensor._result_class = Tensor
 FAST_CLASSES.add(Tensor)
+
+# Note [NumPy ufuncs on tensors]: the ufuncs that are Python operators, as (method when the
+# tensor is the first operand, reflected method when it is the second).
+_BINARY_UFUNCS = {
+    "add": ("__add__", "__radd__"), "subtract": ("__sub__", "__rsub__"),
+    "multiply": ("__mul__", "__rmul__"), "divide": ("__truediv__", "__rtruediv__"),
+    "floor_divide": ("__floordiv__", "__rfloordiv__"), "remainder": ("__mod__", "__rmod__"),
+    "power": ("__pow__", "__rpow__"), "matmul": ("__matmul__", "__rmatmul__"),
+    "equal": ("__eq__", "__eq__"), "not_equal": ("__ne__", "__ne__"),
+    "less": ("__lt__", "__gt__"), "less_equal": ("__le__", "__ge__"),
+    "greater": ("__gt__", "__lt__"), "greater_equal": ("__ge__", "__le__"),
+    "bitwise_and": ("__and__", "__rand__"), "bitwise_or": ("__or__", "__ror__"),
+    "bitwise_xor": ("__xor__", "__rxor__"),
+}
+_UNARY_UFUNCS = {"negative": "__neg__", "positive": "__pos__", "absolute": "__abs__",
+                 "invert": "__invert__"}
+_NP_REDUCTIONS = {np.sum: "sum", np.mean: "mean", np.prod: "prod", np.max: "amax",
+                  np.amax: "amax", np.min: "amin", np.amin: "amin", np.any: "any",
+                  np.all: "all", np.std: "std", np.var: "var"}
 
 
 def _rebuild(array, stop_gradient, cls=None):

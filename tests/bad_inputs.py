@@ -1283,6 +1283,12 @@ row("nn.BatchNorm2D,nn.BatchNorm2d: training on a batch of one 1x1 image", Value
     build=lambda: dict(bn=nn.BatchNorm2D(3)))
 row("nn.BatchNorm2D: channel count differs", RuntimeError, lambda e: e.bn(_img(c=4)),
     lambda t, e: t.nn.BatchNorm2d(3)(t.ones(2, 4, 4, 4)), build=lambda: dict(bn=nn.BatchNorm2D(3)))
+row("nn.InPlaceABN: relu cannot be inverted", ValueError,
+    lambda e: nn.InPlaceABN(3, activation="relu"))
+row("nn.InPlaceABN1D: 4-D input", ValueError, lambda e: e.abn(_img()),
+    build=lambda: dict(abn=nn.InPlaceABN1D(3)))
+row("nn.InPlaceABN2D: channel count differs", RuntimeError, lambda e: e.abn(_img(c=4)),
+    build=lambda: dict(abn=nn.InPlaceABN2D(3)))
 row("nn.BatchNorm2D: 3-D input", ValueError, lambda e: e.bn(f32(2, 3, 4)),
     lambda t, e: t.nn.BatchNorm2d(3)(t.ones(2, 3, 4)), build=lambda: dict(bn=nn.BatchNorm2D(3)))
 row("nn.BatchNorm1D: 4-D input", ValueError, lambda e: e.bn(_img()),
@@ -1677,6 +1683,17 @@ for _cls in ["Adam", "AdamW"]:
 row("optimizer.L2Decay: negative coefficient", ValueError,
     lambda e: opt.SGD(learning_rate=0.1, parameters=[e.p], weight_decay=opt.L2Decay(-1.0)),
     build=_params)
+# gradient clips (Paddle-only APIs: the classes Paddle 3.3.1 raises; Note [Gradient clipping])
+row("nn.ClipGradByNorm: clip_norm not a number", ValueError,
+    lambda e: nn.ClipGradByNorm("a"))
+row("nn.ClipGradByGlobalNorm: negative clip_norm", ValueError,
+    lambda e: nn.ClipGradByGlobalNorm(-1.0))
+row("nn.ClipGradByValue: max <= 0 without min", AssertionError,
+    lambda e: nn.ClipGradByValue(0.0))
+row("optimizer.SGD: grad_clip not a clip", TypeError,
+    lambda e: opt.SGD(learning_rate=0.1, parameters=[e.p], grad_clip=1.0), build=_params)
+row("oar.assign: output of another shape is a view", ValueError,
+    lambda e: oar.assign(oar.ones([3]), e.x[0:2]), build=lambda: dict(x=oar.zeros([4])))
 row("optimizer.Optimizer: add_param_group with a parameter already present", ValueError,
     lambda e: e.o.add_param_group({"params": [e.o.param_groups[0]["params"][0]]}),
     lambda t, e: _t_dup_group(t), build=lambda: _stepped(_OPT["SGD"][0]))
@@ -1844,7 +1861,6 @@ row("oar.load: a directory", IsADirectoryError, lambda e: oar.load(_TMP),
 # the entry must then be removed). Empty when every row passes.
 XFAIL: dict[str, str] = {
     # the checkpoint redesign (restricted unpickler) is issue 11
-    "oar.load: a crafted pickle runs no code": "issue 11: oar.load still unpickles",
 }
 
 
@@ -2019,3 +2035,9 @@ area("paddle door: tensor methods")
 # Paddle 3.3.1 raises AssertionError for a value of another shape; oar's error is also a ValueError
 row("Tensor.set_value: a value of another shape", AssertionError,
     lambda e: e.x.set_value(np.ones((7, 7), "float32")))
+
+area("interop: DLPack")
+row("oar.from_dlpack: a list (no __dlpack__)", RuntimeError, lambda e: oar.from_dlpack([1, 2]),
+    lambda t, e: t.from_dlpack([1, 2]))
+row("oar.from_dlpack: a capsule used twice", RuntimeError,
+    lambda e: [oar.from_dlpack(c) for c in [oar.utils.dlpack.to_dlpack(e.x.detach())] * 2])

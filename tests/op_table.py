@@ -663,6 +663,10 @@ EXEMPT = [
     Exempt("creation function, Paddle spelling (no tensor input)",
            ("tests/test_general_ops.py", "tests/test_tensor_basics.py"),
            ("to_tensor",)),
+    Exempt("Paddle's assign(x, output): a copy, or an in-place write into output "
+           "(version, shape, refusals) against paddle 3.3.1",
+           ("tests/test_paddle_clip.py",),
+           ("assign",)),
     Exempt("random seed (no tensor result): draws repeat after re-seeding (also in "
            "test_op_table.py's sampler test)",
            ("tests/test_general_ops.py",),

@@ -183,7 +183,7 @@ def test_layer_api_and_state_dict_round_trip():
         other.set_state_dict({"body.0.weight": sd["body.0.weight"]})
     with pytest.raises(ValueError, match="shape"):
         other.load_state_dict({**sd, "body.0.bias": oar.zeros([3])})
-    assert "Linear(in_features=4, out_features=8)" in repr(net) and "ReLU(inplace=True)" in repr(net)
+    assert "Linear(in_features=4, out_features=8, dtype=float32)" in repr(net) and "ReLU(inplace=True)" in repr(net)
     seen = []
     net.apply(lambda m: seen.append(type(m).__name__))
     assert seen[-1] == "Net" and net.training is False

@@ -52,15 +52,6 @@ XFAIL = {
     "guide_customize": (
         "line 207 `import oar.distributed as dist`: ModuleNotFoundError: No module na"
         "med 'oar.distributed'"),
-    "guide_gradient_clip": (
-        "line 13 `clip = paddle.nn.ClipGradByValue(min=-1, max=1)`: AttributeError: m"
-        "odule 'oar.nn' has no attribute 'ClipGradByValue'"),
-    "guide_autograd": (
-        "a leaf's .grad prints stop_gradient=True (oar keeps PyTorch's rule so that "
-        "p.grad.mul_() works outside no_grad; README rules table); Paddle prints False"),
-    "guide_layer_and_model": (
-        "`Layer.create_tensor` (an uninitialised tensor) and `paddle.assign(x, output)` "
-        "(which reshapes output) are missing"),
     "guide_tensor": (
         "line 122 `ndim_2_Tensor = paddle.to_tensor([[(1+1j), (2+2j)],`: oar.autograd"
         ".errors.ArgTypeError: tensor(): cannot make a tensor from list containing no"

@@ -134,6 +134,7 @@ def _meta(name, make, *args):
 
 
 SAMPLES = {
+    "assign": (lambda: oar.assign(X()), False),
     # view ops (tests/op_table.py exempts them: tested against torch elsewhere)
     "reshape": (lambda: oar.reshape(X(), [12]), False),
     "view": (lambda: X().view(12), False),

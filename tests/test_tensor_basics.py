@@ -24,7 +24,10 @@ def test_numpy_interop_cannot_bypass_version_counter():
     n = x.numpy()
     n[0] = 100
     assert x.numpy()[0] == 1 and x.inplace_version == 0
-    a = np.asarray(x)
+    a = np.asarray(x)        # Paddle 3.3: a writable copy (tests/test_numpy_protocols.py)
+    assert not np.shares_memory(a, x._data)
+    a[0] = 5
+    a = np.asarray(x, copy=False)    # no copy allowed: a read-only view
     assert np.shares_memory(a, x._data) and not a.flags.writeable
     with pytest.raises(ValueError):
         a[0] = 5

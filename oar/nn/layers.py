@@ -53,6 +53,8 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    __str__ = __repr__
+
     # Note [Parameter copies]
     # Tensor's deepcopy/pickle build a plain Tensor; a Parameter must come back as a
     # Parameter (same class, values, requires_grad, name), else a deep-copied or unpickled
@@ -165,6 +167,8 @@ def apply_param_attr(p, attr):
         p.stop_gradient = True
     if attr.name:
         p.name = attr.name
+    if getattr(attr, "need_clip", True) is False:
+        p.need_clip = False
 
 
 # Note [Parameter attributes]
@@ -292,6 +296,21 @@ class Layer:
         apply_param_attr(p, attr)   # Note [Parameter attributes]
         return p
 
+    def create_tensor(self, name=None, persistable=None, dtype=None):
+        """A not-initialized tensor (printed `Tensor(Not initialized)`) named
+        '<layer>.<name>', for paddle.assign(x, output=t) to fill (Note [Not-initialized
+        tensors]); dtype defaults to float32."""
+        from ..ops.creation import uninitialized
+        if name is not None and not isinstance(name, str):
+            raise ArgTypeError(f"{type(self).__name__}.create_tensor: name must be a str or "
+                               f"None, got {type(name).__name__}")
+        t = uninitialized("float32" if dtype is None else dtype)
+        if name is None:
+            name = _unique_name(None, "_generated_var")
+        t.name = f"{self.full_name()}.{name}"
+        t.persistable = bool(persistable)
+        return t
+
     # traversal ----------------------------------------------------------------
     def named_parameters(self, prefix="", include_sublayers=True, recurse=True):
         """Yields (dotted name, parameter) for this layer and its sublayers, each once."""
@@ -391,7 +410,9 @@ class Layer:
         own = self.state_dict()
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
+        # paddle.save's name table (left in by pickle.load or paddle.load(keep_name_table=
+        # True)) holds no tensor: Paddle ignores it, reporting it as unexpected
+        if strict and (missing or [k for k in unexpected if k != "StructuredToParameterName@@"]):
             raise _StateDictKeyError(
                 f"Error(s) in loading state_dict for {name}: state_dict mismatch: missing "
                 f"{missing}, unexpected {unexpected}. Fix: strict=False to load the matching "
@@ -582,6 +603,7 @@ class Linear(Layer):
         in_features = _c.count(in_features, "Linear", "in_features")
         out_features = _c.count(out_features, "Linear", "out_features")
         self.in_features, self.out_features = in_features, out_features
+        self._repr_name = name
         self.weight = _param([in_features, out_features])
         if bias_attr is False or bias is False:
             self.bias = None
@@ -603,7 +625,9 @@ class Linear(Layer):
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
-        return f"in_features={self.in_features}, out_features={self.out_features}"
+        text = (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"dtype={self.weight.dtype.name}")
+        return text + (f", name={self._repr_name}" if self._repr_name else "")
 
 
 class Conv2D(Layer):

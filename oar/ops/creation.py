@@ -433,3 +433,97 @@ def _set_data(x, value):
 
 
 Tensor.data = property(_get_data, _set_data, doc=_get_data.__doc__)
+
+
+# Note [Not-initialized tensors]
+# Paddle's Layer.create_tensor gives a tensor with no memory yet, printed
+# "Tensor(Not initialized)", that paddle.assign(x, output=t) later fills. oar's is an
+# UninitializedTensor (a Tensor subclass of the same layout) over an empty array of shape [0];
+# assign gives it x's shape and dtype and turns it into a plain tensor of its door.
+class UninitializedTensor(Tensor):
+    """A tensor with no values yet (Paddle's Layer.create_tensor); fill it with
+    `paddle.assign(x, output=t)` (Note [Not-initialized tensors])."""
+    __slots__ = ()
+    _result_class = Tensor
+
+    def __repr__(self):
+        return "Tensor(Not initialized)"
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return format(repr(self), spec)
+
+    def _is_initialized(self):
+        """False until paddle.assign fills it."""
+        return False
+
+
+def uninitialized(dtype="float32"):
+    """A new UninitializedTensor of dtype (Note [Not-initialized tensors])."""
+    dt = _dt.as_dtype(dtype)
+    return UninitializedTensor._wrap(np.empty((0,), dt.np))
+
+
+def assign(x, output=None):
+    """Paddle's assign: a copy of x (a tensor, NumPy array, list/tuple or number; gradients
+    flow back to a tensor x). With output, the copy is written into output in place (its
+    version bumped; a leaf that requires grad is refused, as for every in-place op) and
+    output is returned. An output of another shape, or a not-initialized one
+    (Layer.create_tensor), takes x's shape (and, when not initialized, its dtype), as in
+    Paddle; a view cannot change shape and an initialized output keeps its dtype."""
+    from ..autograd import grad_mode
+    from ..autograd.errors import InplaceLeafError
+    op = "assign"
+    if isinstance(x, Tensor):
+        src = x
+    else:
+        if x is None or isinstance(x, (str, bytes)):
+            raise ArgTypeError(f"{op}(): x must be a Tensor, a NumPy array, a list/tuple of "
+                               f"numbers or a number, got {type(x).__name__}")
+        try:
+            arr = np.array(x)
+        except Exception as e:
+            raise ArgTypeError(f"{op}(): cannot make a tensor from {type(x).__name__}: {e}") from None
+        if arr.dtype.kind not in "biuf":
+            raise ArgTypeError(f"{op}(): x must hold numbers, got {type(x).__name__} "
+                               f"(NumPy made a {arr.dtype} array of it)")
+        if arr.ndim == 0 and not isinstance(x, np.ndarray):
+            arr = arr.reshape(1)           # Paddle: a number becomes shape [1]
+        src = Tensor._wrap(arr)
+    if output is None:
+        return src.clone() if src is x else src
+    if not isinstance(output, Tensor):
+        raise ArgTypeError(f"{op}(): argument 'output' must be a Tensor, got "
+                           f"{type(output).__name__}")
+    fresh = isinstance(output, UninitializedTensor)
+    if output._requires_grad and output._grad_fn is None and grad_mode.is_grad_enabled():
+        raise InplaceLeafError(
+            f"{op}(): (InvalidArgument) Leaf Var ({output.name}) that doesn't stop gradient "
+            "can't use inplace strategy. Fix: write under paddle.no_grad(), or assign into a "
+            "tensor that stops gradient.")
+    shape, dtype = src._data.shape, src._data.dtype
+    if fresh or output._data.shape != shape:
+        if output._base is not None or output._view is not None:
+            raise ArgValueError(
+                f"{op}(): output is a view of shape {list(output._data.shape)}; it cannot take "
+                f"x's shape {list(shape)}. Fix: assign into a tensor of shape {list(shape)} "
+                "or one that owns its memory.")
+        if output._requires_grad:
+            raise ArgValueError(
+                f"{op}(): output (shape {list(output._data.shape)}) has gradient history; it "
+                f"cannot take x's shape {list(shape)}. Fix: assign into a new tensor.")
+        if not fresh and output._data.dtype != dtype:
+            raise ArgTypeError(
+                f"{op}(): output is {output.dtype.name} of shape {list(output._data.shape)}, x "
+                f"is {src.dtype.name} of shape {list(shape)}; an in-place write never changes "
+                "dtype. Fix: assign x.astype(output.dtype), or use a new tensor.")
+        version = output._storage.version
+        _set_data(output, Tensor._wrap(np.zeros(shape, dtype)))
+        output._storage.version = version
+        if fresh:
+            output.__class__ = output._result_class
+    return output.copy_(src)
+
+
+registry.register_function("assign", assign, method=False)

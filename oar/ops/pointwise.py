@@ -244,6 +244,8 @@ def _check_clip(op_name, args, attrs, rdt):
 
 
 def _clip(out, rdt, x, lo, hi):
+    lo = lo._data if isinstance(lo, Tensor) else lo   # tensor bounds: NumPy takes arrays
+    hi = hi._data if isinstance(hi, Tensor) else hi
     return np.clip(x, lo, hi, out=out, dtype=rdt, casting=_UNSAFE) if out is not None else np.clip(x, lo, hi).astype(rdt, copy=False)
 
 

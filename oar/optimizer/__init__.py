@@ -24,32 +24,40 @@ from ..tensor import Tensor
 from . import lr  # noqa: F401
 
 
-def _refuse_grad_clip(init):
-    """Wraps a Paddle-style optimizer's __init__: a grad_clip it would not apply is refused."""
+def _take_grad_clip(init):
+    """Wraps a Paddle-style optimizer's __init__: its grad_clip (a ClipGradBase, Note
+    [Gradient clipping]) is checked before anything is built and kept as self._grad_clip."""
     sig = inspect.signature(init)
 
     @functools.wraps(init)
-    def checked_init(self, *args, **kwargs):
+    def init_with_clip(self, *args, **kwargs):
         clip = sig.bind_partial(self, *args, **kwargs).arguments.get("grad_clip")
-        if clip is not None:
-            # never silently ignored: the program would train with unclipped gradients
-            raise NotImplementedError(
-                f"{type(self).__name__}(grad_clip={type(clip).__name__}(...)): oar's optimizers "
-                "do not clip gradients yet. Fix: clip the .grad tensors before step() (in the PyTorch "
-                "door: oar.torch.nn.utils.clip_grad_norm_(parameters, max_norm)), or drop grad_clip.")
+        _check_grad_clip(clip, type(self).__name__)
         init(self, *args, **kwargs)
-    return checked_init
+        self._grad_clip = clip
+    return init_with_clip
+
+
+def _check_grad_clip(clip, name):
+    """grad_clip must be None or a clip of oar.nn.clip (Paddle raises TypeError too)."""
+    from ..nn.clip import ClipGradBase
+    if clip is not None and not isinstance(clip, ClipGradBase):
+        raise ArgTypeError(
+            f"{name}: 'grad_clip' should be an instance of ClipGradBase's derived class "
+            "(paddle.nn.ClipGradByValue, ClipGradByNorm or ClipGradByGlobalNorm), got "
+            f"{_what(clip)}. Fix: grad_clip=paddle.nn.ClipGradByGlobalNorm(clip_norm=1.0).")
 
 
 class Optimizer:
     """Base class of optimizers: parameter groups, learning rate, state; step() updates in place."""
     _defaults: dict = {}
+    _grad_clip = None          # Note [Gradient clipping]; set by the Paddle-style __init__
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         init = cls.__dict__.get("__init__")
         if init is not None and "grad_clip" in inspect.signature(init).parameters:
-            cls.__init__ = _refuse_grad_clip(init)
+            cls.__init__ = _take_grad_clip(init)
 
     def __init__(self, params, defaults):
         name = type(self).__name__
@@ -124,6 +132,8 @@ class Optimizer:
         group.update({k: v for k, v in g.items() if k != "params"})
         group["params"] = ps
         self._check_hyper(group)
+        if "grad_clip" in group:          # a group's own clip (Note [Gradient clipping])
+            _check_grad_clip(group["grad_clip"], name)
         return group
 
     def _check_hyper(self, group):
@@ -180,8 +190,15 @@ class Optimizer:
 
     def state_dict(self):
         """The hyper-parameters and per-parameter state (as arrays), for saving."""
-        out = {"param_groups": [{k: v for k, v in g.items() if k not in ("params", "_flat")}
+        # a learning-rate scheduler is saved as its state, under Paddle's "LR_Scheduler" key
+        # (a checkpoint holds data, never objects: Note [Loading never runs code])
+        out = {"param_groups": [{k: v for k, v in g.items()
+                                 if k not in ("params", "_flat", "grad_clip")
+                                 and not (k == "lr" and isinstance(v, lr.LRScheduler))}
                                 for g in self.param_groups]}
+        sched = self.param_groups[0]["lr"]
+        if isinstance(sched, lr.LRScheduler):
+            out["LR_Scheduler"] = sched.state_dict()
         for gi, g in enumerate(self.param_groups):
             for pi, p in enumerate(g["params"]):
                 st = self.state.get(id(p))
@@ -219,7 +236,15 @@ class Optimizer:
             self._check_hyper(merged)
             new_groups.append(merged)
         plan = []              # (group index, param, entry) once every entry is checked
-        known = {"param_groups"}
+        known = {"param_groups", "LR_Scheduler"}
+        sched_state = state.get("LR_Scheduler")
+        sched = self.param_groups[0]["lr"]
+        if sched_state is not None and (not isinstance(sched_state, dict)
+                                        or not isinstance(sched, lr.LRScheduler)):
+            raise ArgValueError(f"{name}.set_state_dict: the state holds a learning-rate "
+                                "scheduler's state ('LR_Scheduler'), but this optimizer's "
+                                "learning rate is " + ("not a scheduler" if isinstance(
+                                    sched_state, dict) else f"{_what(sched_state)}"))
         for gi, g in enumerate(self.param_groups):
             for pi, p in enumerate(g["params"]):
                 key = f"state.{gi}.{pi}"
@@ -256,6 +281,8 @@ class Optimizer:
         # ---- everything checked: write
         for g, merged in zip(self.param_groups, new_groups):
             g.update(merged)
+        if sched_state is not None:
+            sched.set_state_dict(sched_state)
         for gi, p, own, entry in plan:
             if own is None:
                 self.state[id(p)] = {k: (Tensor._wrap(np.array(v, dtype=p._data.dtype))
@@ -301,12 +328,42 @@ class Optimizer:
         closure (PyTorch) is called first, with gradients enabled, and its loss returned."""
         loss = _call_closure(closure)
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
+        todo, grads = self._clip_grads(todo)
         for group, params in todo:
             rate = self._lr(group)
             for p in params:
-                self._update(p, p._grad._data, rate, group)
+                self._update(p, grads.get(id(p), p._grad._data), rate, group)
                 bump(p, f"{type(self).__name__}.step")
         return loss
+
+    def _clip_grads(self, todo):
+        """Note [Gradient clipping]: each group's checked parameters go through the group's
+        clip. Returns the (group, parameters) pairs to update, where a clip may have dropped
+        some, and {id(parameter): gradient array to apply} for the clipped ones."""
+        grads = {}
+        if self._grad_clip is None and not any("grad_clip" in g for g, _ in todo):
+            return todo, grads
+        out = []
+        for group, params in todo:
+            clip = group.get("grad_clip", self._grad_clip)
+            if clip is None or not params:
+                out.append((group, params))
+                continue
+            pairs = clip([(p, p._grad) for p in params])
+            own = {id(p) for p in params}
+            kept = []
+            for pair in pairs:
+                p, g = pair if isinstance(pair, tuple) and len(pair) == 2 else (None, None)
+                if id(p) not in own or not isinstance(g, Tensor) or \
+                        g._data.shape != p._data.shape or g._data.dtype != p._data.dtype:
+                    raise ArgValueError(
+                        f"{type(self).__name__}.step: the grad_clip {type(clip).__name__} must "
+                        "return (parameter, gradient) pairs of the group's parameters, each "
+                        f"gradient a tensor of its parameter's shape and dtype; got {pair!r}"[:300])
+                grads[id(p)] = g._data
+                kept.append(p)
+            out.append((group, kept))
+        return out, grads
 
     def minimize(self, loss, *a, **k):
         """loss.backward() then step() (Paddle's spelling)."""
@@ -463,6 +520,7 @@ class Adam(Optimizer):
         PyTorch, is called first with gradients enabled and its loss returned)."""
         loss = _call_closure(closure)
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
+        todo, grads = self._clip_grads(todo)
         for group, ready in todo:
             params = group["params"]
             flat = group.get("_flat")
@@ -470,12 +528,12 @@ class Adam(Optimizer):
                 flat = group["_flat"] = self._make_flat(params, group.get("amsgrad", False))
             if flat and len(ready) == len(params) and \
                     ("max_exp_avg_sq" in flat["bufs"]) == bool(group.get("amsgrad", False)):
-                self._flat_update(params, flat, self._lr(group), group)
+                self._flat_update(params, flat, self._lr(group), group, grads)
                 for p in params:
                     bump(p, f"{type(self).__name__}.step")
                 continue
             for p in ready:
-                self._update(p, p._grad._data, self._lr(group), group)
+                self._update(p, grads.get(id(p), p._grad._data), self._lr(group), group)
                 bump(p, f"{type(self).__name__}.step")
         return loss
 
@@ -497,11 +555,12 @@ class Adam(Optimizer):
             off += k
         return {"bufs": bufs, "views": views}
 
-    def _flat_update(self, params, flat, rate, group):
+    def _flat_update(self, params, flat, rate, group, grads=None):
         b1, b2, eps, wd, decoupled, ams, maximize = self._hyper(group)
         bufs = flat["bufs"]
         m, v, s, g = (bufs[k]._data for k in ("exp_avg", "exp_avg_sq", "_scratch", "_grads"))
-        np.concatenate([p.grad._data.reshape(-1) for p in params], out=g)
+        grads = {} if grads is None else grads       # clipped ones (Note [Gradient clipping])
+        np.concatenate([grads.get(id(p), p._grad._data).reshape(-1) for p in params], out=g)
         if maximize:
             np.negative(g, out=g)
         steps = set()
@@ -512,7 +571,7 @@ class Adam(Optimizer):
         if len(steps) != 1:   # parameters stepped separately before: per-parameter math
             for p in params:
                 self.state[id(p)]["step"] -= 1
-                self._update(p, p.grad._data, rate, group)
+                self._update(p, grads.get(id(p), p._grad._data), rate, group)
             return
         t = steps.pop()
         if wd and decoupled:

@@ -10,6 +10,11 @@ class CheckpointError(RuntimeError):
     was expected."""
 
 
+class UnreadableCheckpointError(CheckpointError, pickle.UnpicklingError):
+    """A file that is not a checkpoint oar can read (empty, truncated, corrupt or foreign).
+    Also a pickle.UnpicklingError: the class torch.load raises for such a file."""
+
+
 class ForbiddenGlobalError(CheckpointError, pickle.UnpicklingError):
     """A pickled checkpoint names a global outside the allowlist (Note [Loading never runs
     code]); nothing from the file was called. Derives from pickle.UnpicklingError, the class

@@ -1,14 +1,13 @@
 """Tensors <-> (storage, offset, shape, strides): the one place checkpoint formats take a tensor
-apart and put it back together, so views of one storage stay one storage after a round trip.
-
-Note [Storage layout in checkpoints]
-A checkpoint stores each Storage's bytes once and every tensor as a window on it (offset,
-shape, strides in elements), as PyTorch's zip format does. Loading makes one oar Storage per
-stored storage and wraps every window on it, so tensors that shared memory when saved share it
-(and its version counter, Note [Version counter]) after loading. A window whose strides are not
-a whole number of elements, or whose dtype differs from its storage's (a dtype-reinterpreting
-view), is saved as its own contiguous storage instead.
-"""
+apart and put it back together, so views of one storage stay one storage after a round trip
+(Note [Storage layout in checkpoints])."""
+# Note [Storage layout in checkpoints]
+# A checkpoint stores each Storage's bytes once and every tensor as a window on it (offset,
+# shape, strides in elements), as PyTorch's zip format does. Loading makes one oar Storage per
+# stored storage and wraps every window on it, so tensors that shared memory when saved share it
+# (and its version counter, Note [Version counter]) after loading. A window whose strides are not
+# a whole number of elements, or whose dtype differs from its storage's (a dtype-reinterpreting
+# view), is saved as its own contiguous storage instead.
 from __future__ import annotations
 
 import numpy as np

@@ -26,4 +26,6 @@ from ._functions import *  # noqa: F401,F403,E402  (Note [Door conflicts])
 from ._runtime import *  # noqa: F401,F403
 from ._legacy import *  # noqa: F401,F403,E402  (torch.FloatTensor & co.)
 from . import autograd, nn, optim, utils  # noqa: F401,E402  (torch.nn, torch.optim, ...)
+from .utils.dlpack import from_dlpack  # noqa: F401,E402
+from .serialization import load, save  # noqa: F401,E402
 from . import functional  # noqa: F401,E402  (import torch.functional as F)

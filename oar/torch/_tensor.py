@@ -205,6 +205,37 @@ class Tensor(_CoreTensor):
                                "tensor.detach().numpy() instead.")
         return self._data.view()
 
+    def __array__(self, dtype=None, copy=None):
+        """np.asarray(t) as in PyTorch: an ndarray over this tensor's memory (Note [Shared
+        memory with NumPy]); refused for a tensor that requires grad. copy=True copies."""
+        a = self.numpy()
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def _array_ufunc_other(self, ufunc, method, inputs, kwargs):
+        """A NumPy ufunc that is not an operator, as PyTorch 2.13 runs it (Note [NumPy
+        ufuncs on tensors]): NumPy computes over the tensors' memory and an ndarray result
+        comes back as a tensor of this door (bool stays bool: PyTorch's uint8 is a quirk of
+        its __array_wrap__); a tensor that requires grad is refused (no autograd through
+        NumPy); with out= an ndarray, that ndarray is written and returned."""
+        out = kwargs.get("out", ())
+        out = out if isinstance(out, tuple) else (out,)
+        for o in out:
+            if isinstance(o, _CoreTensor):
+                raise TypeError(f"numpy.{ufunc.__name__}(..., out=tensor): NumPy cannot write "
+                                "into an oar tensor (it would bypass autograd and the version "
+                                "counter). Fix: compute with the oar op and write with an "
+                                "in-place op, e.g. t.copy_(result) or torch.add(a, b, out=t)")
+        arrays = tuple(Tensor.numpy(x) if isinstance(x, _CoreTensor) else x for x in inputs)
+        r = getattr(ufunc, method)(*arrays, **kwargs)
+        if out:
+            return r
+
+        def wrap(v):
+            return Tensor._wrap(np.asarray(v)) if isinstance(v, (np.ndarray, np.generic)) else v
+        return tuple(wrap(v) for v in r) if isinstance(r, tuple) else wrap(r)
+
     def __repr__(self):
         return torch_repr(self, lambda t: repr(t.dtype))
 
