@@ -67,7 +67,6 @@ XFAIL: dict[str, str] = {
     'autogradqs_tutorial': "loss functions are compositions in oar -- first error: expected line 2: 'Gradient function for loss = <BinaryCrossEntropyWithLogitsBackward0 object at 0x7fd7c13f71c0>'",
     'modelsyt_tutorial': "BatchNorm is a composition in oar -- first error: expected line 109: 'grad_fn=<NativeBatchNormBackward0>)', got 'grad_fn=<AddBackward0>)'",
     'blitz_neural_networks_tutorial': "loss functions are compositions in oar -- first error: expected line 12: 'tensor(1.2249, grad_fn=<MseLossBackward0>)'",
-    'quickstart_tutorial': 'torch.save / torch.load missing from oar.torch -- first error: AttributeError: module \'oar.torch\' has no attribute \'save\'. Did you mean: \'scale\'? (line 126: torch.save(model.state_dict(), "model.pth"))',
 }
 
 
