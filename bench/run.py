@@ -179,13 +179,9 @@ def training_cases():
         topt.zero_grad()
 
     from oar.train import make_model
-    ocnn = make_model("cnn", True)
+    ocnn = make_model("relu-cnn", True)
     copt = oar.optimizer.Adam(learning_rate=1e-3, parameters=ocnn.parameters())
-    tcnn = torch.nn.Sequential(
-        torch.nn.Conv2d(1, 16, 3, padding=1), torch.nn.ReLU(inplace=True), torch.nn.MaxPool2d(2),
-        torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(inplace=True), torch.nn.MaxPool2d(2),
-        torch.nn.Flatten(), torch.nn.Linear(128, 64), torch.nn.ReLU(inplace=True),
-        torch.nn.Dropout(0.1), torch.nn.Linear(64, 10))
+    tcnn = _torch_model("relu-cnn")
     tcopt = torch.optim.Adam(tcnn.parameters(), lr=1e-3)
     ocb = [(a.reshape([-1, 1, 8, 8]), b) for a, b in obatches]
     tcb = [(a.reshape(-1, 1, 8, 8), b) for a, b in tbatches]
@@ -228,24 +224,95 @@ def training_cases():
              lambda: raw_step(torch, torch.nn.functional, trp, *tbatches[0]), target=0.8, unit="ms"),
         Case(g, "MLP: one epoch", lambda: [o_step(*b) for b in obatches], lambda: [t_step(*b) for b in tbatches],
              target=0.7, unit="ms", min_time=0.2),
-        Case(g, "CNN (main job): one step", lambda: oc_step(*ocb[0]), lambda: tc_step(*tcb[0]),
+        Case(g, "CNN with ReLU (relu-cnn): one step", lambda: oc_step(*ocb[0]), lambda: tc_step(*tcb[0]),
              target=1.0, unit="ms"),
-        Case(g, "CNN: one epoch", lambda: [oc_step(*b) for b in ocb], lambda: [tc_step(*b) for b in tcb],
+        Case(g, "CNN with ReLU: one epoch", lambda: [oc_step(*b) for b in ocb], lambda: [tc_step(*b) for b in tcb],
              unit="ms", min_time=0.5),
-    ]
+    ] + _conv_bn_cases(ocb, tcb)
+
+
+def _conv_bn_cases(ocb, tcb):
+    """The main job's Conv-BN-LeakyReLU network, one training step: standard BatchNorm +
+    LeakyReLU, InPlaceABN and checkpointing in oar, each beside PyTorch's standard model
+    (checkpointing: beside torch.utils.checkpoint of the same blocks). The issue-12 time
+    target is oar's InPlaceABN step over oar's standard step (report: ABN_TIME)."""
+    from oar.nn import functional as F
+    from oar.train import make_model
+    cases = []
+    oar.seed(0)
+    state = make_model("cnn", "bn").state_dict()
+    for variant, label in (("bn", "BatchNorm + LeakyReLU"), ("abn", "InPlaceABN"),
+                           ("checkpoint", "checkpointing")):
+        m = make_model("cnn", variant)
+        m.set_state_dict(state)
+        opt = oar.optimizer.Adam(learning_rate=1e-3, parameters=m.parameters())
+        tm = _torch_model("cnn-checkpoint" if variant == "checkpoint" else "cnn")
+        topt = torch.optim.Adam(tm.parameters(), lr=1e-3)
+
+        def o_step(m=m, opt=opt):
+            F.cross_entropy(m(ocb[0][0]), ocb[0][1]).backward()
+            opt.step()
+            opt.clear_grad(set_to_zero=False)
+
+        def t_step(tm=tm, topt=topt):
+            torch.nn.functional.cross_entropy(tm(tcb[0][0]), tcb[0][1]).backward()
+            topt.step()
+            topt.zero_grad()
+        cases.append(Case("training, Conv-BN-LeakyReLU network (main job, batch 64)",
+                          f"{label}: one step", o_step, t_step, unit="ms"))
+    return cases
 
 
 # --------------------------------------------------------------------------- memory
+class _Checkpointed(torch.nn.Sequential):
+    def forward(self, x):
+        return torch.utils.checkpoint.checkpoint(super().forward, x, use_reentrant=False)
+
+
+def _torch_model(kind):
+    """PyTorch's version of a main-job model: 'mlp', 'relu-cnn' (in-place ReLU), 'cnn' (the
+    standard Conv-BatchNorm-LeakyReLU network) or 'cnn-checkpoint' (its blocks
+    checkpointed)."""
+    nn = torch.nn
+    if kind == "mlp":
+        return nn.Sequential(nn.Linear(64, 128), nn.ReLU(inplace=True), nn.Linear(128, 128),
+                             nn.ReLU(inplace=True), nn.Linear(128, 10))
+    if kind == "relu-cnn":
+        return nn.Sequential(
+            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(inplace=True), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(inplace=True), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(128, 64), nn.ReLU(inplace=True),
+            nn.Dropout(0.1), nn.Linear(64, 10))
+    wrap = _Checkpointed if kind == "cnn-checkpoint" else nn.Sequential
+
+    def block(cin, cout, pool=False):
+        layers = [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                  nn.LeakyReLU(0.01)]
+        return wrap(*(layers + [nn.MaxPool2d(2)] if pool else layers))
+    return nn.Sequential(block(1, 8), block(8, 8, True), block(8, 16), block(16, 16, True),
+                         nn.Flatten(), nn.Linear(16 * 2 * 2, 10))
+
+
+MEMORY_ROWS = (("mlp", "mlp", "in-place", "mlp"),
+               ("relu-cnn", "relu-cnn", "in-place", "relu-cnn"),
+               ("cnn: BatchNorm + LeakyReLU", "cnn", "bn", "cnn"),
+               ("cnn: InPlaceABN", "cnn", "abn", "cnn"),
+               ("cnn: checkpointing", "cnn", "checkpoint", "cnn-checkpoint"))
+
+
 def memory_report():
+    """Per main-job model: oar's peak of a training step and of inference (exact bytes of
+    the storage accounting), and PyTorch's training-step peak from its profiler."""
     try:
         x, y = _digits()
     except ImportError:
         return []
     from oar.train import make_model, step_memory
     rows = []
-    for kind in ("mlp", "cnn"):
-        train_peak, infer_peak, _ = step_memory(make_model(kind, True), kind, x[:64], y[:64])
-        rows.append((kind, train_peak, infer_peak, _torch_peak(kind, x[:64], y[:64])))
+    for label, kind, variant, tkind in MEMORY_ROWS:
+        oar.seed(0)
+        train_peak, infer_peak, _, _ = step_memory(make_model(kind, variant), kind, x[:64], y[:64])
+        rows.append((label, train_peak, infer_peak, _torch_peak(tkind, x[:64], y[:64])))
     return rows
 
 
@@ -255,18 +322,9 @@ def _torch_peak(kind, x, y):
         from torch.profiler import ProfilerActivity, profile
     except ImportError:
         return None
-    from oar.train import make_model  # noqa: F401
-    if kind == "mlp":
-        m = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(inplace=True), torch.nn.Linear(128, 128),
-                                torch.nn.ReLU(inplace=True), torch.nn.Linear(128, 10))
-        xb = torch.from_numpy(x)
-    else:
-        m = torch.nn.Sequential(
-            torch.nn.Conv2d(1, 16, 3, padding=1), torch.nn.ReLU(inplace=True), torch.nn.MaxPool2d(2),
-            torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(inplace=True), torch.nn.MaxPool2d(2),
-            torch.nn.Flatten(), torch.nn.Linear(128, 64), torch.nn.ReLU(inplace=True),
-            torch.nn.Dropout(0.1), torch.nn.Linear(64, 10))
-        xb = torch.from_numpy(x).reshape(-1, 1, 8, 8)
+    torch.manual_seed(0)
+    m = _torch_model(kind)
+    xb = torch.from_numpy(x) if kind == "mlp" else torch.from_numpy(x).reshape(-1, 1, 8, 8)
     yb = torch.from_numpy(y)
     opt = torch.optim.Adam(m.parameters(), lr=1e-3)
     for _ in range(2):
@@ -281,6 +339,42 @@ def _torch_peak(kind, x, y):
             cur += e.cpu_memory_usage
             peak = max(peak, cur)
     return peak
+
+
+# Note [Checkpointing target]
+# Four blocks Linear(D, D) -> Tanh -> Linear(D, D) on a batch of B, A = B * D * 4 bytes (one
+# activation), loss = sum of the output (SumBackward saves nothing). What backward holds,
+# measured after every op (oar.device.memory_timeline, `saved_created`):
+#   without checkpointing: each block's input (saved by its first Linear; the first block's
+#     input is the batch, which existed before) and its Tanh output (saved by Tanh and by
+#     the second Linear, counted once): 3 A + 4 A = 7 A when the forward ends;
+#   checkpointing every block: the inputs of blocks 2-4 (3 A, the boundaries) when the
+#     forward ends; in backward, while block k is recomputed, the boundaries not yet
+#     released plus that block's Tanh output (A): at most 3 A + A = 4 A, during block 4.
+# So the analytic peak is "the boundaries plus one block": (4 - 1) A + A = 4 A.
+def checkpoint_report(B=512, D=128):
+    """(measured and analytic bytes held for backward, peaks of memory_allocated) for the
+    4-block network of Note [Checkpointing target], with and without checkpointing."""
+    from oar import nn
+    from oar.utils.checkpoint import checkpoint
+    A = B * D * 4
+    oar.seed(0)
+    blocks = [nn.Sequential(nn.Linear(D, D), nn.Tanh(), nn.Linear(D, D)) for _ in range(4)]
+    params = [p for b in blocks for p in b.parameters()]
+    x = oar.randn([B, D])
+    out = {}
+    for ck in (False, True):
+        for p in params:
+            p.grad = None
+        h = x
+        with oar.device.memory_timeline() as tl:
+            for b in blocks:
+                h = checkpoint(b, h) if ck else b(h)
+            h.sum().backward()
+            del h
+        out[ck] = (max(e.saved_created for e in tl), tl.peak - tl.start)
+    return {"A": A, "B": B, "D": D, "analytic": (7 * A, 4 * A),
+            "held": (out[False][0], out[True][0]), "peak": (out[False][1], out[True][1])}
 
 
 # --------------------------------------------------------------------------- driver
@@ -337,22 +431,78 @@ def report(cases, mem):
         lines.append(f"| {c.name} | {fmt(c, 'oar')} | {fmt(c, 'torch')}{extra} | {r:.2f} | {tgt} | {met} |")
     if mem:
         lines += ["", "**peak tensor memory of one training step (batch 64)**", "",
-                  "| model | oar, training step | oar, inference | torch, training step (profiler) |",
-                  "|---|---|---|---|"]
+                  "| model | oar, training step | oar, inference | torch, training step "
+                  "(profiler) | oar/torch |", "|---|---|---|---|---|"]
         for kind, tp, ip, tpk in mem:
             tps = f"{tpk / 1024:.1f} KiB" if tpk else "n/a"
-            lines.append(f"| {kind} | {tp / 1024:.1f} KiB | {ip / 1024:.1f} KiB | {tps} |")
+            rt = f"{tp / tpk:.2f}" if tpk else ""
+            lines.append(f"| {kind} | {tp / 1024:.1f} KiB | {ip / 1024:.1f} KiB | {tps} | {rt} |")
+    lines += issue12_targets(cases, mem)
     return "\n".join(lines)
+
+
+def _met(ok):
+    return "yes" if ok else "no"
+
+
+def issue12_targets(cases, mem, ck=None):
+    """Issue 12's targets: InPlaceABN's training-step peak against the standard model (oar's
+    and PyTorch's profiler figure), its time per step, and the checkpointing figure of Note
+    [Checkpointing target]."""
+    lines = ["", "**issue 12 targets: in-place that saves memory in training**", "",
+             "| target | measured | target | met |", "|---|---|---|---|"]
+    by = {row[0]: row for row in mem}
+    bn, abn, ckp = (by.get(k) for k in ("cnn: BatchNorm + LeakyReLU", "cnn: InPlaceABN",
+                                         "cnn: checkpointing"))
+    if bn and abn:
+        r = abn[1] / bn[1]
+        lines.append(f"| InPlaceABN / BatchNorm + LeakyReLU, training-step peak (oar, same "
+                     f"network) | {abn[1]} / {bn[1]} B = {r:.3f} | ≤ 0.6 | {_met(r <= 0.6)} |")
+        if bn[3]:
+            r = abn[1] / bn[3]
+            lines.append(f"| InPlaceABN (oar) / PyTorch's standard model (profiler), training "
+                         f"step | {abn[1]} / {bn[3]} B = {r:.3f} | ≤ 0.6 | {_met(r <= 0.6)} |")
+        r = abn[2] / bn[2]
+        lines.append(f"| InPlaceABN / BatchNorm + LeakyReLU, inference peak (oar) | "
+                     f"{abn[2]} / {bn[2]} B = {r:.3f} | | |")
+    if bn and ckp:
+        lines.append(f"| checkpointing / BatchNorm + LeakyReLU, training-step peak (oar) | "
+                     f"{ckp[1]} / {bn[1]} B = {ckp[1] / bn[1]:.3f} | | |")
+    steps = {c.name.split(":")[0]: c for c in cases if c.group.startswith("training, Conv-BN")}
+    if "InPlaceABN" in steps and "BatchNorm + LeakyReLU" in steps:
+        a, b = steps["InPlaceABN"].times["oar"], steps["BatchNorm + LeakyReLU"].times["oar"]
+        r = statistics.median(x / y for x, y in zip(a, b))
+        lines.append(f"| InPlaceABN / BatchNorm + LeakyReLU, time per training step (oar, "
+                     f"median of rounds) | {r:.3f} | ≤ 1.05 | {_met(r <= 1.05)} |")
+    if ck is None and mem:
+        ck = checkpoint_report()
+    if ck:
+        A = ck["A"]
+        (h0, h1), (a0, a1), (p0, p1) = ck["held"], ck["analytic"], ck["peak"]
+        lines.append(f"| checkpointing 4 blocks (Linear-Tanh-Linear, B={ck['B']}, D={ck['D']}, "
+                     f"A = {A} B): peak held for backward, measured after every op | {h1} B "
+                     f"= {h1 / A:g} A | analytic: 3 boundaries + 1 block = {a1} B = "
+                     f"{a1 / A:g} A | {_met(h1 == a1)} |")
+        lines.append(f"| the same without checkpointing | {h0} B = {h0 / A:g} A | analytic: "
+                     f"{a0} B = {a0 / A:g} A | {_met(h0 == a0)} |")
+        lines.append(f"| checkpointed / plain, peak of memory_allocated (gradients and "
+                     f"backward temporaries included) | {p1} / {p0} B = {p1 / p0:.3f} | | |")
+    return lines
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--only", choices=["tiny", "autograd", "large", "training"])
+    p.add_argument("--only", choices=["tiny", "autograd", "large", "training", "memory"],
+                   help="memory: the memory figures and issue 12's targets only (no timing)")
     p.add_argument("--rounds", type=int)
     args = p.parse_args(argv)
     groups = {"tiny": tiny_cases, "autograd": autograd_cases, "large": large_cases,
               "training": training_cases}
+    if args.only == "memory":
+        mem = memory_report()
+        print(report([], mem))
+        return
     cases = []
     for name, make in groups.items():
         if args.only in (None, name):

@@ -79,3 +79,585 @@ class cuda:  # noqa: N801  (namespace like paddle.device.cuda)
     def empty_cache():
         """Nothing to release: there is no CUDA memory."""
         return None
+
+
+# --------------------------------------------------------------------------- memory timeline
+# Note [Memory timeline]
+# memory_timeline() records, per op, what memory_allocated() is after it, the highest value
+# while it ran, its name and phase, and the bytes held by tensors saved for backward. It
+# costs nothing while no timeline records: the hooks are one `is not None` test each, at
+# points that exist anyway --
+#   storage.py   `_trace`: every allocation and free (new_storage, Storage.__del__) calls
+#                _trace.alloc(storage) / _trace.free(storage); this already was the test of
+#                start_trace(), so storages pay nothing more;
+#   registry.py  `_TIMELINE`: a forward op ends (dispatch, dispatch_inplace);
+#   engine.py    `_TIMELINE`: a backward begins and ends, and a node has run.
+# Allocations are attributed to ops as follows. In backward, everything between two nodes
+# belongs to the later node (its formula, its released saved tensors, the gradient routing
+# before it). In forward, an allocation made inside registry.dispatch belongs to that op
+# (found by the code objects on the stack); other allocations (fast paths under no_grad,
+# custom Functions, hand-written kernels) form a group named after the innermost oar layer
+# or function that made them (`LeakyReLU.forward`, `dropout`). Everything an oar optimizer
+# does inside one step() call is one entry (phase "optimizer").
+# Saved bytes: every node made while recording (and, when backward begins, every node of
+# the graph) is kept by weak reference; after each entry the storages that their saved
+# tensors hold are summed, each storage once (a view holds its whole storage, as it keeps it
+# alive). The recorder keeps no strong reference to any storage or tensor, so recording
+# changes no byte it counts: `entry.allocated` after the last entry equals
+# memory_allocated(), and the highest `entry.peak` equals max_memory_allocated() had it
+# been reset when recording began (tests/test_memory_timeline.py).
+import inspect as _inspect
+import sys as _sys
+import weakref as _weakref
+from typing import NamedTuple as _NamedTuple
+
+from . import storage as _storage
+
+
+class SavedInfo(_NamedTuple):
+    """One tensor held for backward. node: the node that saved it ('MulBackward0'), or
+    'checkpoint' for the input of a checkpointed segment and 'recomputed' for a tensor its
+    recomputation made that backward has not used yet; layer: the nn layer whose forward
+    saved it ('BatchNorm2D#2'; None when unknown or outside a memory timeline); shape and
+    dtype of the saved tensor; nbytes: the bytes of the storage it keeps alive; created:
+    whether that storage was created while the timeline recorded (an activation) rather
+    than before (a parameter, the input); counted: whether its bytes are counted here -- a
+    storage that several nodes save (a layer's output that the next layer saves as its
+    input) is counted once, at its first saver in forward order."""
+    node: str
+    layer: object
+    shape: tuple
+    dtype: str
+    nbytes: int
+    created: bool
+    counted: bool
+
+
+class TimelineEntry(_NamedTuple):
+    """One op of a memory timeline (Note [Memory timeline]).
+
+    index: position in the timeline; name: the op ('conv2d'), backward node
+    ('ConvolutionBackward0') or optimizer step ('Adam.step'); phase: 'forward', 'backward' or
+    'optimizer'; layer: the nn layer whose forward ran the op (backward nodes: the layer of
+    their forward op), e.g. 'BatchNorm2D#2', or None; allocated: memory_allocated() after the
+    op; peak: the highest memory_allocated() while it ran; saved: bytes of the storages that
+    tensors saved for backward hold after the op (each storage once); saved_created: the part
+    of `saved` created while recording (activations; parameters and inputs that existed
+    before are the rest); saved_tensors: a SavedInfo per saved tensor."""
+    index: int
+    name: str
+    phase: str
+    layer: object
+    allocated: int
+    peak: int
+    saved: int
+    saved_created: int
+    saved_tensors: tuple
+
+
+class MemoryTimeline:
+    """What memory_timeline() recorded: a sequence of TimelineEntry, one per op.
+
+    start: memory_allocated() when recording began; peak: the highest memory_allocated()
+    while it recorded; entries: the list of TimelineEntry. `peak_entry()` is the op during
+    which the peak was reached, `boundary()` the index of the first backward entry,
+    `table()` a printable table."""
+
+    def __init__(self):
+        self.entries = []
+        self.start = 0
+        self.peak = 0
+        self.recording = False
+
+    def __len__(self):
+        return len(self.entries)
+
+    def __iter__(self):
+        return iter(self.entries)
+
+    def __getitem__(self, i):
+        return self.entries[i]
+
+    def peak_entry(self):
+        """The entry during which memory_allocated() was highest (the first such), or None
+        when nothing was recorded."""
+        best = None
+        for e in self.entries:
+            if best is None or e.peak > best.peak:
+                best = e
+        return best
+
+    def boundary(self):
+        """The index of the first backward entry (the forward/backward boundary), or None
+        when no backward ran while recording."""
+        for e in self.entries:
+            if e.phase == "backward":
+                return e.index
+        return None
+
+    def table(self, unit=1024):
+        """The timeline as text: one line per op with memory above the start (KiB by
+        default), the peak while it ran and the bytes held for backward."""
+        u = {1: "B", 1024: "KiB", 1024 ** 2: "MiB"}.get(unit, f"x{unit} B")
+        lines = [f"{'#':>4} {'phase':9} {'op':28} {'layer':16} {'live':>10} {'peak':>10} "
+                 f"{'saved':>10}   ({u}, above {self.start / unit:.1f} {u} at start)"]
+        for e in self.entries:
+            lines.append(f"{e.index:>4} {e.phase:9} {e.name[:28]:28} {str(e.layer or '')[:16]:16} "
+                         f"{(e.allocated - self.start) / unit:>10.1f} "
+                         f"{(e.peak - self.start) / unit:>10.1f} {e.saved / unit:>10.1f}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        state = "recording" if self.recording else "done"
+        return (f"MemoryTimeline({len(self.entries)} entries, start={self.start}, "
+                f"peak={self.peak}, {state})")
+
+
+class MemorySnapshot(_NamedTuple):
+    """memory_snapshot(): the accounting now. allocated, max_allocated, reserved as
+    memory_allocated() etc.; saved: bytes of the storages held by tensors saved for backward
+    in the graphs behind the tensors given (each storage once); saved_tensors: a SavedInfo
+    per saved tensor."""
+    allocated: int
+    max_allocated: int
+    reserved: int
+    saved: int
+    saved_tensors: tuple
+
+
+def _held(node, out):
+    """Append (storage, shape, dtype, what) for every tensor `node` holds for backward: an
+    op's saved inputs and output, a custom Function's save_for_backward, the op inside a
+    CopySlices (what: None, or 'checkpoint' / 'recomputed')."""
+    for attr in ("saved", "out_saved", "ctx", "fn"):
+        v = getattr(node, attr, None)
+        if v is None:
+            continue
+        if attr == "ctx":
+            v = getattr(v, "_saved", ())
+        if attr == "fn":
+            if hasattr(v, "next_edges"):
+                _held(v, out)
+            continue
+        for s in (v if isinstance(v, (list, tuple)) else (v,)):
+            _held_one(s, out)
+
+
+def _held_one(s, out, what=None):
+    from .autograd.saved import SavedTensor
+    from .tensor import Tensor
+    if isinstance(s, SavedTensor):
+        if s.storage is None:
+            # packed by a saved-tensor hook (Note [Saved tensor hooks]): what pack_hook
+            # returned is held; a tensor (or tensors in a tuple) holds its storage
+            packed, unpack = s.tensor[:2] if isinstance(s.tensor, tuple) else (None, None)
+            for p in (packed if isinstance(packed, (tuple, list)) else (packed,)):
+                if isinstance(p, Tensor):
+                    out.append((p._storage, p._data.shape, p._data.dtype, what))
+            # a checkpointed segment (Note [Checkpoint]) packs a holder: what it keeps for
+            # backward is its inputs and, once recomputed, the holder's tensor
+            frame = getattr(unpack, "__self__", None)
+            for a in getattr(frame, "saved_args", ()):
+                if isinstance(a, SavedTensor):
+                    _held_one(a, out, "checkpoint")
+            recomputed = getattr(frame, "recomputed", None)
+            if recomputed is not None and packed is not None:
+                try:
+                    got = recomputed.get(packed)
+                except TypeError:
+                    got = None
+                if got is not None and isinstance(got[0], Tensor):
+                    t = got[0]
+                    out.append((t._storage, t._data.shape, t._data.dtype, "recomputed"))
+            return
+        arr = s.array if s.tensor is None else s.tensor._data
+        if arr is not None:
+            out.append((s.storage, arr.shape, arr.dtype, what))
+    elif isinstance(s, Tensor):
+        out.append((s._storage, s._data.shape, s._data.dtype, what))
+
+
+def _graph_nodes(roots, known=None):
+    """Every node reachable from `roots` (nodes) that `known` does not hold yet."""
+    found = []
+    seen = set() if known is None else None
+    stack = [n for n in roots if n is not None]
+    while stack:
+        n = stack.pop()
+        if known is not None:
+            if n in known:
+                continue
+            known.add(n)
+        else:
+            if id(n) in seen:
+                continue
+            seen.add(id(n))
+        found.append(n)
+        for e in getattr(n, "next_edges", ()):
+            if e is not None:
+                stack.append(e[0])
+        inner = getattr(n, "fn", None)      # CopySlices: the op it wraps
+        if inner is not None and hasattr(inner, "next_edges"):
+            stack.append(inner)
+    return found
+
+
+def _saved_of(nodes, created=None, layer_of=None):
+    """(bytes held for backward, bytes of those created while recording, SavedInfo tuple),
+    the nodes taken in forward order."""
+    held = []
+    for n in sorted(nodes, key=lambda n: getattr(n, "seq", 0)):
+        before = len(held)
+        _held(n, held)
+        if len(held) > before:
+            name = str(getattr(n, "name", type(n).__name__))
+            layer = layer_of.get(n) if layer_of is not None else None
+            held[before:] = [(st, shape, dt, what or name, layer if what is None else None)
+                             for st, shape, dt, what in held[before:]]
+    total = made = 0
+    counted = set()
+    out = []
+    for st, shape, dt, name, layer in held:
+        is_new = created is not None and id(st) in created
+        first = id(st) not in counted
+        if first:
+            counted.add(id(st))
+            total += st.nbytes
+            if is_new:
+                made += st.nbytes
+        out.append(SavedInfo(name, layer, tuple(int(d) for d in shape), str(dt), st.nbytes,
+                             is_new, first))
+    return total, made, tuple(out)
+
+
+def memory_snapshot(*tensors):
+    """The memory accounting now: memory_allocated(), max_memory_allocated(),
+    memory_reserved() and, for the graphs behind `tensors` (e.g. the loss before
+    backward), the bytes held by tensors saved for backward and which tensors those are
+    (Note [Memory timeline]).
+
+    >>> snap = oar.device.memory_snapshot(loss)
+    >>> snap.saved, [(s.node, s.shape) for s in snap.saved_tensors]"""
+    from .tensor import Tensor
+    roots = []
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            from .autograd.errors import ArgTypeError
+            raise ArgTypeError(f"memory_snapshot(): expected tensors (the outputs whose graph "
+                               f"to inspect), got {type(t).__name__}")
+        fn = t._grad_fn if t._view is None else t._base._grad_fn
+        roots.append(fn if fn is not None else t._grad_fn)
+    saved, _, infos = _saved_of(_graph_nodes(roots))
+    return MemorySnapshot(_storage._allocated, _storage._peak, _storage.memory_reserved(),
+                          saved, infos)
+
+
+_CO_OPTIMIZED = _inspect.CO_OPTIMIZED
+_PKG_DIR = __file__.rsplit("/", 1)[0] + "/"
+_CORE = tuple(_PKG_DIR + p for p in ("ops/", "autograd/", "tensor.py", "storage.py", "device.py"))
+_DRIVERS = tuple(_PKG_DIR + p for p in ("train.py", "__main__.py", "tour.py"))
+_OPTIM = tuple(_PKG_DIR + p for p in ("optimizer/", "torch/optim/"))
+
+
+class _Recorder:
+    """The object behind memory_timeline() while it records (Note [Memory timeline]).
+
+    `open` is the entry being filled: [key, name, phase, layer, peak]. key ("op",): inside
+    a forward op (named when it ends), ("bwd",): inside a backward (named by the next
+    node), ("opt", frame id): one optimizer step, ("grp", label): allocations outside ops,
+    None: only frees so far (the next entry adopts them)."""
+
+    def __init__(self, timeline):
+        from .autograd import engine, grad_mode
+        from .ops import registry
+        self.tl = timeline
+        self.created = set()            # ids of the storages allocated while recording
+        self.nodes = _weakref.WeakSet()
+        self.layer_of = _weakref.WeakKeyDictionary()     # node -> layer label
+        self.layer_names = {}           # id(layer) -> 'Type#k'
+        self.layer_refs = []            # keeps those layers' ids unique while recording
+        self.backward = 0               # depth of run_backward calls
+        self.create_graph = False
+        self.open = None
+        self.busy = False
+        self.grad = grad_mode.STATE
+        self.dispatch_codes = frozenset((registry.dispatch.__code__,
+                                         registry.dispatch_inplace.__code__))
+        self.modules = (_storage, registry, engine)
+
+    # ---- hooks (storage.py, registry.py, engine.py)
+    def alloc(self, s):
+        n = _storage._allocated
+        self.created.add(id(s))
+        if n > self.tl.peak:
+            self.tl.peak = n
+        self._event(n, n - s.nbytes, True)
+
+    def free(self, s):
+        n = _storage._allocated
+        self.created.discard(id(s))
+        self._event(n, n + s.nbytes, False)
+
+    def op(self, name, out):
+        """A forward op ended; `out` is its result (a tensor or a tuple of them)."""
+        if self.busy:
+            return
+        if self.backward and (not self.grad.enabled or self.create_graph):
+            return      # a backward formula's own op: part of its node's entry
+        self.busy = True
+        try:
+            opt, layer = self._where()
+            if opt is not None:                 # inside an optimizer step: one entry per step
+                self._extend(("opt", id(opt)), _qual(opt), "optimizer", None)
+                return
+            t = out[0] if isinstance(out, tuple) else out
+            fn = getattr(t, "_grad_fn", None)
+            if fn is None and getattr(t, "_view", None) is not None:
+                fn = t._base._grad_fn
+            if fn is not None:
+                for node in _graph_nodes([fn], self.nodes):
+                    if layer is not None:
+                        self.layer_of[node] = layer
+            now = _storage._allocated
+            o = self.open
+            if o is not None and o[0] not in (None, ("op",), ("bwd",)):
+                self._close(o, None)
+                o = None
+            self.open = None
+            # in a backward with grad mode on: a forward op run again (checkpointing)
+            phase = "recompute" if self.backward else "forward"
+            self._add(name, phase, layer, now, now if o is None else max(o[4], now))
+        finally:
+            self.busy = False
+
+    def backward_begins(self, roots):
+        if self.busy:
+            return
+        self.busy = True
+        try:
+            if self.backward == 0:
+                if self.open is not None:
+                    self._close(self.open, None)
+                self.create_graph = self.grad.enabled   # the engine has set it to create_graph
+            self.backward += 1
+            _graph_nodes(roots, self.nodes)
+        finally:
+            self.busy = False
+
+    def node(self, node):
+        """A backward node has run: what happened since the previous one is its entry."""
+        if self.busy:
+            return
+        self.busy = True
+        try:
+            o = self.open
+            now = _storage._allocated
+            self.open = None
+            self._add(str(node.name), "backward", self.layer_of.get(node), now,
+                      now if o is None else max(o[4], now))
+        finally:
+            self.busy = False
+
+    def backward_ends(self):
+        if self.busy:
+            return
+        self.backward -= 1
+        if self.backward == 0 and self.open is not None:
+            self.busy = True
+            try:
+                self._close(self.open, None, "(end of backward)")
+            finally:
+                self.busy = False
+
+    # ---- bookkeeping
+    def _event(self, n, before, is_alloc):
+        o = self.open
+        if self.busy:                       # a free during our own bookkeeping (gc)
+            if o is not None and n > o[4]:
+                o[4] = n
+            return
+        self.busy = True
+        try:
+            if self.backward:
+                key, name, phase, layer = ("bwd",), None, "backward", None
+            else:
+                key, name, phase, layer = self._classify()
+                if not is_alloc and key[0] == "grp":
+                    # a free outside any op (a temporary dropped as a function returns):
+                    # part of the open entry, or of the next one
+                    if o is None:
+                        last = self.tl.entries[-1].phase if self.tl.entries else "forward"
+                        self.open = [None, None, last, None, before]
+                    return
+            if o is not None and o[0] != key:
+                if o[0] is None:             # adopt the frees before it
+                    o[0], o[1], o[2], o[3] = key, name, phase, layer
+                else:
+                    self._close(o, before)
+                    o = None
+            if o is None:
+                self.open = o = [key, name, phase, layer, before]
+            if n > o[4]:
+                o[4] = n
+        finally:
+            self.busy = False
+
+    def _extend(self, key, name, phase, layer):
+        o = self.open
+        if o is not None and o[0] != key:
+            if o[0] is None:
+                o[0], o[1], o[2], o[3] = key, name, phase, layer
+            else:
+                self._close(o, None)
+                o = None
+        if o is None:
+            self.open = [key, name, phase, layer, _storage._allocated]
+
+    def _close(self, o, allocated, default=None):
+        """The open entry becomes an entry (allocated: the bytes after it; None: now)."""
+        self.open = None
+        n = _storage._allocated if allocated is None else allocated
+        name = o[1] or default or ("(end of backward)" if o[2] == "backward" else "(release)")
+        self._add(name, o[2], o[3], n, max(o[4], n))
+
+    def _add(self, name, phase, layer, allocated, peak):
+        saved, made, infos = _saved_of(list(self.nodes), self.created, self.layer_of)
+        tl = self.tl
+        tl.entries.append(TimelineEntry(len(tl.entries), name, phase, layer, allocated, peak,
+                                        saved, made, infos))
+
+    def _classify(self):
+        """(key, name, phase, layer) of an allocation or free made outside a backward."""
+        f = _sys._getframe(3)
+        in_op = False
+        opt = None
+        label = None
+        outer = None
+        while f is not None:
+            code = f.f_code
+            if code in self.dispatch_codes:
+                in_op = True
+            fn = code.co_filename
+            if fn.startswith(_PKG_DIR):
+                if fn.startswith(_OPTIM):
+                    opt = f
+                elif label is None and not fn.startswith(_CORE) and not fn.startswith(_DRIVERS):
+                    label = f
+                if not fn.startswith(_DRIVERS):
+                    outer = f
+            f = f.f_back
+        if opt is not None:
+            return ("opt", id(opt)), _qual(opt), "optimizer", None
+        layer = self._layer_label()
+        if in_op:
+            return ("op",), None, "forward", layer
+        f = label or outer
+        name = _qual(f) if f is not None else "(other)"
+        return ("grp", name, layer), name, "forward", layer
+
+    def _where(self):
+        """(the outermost optimizer frame or None, the current layer label or None)."""
+        f = _sys._getframe(2)
+        opt = None
+        while f is not None:
+            if f.f_code.co_filename.startswith(_OPTIM):
+                opt = f
+            f = f.f_back
+        return opt, (None if opt is not None else self._layer_label())
+
+    def _layer_label(self):
+        """'Type#k' of the innermost nn layer whose forward is running, or None."""
+        f = _sys._getframe(2)
+        while f is not None:
+            code = f.f_code
+            if code.co_name == "forward" and code.co_argcount:
+                layer = _self_of(f)
+                if layer is not None and hasattr(layer, "_sub_layers"):
+                    key = id(layer)
+                    name = self.layer_names.get(key)
+                    if name is None:
+                        kind = type(layer).__name__
+                        k = sum(1 for v in self.layer_names.values()
+                                if v.rsplit("#", 1)[0] == kind) + 1
+                        name = self.layer_names[key] = f"{kind}#{k}"
+                        self.layer_refs.append(layer)
+                    return name
+            f = f.f_back
+        return None
+
+    # ---- install / remove
+    def install(self):
+        st, registry, engine = self.modules
+        if st._trace is not None or registry._TIMELINE is not None:
+            raise RuntimeError("memory_timeline(): a memory timeline (or start_trace()) is "
+                               "already recording; timelines do not nest. Fix: record one "
+                               "timeline at a time")
+        self.tl.start = self.tl.peak = st._allocated
+        st._trace = registry._TIMELINE = engine._TIMELINE = self
+        self.tl.recording = True
+
+    def remove(self):
+        if self.open is not None:
+            self.busy = True
+            self._close(self.open, None)
+            self.busy = False
+        st, registry, engine = self.modules
+        st._trace = registry._TIMELINE = engine._TIMELINE = None
+        self.tl.recording = False
+        self.layer_refs = []
+
+
+def _self_of(frame):
+    """The first argument of a running function's frame (`self` of a method), or None.
+    frame.f_locals is a snapshot dict that the frame keeps until it ends: it would keep
+    tensors alive that the function has already dropped (a Sequential's previous x), so it
+    is emptied after the read. Only a function's snapshot is emptied (module and class
+    frames' f_locals are their real namespaces); a tracer (pdb) refreshes it from the frame
+    before every use, so emptying loses nothing."""
+    code = frame.f_code
+    if not code.co_flags & _CO_OPTIMIZED or not code.co_argcount:
+        return None
+    d = frame.f_locals
+    try:
+        return d.get(code.co_varnames[0])
+    finally:
+        d.clear()
+
+
+def _qual(frame):
+    """'Adam.step', 'LeakyReLU.forward' (the class of `self`), or the function's name."""
+    code = frame.f_code
+    me = _self_of(frame) if "." in code.co_qualname else None
+    if me is not None:
+        return f"{type(me).__name__}.{code.co_name}"
+    return code.co_qualname
+
+
+class memory_timeline:  # noqa: N801  (used as a function: `with memory_timeline() as tl`)
+    """Record, per op, the memory accounting until the block ends (Note [Memory timeline]):
+
+        with oar.device.memory_timeline() as tl:
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+        print(tl.table())
+        tl.peak_entry()      # TimelineEntry(name='ConvolutionBackward0', phase='backward', ...)
+
+    Each entry holds the op's name and phase ('forward', 'backward', 'optimizer'), the
+    nn layer that ran it, memory_allocated() after it, the highest value while it ran,
+    and the bytes held by tensors saved for backward. Recording costs time (the stack is
+    inspected per allocation), never bytes; one timeline records at a time."""
+
+    def __init__(self):
+        self.timeline = MemoryTimeline()
+        self._rec = None
+
+    def __enter__(self):
+        self._rec = _Recorder(self.timeline)
+        self._rec.install()
+        return self.timeline
+
+    def __exit__(self, *exc):
+        self._rec.remove()
+        self._rec = None
+        return False

@@ -17,7 +17,10 @@ from .autograd.saved import user_frame
 
 _allocated = 0
 _peak = 0
-_trace = None   # a list while tracing: memory_allocated() after every allocation and free
+# None, or a recorder told of every allocation and free: _trace.alloc(storage) after
+# new_storage counted it, _trace.free(storage) after Storage.__del__ uncounted it
+# (start_trace's _BytesTrace; device.memory_timeline, Note [Memory timeline])
+_trace = None
 
 
 class Storage:
@@ -34,7 +37,7 @@ class Storage:
         global _allocated
         _allocated -= self.nbytes
         if _trace is not None:
-            _trace.append(_allocated)
+            _trace.free(self)
         if self.nbytes >= POOL_MIN_BYTES:
             _give_back(self.buffer)
 
@@ -119,7 +122,7 @@ def new_storage(buffer):
     if _allocated > _peak:
         _peak = _allocated
     if _trace is not None:
-        _trace.append(_allocated)
+        _trace.alloc(s)
     return s
 
 
@@ -145,16 +148,30 @@ def reset_max_memory_allocated(device=None) -> None:
 reset_peak_memory_stats = reset_max_memory_allocated
 
 
+class _BytesTrace(list):
+    """start_trace()'s recorder: memory_allocated() after every allocation and free."""
+    __slots__ = ()
+
+    def alloc(self, storage):
+        self.append(_allocated)
+
+    free = alloc
+
+
 def start_trace():
     """Record memory_allocated() after every allocation and free until stop_trace()."""
     global _trace
-    _trace = [_allocated]
+    if _trace is not None:
+        raise RuntimeError("start_trace(): a trace or memory timeline is already recording")
+    _trace = _BytesTrace([_allocated])
 
 
 def stop_trace():
+    """The list start_trace() recorded: memory_allocated() at the start and after every
+    allocation and free since."""
     global _trace
     out, _trace = _trace, None
-    return out
+    return list(out) if out is not None else None
 
 
 

@@ -23,6 +23,7 @@ from .storage import new_storage as _new_storage
 
 _new = object.__new__
 _refcount = sys.getrefcount
+_RECORDER = None   # oar.jit's recorder while capturing, or None (Note [Capture and replay])
 
 # Note [Gradient accumulation is atomic]
 # Several threads may run backward into the same leaf at once (PyTorch allows it and loses
@@ -378,6 +379,8 @@ class Tensor:
         return None
 
     def _accumulate_grad(self, g, owned=False):
+        if _RECORDER is not None:   # Note [Capture and replay]
+            return _RECORDER.accumulate(self, g, owned)
         if self._hooks:
             owned = False   # a hook may keep the gradient
             for hook in self._hooks:
@@ -559,6 +562,8 @@ class Tensor:
     def numpy(self, force=False):
         """A copy, as in Paddle: writes to it cannot bypass the version counter. (The
         PyTorch door's numpy() shares memory: Note [Shared memory with NumPy].)"""
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.data_read("Tensor.numpy()")
         return np.array(self._data, copy=True)
 
     def __array__(self, dtype=None, copy=None):
@@ -660,10 +665,14 @@ class Tensor:
 
     def tolist(self):
         """The elements as (nested) Python lists of Python numbers."""
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.data_read("Tensor.tolist()")
         return self._data.tolist()
 
     def item(self, *index):
         """The single element (or the element at index) as a Python number."""
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.data_read("Tensor.item()")
         if index:
             return self._data[index].item()
         if self._data.size != 1:
@@ -684,6 +693,8 @@ class Tensor:
         return int(self._data.item())
 
     def __bool__(self):
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.data_read("bool(tensor)")
         if self._data.size != 1:
             raise ArgValueError(
                 f"The truth value of a tensor with {self._data.size} elements (shape "
@@ -704,6 +715,8 @@ class Tensor:
         return id(self)
 
     def __repr__(self):
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.data_read("printing a tensor")
         from ._repr import tensor_repr
         return tensor_repr(self)
 

@@ -1,20 +1,27 @@
-"""`python -m oar train`: a small CNN (or MLP) on scikit-learn's digits, trained with in-place
-activations, and a report of accuracy, speed and peak tensor memory beside the same model
-with out-of-place activations."""
+"""`python -m oar train`: a small Conv-BatchNorm-LeakyReLU network on scikit-learn's digits,
+trained in three variants from the same initial weights -- standard BatchNorm + LeakyReLU,
+InPlaceABN (batch norm and activation fused and computed in place, saving only its output)
+and activation checkpointing (each block recomputed at backward) -- and a report of test
+accuracy, time per epoch and the peak tensor memory of a training step and of inference.
+--model relu-cnn and --model mlp compare in-place with out-of-place ReLU instead: the
+honest lesson that an in-place ReLU saves nothing in training."""
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import sys
 import time
+import tracemalloc
 
 import numpy as np
 
 import oar
 from oar import nn
 from oar.nn import functional as F
-from oar.storage import start_trace, stop_trace
+from oar.ops import random as _random
+from oar.utils.checkpoint import checkpoint
 
 
 class CliError(Exception):
@@ -52,21 +59,39 @@ def _positive_finite(text):
     return v
 
 
+MODELS = {
+    "cnn": "4 Conv-BatchNorm-LeakyReLU blocks (8, 8, 16, 16 channels; max-pool after the "
+           "2nd and 4th) + linear: standard BatchNorm + LeakyReLU vs InPlaceABN vs "
+           "checkpointing each block (default)",
+    "relu-cnn": "2 conv + 2 linear with ReLU: in-place vs out-of-place ReLU",
+    "mlp": "MLP 64-128-128-10 with ReLU: in-place vs out-of-place ReLU",
+}
+DEFAULT_LR = {"cnn": 3e-3, "relu-cnn": 3e-3, "mlp": 1e-3}
+DEFAULT_EPOCHS = {"cnn": 8, "relu-cnn": 15, "mlp": 15}
+
+
 def parse(argv):
     """Parse and check every option (the plot path included) before any work is done."""
-    p = _Parser(prog="python -m oar train", description=__doc__)
-    p.add_argument("--model", choices=["cnn", "mlp"], default="cnn")
-    p.add_argument("--epochs", type=_int_at_least(1), default=15)
+    p = _Parser(prog="python -m oar train", description=__doc__,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="models:\n" + "\n".join(f"  {k:9} {v}" for k, v in MODELS.items()))
+    p.add_argument("--model", choices=list(MODELS), default="cnn")
+    p.add_argument("--epochs", type=_int_at_least(1), default=None,
+                   help="default: 8 (cnn), 15 (relu-cnn, mlp)")
     p.add_argument("--batch-size", type=_int_at_least(1), default=64,
                    help="at most the training set size (1437)")
     p.add_argument("--lr", type=_positive_finite, default=None,
-                   help="default: 3e-3 (cnn), 1e-3 (mlp)")
+                   help="Adam's learning rate; default: 3e-3 (cnn, relu-cnn), 1e-3 (mlp)")
     p.add_argument("--seed", type=_int_at_least(0), default=0)
-    p.add_argument("--no-inplace", action="store_true", help="out-of-place activations")
-    p.add_argument("--plot", metavar="FILE.png", help="memory-over-time chart of one training "
-                   "step (any format matplotlib writes: png, svg, pdf ...)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-inplace", action="store_true",
+                   help="leave out the in-place variants (InPlaceABN; in-place ReLU)")
+    p.add_argument("--plot", metavar="FILE.png", help="chart of the memory of one training "
+                   "step and of inference, op by op, per variant (any format matplotlib "
+                   "writes: png, svg, pdf ...)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
     args = p.parse_args(argv)
+    if args.epochs is None:
+        args.epochs = DEFAULT_EPOCHS[args.model]
     if args.plot is not None:
         _check_plot_path(args.plot)
     return args
@@ -85,7 +110,68 @@ def load_digits():
     return (x[order[:cut]], y[order[:cut]]), (x[order[cut:]], y[order[cut:]])
 
 
-def make_model(kind, inplace):
+# --------------------------------------------------------------------------- models
+# Note [Main job variants]
+# The variants of one --model have the same layers, parameter names and state-dict keys, so
+# one set of weights loads into each: they compute the same function and differ only in
+# what the backward keeps. Per Conv-BN-LeakyReLU block of the cnn, with A the bytes of one
+# activation of the block (N x C x H x W floats):
+#   bn          conv saves its input; BatchNorm (recorded ops) saves x - mean and x_hat;
+#               LeakyReLU saves its output, which the next conv or pool saves too: 3 A
+#   abn         InPlaceABN overwrites the conv's output and saves only that, the tensor the
+#               next layer saves anyway, plus per-channel statistics: 1 A
+#   checkpoint  the block keeps its input only; its activations are recomputed at backward,
+#               one block at a time
+# (PyTorch's own batch_norm saves its input and LeakyReLU its input: also 3 A per block.)
+# BatchNorm2D and InPlaceABN2D both use Paddle's momentum 0.9 and LeakyReLU's slope 0.01,
+# so the running statistics agree too. Checkpointing reruns each block at backward, and
+# with it BatchNorm's running-statistics update (as in PyTorch): the only difference in
+# what the variants compute.
+VARIANTS = {
+    "cnn": (("bn", "BatchNorm + LeakyReLU"), ("abn", "InPlaceABN"),
+            ("checkpoint", "checkpointing")),
+    "relu-cnn": (("out-of-place", "out-of-place ReLU"), ("in-place", "in-place ReLU")),
+    "mlp": (("out-of-place", "out-of-place ReLU"), ("in-place", "in-place ReLU")),
+}
+IN_PLACE = {"abn", "in-place"}
+
+
+class Checkpointed(nn.Sequential):
+    """A Sequential block whose activations are not kept for backward but recomputed
+    (oar.utils.checkpoint); its parameters and state-dict keys are a Sequential's."""
+
+    def forward(self, x):
+        """The block's output; only x is kept for its backward."""
+        return checkpoint(super().forward, x)
+
+
+def _block(cin, cout, variant, pool=False):
+    """Conv (no bias: the norm adds one), then BatchNorm + LeakyReLU or InPlaceABN, then a
+    2x2 max-pool when `pool`; the parameters sit at the same keys in every variant."""
+    layers = [nn.Conv2D(cin, cout, 3, padding=1, bias_attr=False)]
+    if variant == "abn":
+        layers.append(nn.InPlaceABN2D(cout, activation="leaky_relu", activation_param=0.01))
+    else:
+        layers += [nn.BatchNorm2D(cout), nn.LeakyReLU(0.01)]
+    if pool:
+        layers.append(nn.MaxPool2D(2))
+    return Checkpointed(*layers) if variant == "checkpoint" else nn.Sequential(*layers)
+
+
+def make_model(kind, variant):
+    """The network of `kind` ('cnn', 'relu-cnn', 'mlp') in `variant` (Note [Main job
+    variants]); for the ReLU models `variant` may also be True (in place) or False."""
+    if variant is True or variant is False:
+        variant = "in-place" if variant else "out-of-place"
+    if variant not in {v for v, _ in VARIANTS[kind]}:
+        raise ValueError(f"make_model: {kind!r} has no variant {variant!r}; choose from "
+                         f"{[v for v, _ in VARIANTS[kind]]}")
+    if kind == "cnn":
+        return nn.Sequential(
+            _block(1, 8, variant), _block(8, 8, variant, pool=True),
+            _block(8, 16, variant), _block(16, 16, variant, pool=True),
+            nn.Flatten(), nn.Linear(16 * 2 * 2, 10))
+    inplace = variant == "in-place"
     if kind == "mlp":
         return nn.Sequential(nn.Linear(64, 128), nn.ReLU(inplace=inplace),
                              nn.Linear(128, 128), nn.ReLU(inplace=inplace), nn.Linear(128, 10))
@@ -108,71 +194,162 @@ def accuracy(model, x, y, kind):
     return float((pred == y).mean())
 
 
-def _bar(done, total, width=30):
-    n = int(width * done / total)
-    return "[" + "#" * n + "." * (width - n) + "]"
+# --------------------------------------------------------------------------- training
+class Run:
+    """One variant being trained: its model, optimizer, loader and figures."""
 
+    def __init__(self, args, data, variant, label, state):
+        (xtr, ytr), _ = data
+        self.variant, self.label = variant, label
+        oar.seed(args.seed)
+        self.model = make_model(args.model, variant)
+        self.model.set_state_dict(state)            # Note [Main job variants]: same weights
+        self.lr = args.lr if args.lr is not None else DEFAULT_LR[args.model]
+        self.opt = oar.optimizer.Adam(learning_rate=self.lr, parameters=self.model.parameters())
+        self.loader = oar.io.DataLoader(
+            oar.io.TensorDataset([oar.to_tensor(xtr), oar.to_tensor(ytr)]),
+            batch_size=args.batch_size, shuffle=True, seed=args.seed)
+        self.times, self.losses = [], []
+        self.acc = None
+        self.rng = _random._GEN[0].bit_generator.state   # its own random stream (dropout)
 
-def train(args, data, inplace, progress=True):
-    (xtr, ytr), (xte, yte) = data
-    oar.seed(args.seed)
-    model = make_model(args.model, inplace)
-    lr = args.lr if args.lr is not None else (3e-3 if args.model == "cnn" else 1e-3)
-    opt = oar.optimizer.Adam(learning_rate=lr, parameters=model.parameters())
-    loader = oar.io.DataLoader(oar.io.TensorDataset([oar.to_tensor(xtr), oar.to_tensor(ytr)]),
-                               batch_size=args.batch_size, shuffle=True, seed=args.seed)
-    epoch_times = []
-    for epoch in range(args.epochs):
+    def epoch(self, kind, number):
+        _random._GEN[0].bit_generator.state = self.rng
         t0 = time.perf_counter()
         total = 0.0
-        for i, (xb, yb) in enumerate(loader):
-            loss = F.cross_entropy(model(_shape_input(xb, args.model)), yb)
+        for i, (xb, yb) in enumerate(self.loader):
+            loss = F.cross_entropy(self.model(_shape_input(xb, kind)), yb)
             value = loss.item()
             if not math.isfinite(value):
-                raise Diverged(f"the loss became {value} at epoch {epoch + 1}, batch {i + 1} "
-                               f"(lr {lr}); nothing was reported. Try a smaller --lr")
+                raise Diverged(f"the loss became {value} at epoch {number}, batch {i + 1} "
+                               f"({self.label}, lr {self.lr}); nothing was reported. Try a "
+                               "smaller --lr")
             loss.backward()
-            opt.step()
-            opt.clear_grad(set_to_zero=False)
+            self.opt.step()
+            self.opt.clear_grad(set_to_zero=False)
             total += value
-            if progress and sys.stderr.isatty():
-                print(f"\repoch {epoch + 1}/{args.epochs} {_bar(i + 1, len(loader))} "
-                      f"loss {total / (i + 1):.4f}", end="", file=sys.stderr, flush=True)
-        epoch_times.append(time.perf_counter() - t0)
+        self.times.append(time.perf_counter() - t0)
+        self.losses.append(total / len(self.loader))
+        self.rng = _random._GEN[0].bit_generator.state
+
+
+def train(args, data, progress=True):
+    """Train every variant of args.model from the same initial weights, one epoch of each in
+    turn (so a slow moment of the machine hits them alike); returns the Runs."""
+    variants = [(v, lab) for v, lab in VARIANTS[args.model]
+                if not (args.no_inplace and v in IN_PLACE)]
+    oar.seed(args.seed)
+    state = make_model(args.model, variants[0][0]).state_dict()
+    runs = [Run(args, data, v, lab, state) for v, lab in variants]
+    (_, _), (xte, yte) = data
+    for epoch in range(args.epochs):
+        for r in runs:
+            r.epoch(args.model, epoch + 1)
         if progress:
-            acc = accuracy(model, xte, yte, args.model)
-            print(f"\repoch {epoch + 1}/{args.epochs} {_bar(1, 1)} loss {total / len(loader):.4f}"
-                  f"  test acc {acc:.4f}  {epoch_times[-1]:.2f}s", file=sys.stderr, flush=True)
-    return model, epoch_times
+            cells = "  ".join(f"{r.label}: loss {r.losses[-1]:.4f}, {r.times[-1]:.2f}s"
+                              for r in runs)
+            print(f"epoch {epoch + 1}/{args.epochs}  {cells}", file=sys.stderr, flush=True)
+    for r in runs:
+        r.acc = accuracy(r.model, xte, yte, args.model)
+    return runs
 
 
-def step_memory(model, kind, xb, yb, trace=False):
-    """Peak bytes above the resting state (parameters, optimizer state, batch) of one training
-    step and of one inference pass, by the storage accounting."""
+# --------------------------------------------------------------------------- memory
+def step_memory(model, kind, xb, yb, timeline=False):
+    """Peak bytes above the resting state (parameters, optimizer state, batch) of one
+    training step and of one inference pass, by the storage accounting; with timeline=True
+    also the op-by-op MemoryTimeline of each (oar.device.memory_timeline)."""
     opt = oar.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
     x = _shape_input(oar.to_tensor(xb), kind)
     y = oar.to_tensor(yb)
-    for _ in range(2):     # the second step starts from a warm state (optimizer buffers exist)
+    train_tl = infer_tl = None
+    for k in range(2):     # the second step starts from a warm state (optimizer buffers exist)
         opt.clear_grad(set_to_zero=False)
         base = oar.device.memory_allocated()
         oar.device.reset_max_memory_allocated()
-        if trace:
-            start_trace()
-        F.cross_entropy(model(x), y).backward()
-        opt.step()
-        timeline = stop_trace() if trace else None
+        if timeline and k == 1:
+            with oar.device.memory_timeline() as train_tl:
+                F.cross_entropy(model(x), y).backward()
+                opt.step()
+        else:
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
         train_peak = oar.device.max_memory_allocated() - base
     opt.clear_grad(set_to_zero=False)
     model.eval()
     base = oar.device.memory_allocated()
     oar.device.reset_max_memory_allocated()
     with oar.no_grad():
-        model(x)
+        if timeline:
+            with oar.device.memory_timeline() as infer_tl:
+                model(x)
+        else:
+            model(x)
     infer_peak = oar.device.max_memory_allocated() - base
     model.train()
-    return train_peak, infer_peak, ([v - base for v in timeline] if trace else None)
+    return train_peak, infer_peak, train_tl, infer_tl
 
 
+def numpy_step_peak(model, kind, xb, yb):
+    """Peak bytes of everything NumPy allocates during one warm training step (tracemalloc):
+    the tensors and also the scratch arrays inside kernels that the storage accounting does
+    not count (conv's im2col columns, a fused backward's temporaries). The caching
+    allocator's pool is emptied first, so a pooled buffer counts as the allocation it is."""
+    opt = oar.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
+    x = _shape_input(oar.to_tensor(xb), kind)
+    y = oar.to_tensor(yb)
+    for k in range(2):
+        opt.clear_grad(set_to_zero=False)
+        if k == 1:
+            gc.collect()
+            oar.device.empty_cache()
+            tracemalloc.start()
+        try:
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+            if k == 1:
+                peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            if k == 1:
+                tracemalloc.stop()
+    opt.clear_grad(set_to_zero=False)
+    return peak
+
+
+def _held_by_layer(tl):
+    """[(layer kind or node, bytes)] of the activations held for backward when the forward
+    ends, largest first (each storage counted once, at its first saver)."""
+    b = tl.boundary() if tl is not None else None
+    if not b:
+        return []
+    sums = {}
+    for s in tl[b - 1].saved_tensors:
+        if s.counted and s.created:
+            key = s.layer.rsplit("#", 1)[0] if s.layer else (
+                "checkpointed block inputs" if s.node == "checkpoint" else s.node)
+            sums[key] = sums.get(key, 0) + s.nbytes
+    return sorted(sums.items(), key=lambda kv: -kv[1])
+
+
+def _held_text(tl, limit=4, sep=", "):
+    parts = _held_by_layer(tl)
+    shown = [f"{k} {_kib(v)}" for k, v in parts[:limit]]
+    rest = sum(v for _, v in parts[limit:])
+    if rest:
+        shown.append(f"other {_kib(rest)}")
+    return sep.join(shown)
+
+
+def _saved_at_boundary(tl):
+    """Bytes of activations held for backward when the forward ends (the entry before the
+    first backward entry), or None."""
+    b = tl.boundary() if tl is not None else None
+    if not b:
+        return None
+    return tl[b - 1].saved_created
+
+
+# --------------------------------------------------------------------------- plot
 def _check_plot_path(path):
     if not path.strip():
         raise CliError("argument --plot: expected a file name such as memory.png, got an "
@@ -197,25 +374,180 @@ def _check_plot_path(path):
                        "or not writable)")
 
 
-def plot(path, timelines):
+def _kib(b):
+    return f"{b / 1024:.0f} KiB" if b >= 10 * 1024 else f"{b / 1024:.1f} KiB"
+
+
+def plot(path, results, title, why=""):
+    """One row per variant: the training step op by op (left, forward ends at x = 0) and
+    inference (right); in each, memory above the resting state split into what is held
+    for backward and everything else, the peak marked and named."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for label, tl in timelines.items():
-        ax.plot(np.arange(len(tl)), np.array(tl) / 1024, label=label)
-    ax.set_xlabel("allocation / free event in one training step")
-    ax.set_ylabel("tensor memory above resting state (KiB)")
-    ax.set_title("oar: memory of one training step")
-    ax.legend()
-    fig.tight_layout()
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    rows = [r for r in results if r["train_tl"] is not None]
+    n = len(rows)
+    fig, axes = plt.subplots(n, 2, figsize=(12, 1.2 + 2.3 * n), squeeze=False,
+                             gridspec_kw={"width_ratios": [3.2, 1]}, sharey=True)
+    c_saved, c_other, c_recompute = "#d95f02", "#7570b3", "#b8e0b0"
+    c_saved_text = "#8a3c00"
+    xmin = min(-(r["train_tl"].boundary() or len(r["train_tl"])) for r in rows)
+    xmax = max(len(r["train_tl"]) - (r["train_tl"].boundary() or len(r["train_tl"])) for r in rows)
+    ref = rows[0]["train_peak"]
+    top = 1.45 * max(max(r["train_peak"], r["infer_peak"]) for r in rows) / 1024
+    for row, r in zip(axes, rows):
+        ax, axi = row
+        tl = r["train_tl"]
+        b = tl.boundary() or len(tl)
+        x = np.arange(len(tl)) - b + 0.5       # op k of the backward is at k + 0.5
+        live = np.array([e.allocated - tl.start for e in tl]) / 1024
+        saved = np.array([min(e.saved_created, e.allocated - tl.start) for e in tl]) / 1024
+        ax.fill_between(x, 0, saved, step="mid", color=c_saved, alpha=0.85, lw=0)
+        ax.fill_between(x, saved, live, step="mid", color=c_other, alpha=0.55, lw=0)
+        ax.step(x, np.array([e.peak - tl.start for e in tl]) / 1024, where="mid", color="k",
+                lw=0.7, alpha=0.6)
+        ax.axvline(0, color="k", ls="--", lw=1)
+        opt = [e.index for e in tl if e.phase == "optimizer"]
+        if opt:
+            ax.axvspan(opt[0] - b, opt[-1] - b + 1, color="0.85", zorder=0)
+        for e in tl:
+            if e.phase == "recompute":
+                ax.axvspan(e.index - b, e.index - b + 1, color=c_recompute, lw=0, zorder=0)
+        ax.text(-0.6, 0.97, "forward", transform=ax.get_xaxis_transform(), ha="right",
+                va="top", fontsize=8.5, bbox=dict(fc="w", ec="none", alpha=0.8, pad=1))
+        ax.text(0.6, 0.97, "backward", transform=ax.get_xaxis_transform(), ha="left",
+                va="top", fontsize=8.5, bbox=dict(fc="w", ec="none", alpha=0.8, pad=1))
+        pk = tl.peak_entry()
+        px, py = pk.index - b + 0.5, (pk.peak - tl.start) / 1024
+        ax.plot([px], [py], "v", color="k", ms=6)
+        where = f"{pk.name}" + (f" ({pk.layer})" if pk.layer else "")
+        ratio = "" if r is rows[0] else f" = {r['train_peak'] / ref:.2f}x"
+        ax.annotate(f"peak {_kib(pk.peak - tl.start)}{ratio}\n{pk.phase}: {where}",
+                    (px, py), xytext=(8 if px < xmax * 0.5 else -8, -4),
+                    textcoords="offset points", va="top",
+                    ha="left" if px < xmax * 0.5 else "right", fontsize=8.5,
+                    bbox=dict(fc="w", ec="none", alpha=0.8, pad=1))
+        sb = _saved_at_boundary(tl)
+        ax.set_title(f"{r['label']}: training step", fontsize=10, loc="left")
+        ax.text(0.99, 0.95, f"held for backward when the forward ends: {_kib(sb or 0)}\n"
+                f"{_held_text(tl, 2, ' + ')}", transform=ax.transAxes, ha="right",
+                va="top", fontsize=8.5, color=c_saved_text,
+                bbox=dict(fc="w", ec=c_saved, alpha=0.9, pad=3))
+        ax.set_xlim(xmin, xmax)
+        ax.set_ylim(0, top)
+        ax.set_ylabel("KiB above resting state")
+        itl = r["infer_tl"]
+        xi = np.arange(len(itl)) + 0.5
+        ilive = np.array([e.allocated - itl.start for e in itl]) / 1024
+        axi.fill_between(xi, 0, ilive, step="mid", color=c_other, alpha=0.55, lw=0)
+        axi.step(xi, np.array([e.peak - itl.start for e in itl]) / 1024, where="mid", color="k",
+                 lw=0.7, alpha=0.6)
+        ipk = itl.peak_entry()
+        if ipk is not None:
+            axi.plot([ipk.index + 0.5], [(ipk.peak - itl.start) / 1024], "v", color="k", ms=6)
+            where = ipk.name + (f" ({ipk.layer})" if ipk.layer else "")
+            right = ipk.index + 0.5 > len(itl) / 2
+            axi.annotate(f"peak {_kib(ipk.peak - itl.start)}\n{where}",
+                         (ipk.index + 0.5, (ipk.peak - itl.start) / 1024),
+                         xytext=(-6 if right else 6, 6), ha="right" if right else "left",
+                         textcoords="offset points", va="bottom", fontsize=8.5,
+                         bbox=dict(fc="w", ec="none", alpha=0.8, pad=1))
+        axi.set_title("inference (no_grad)", fontsize=10, loc="left")
+        axi.set_xlim(0, max(len(itl), 1))
+    axes[-1][0].set_xlabel("op of the training step, in order: forward ops (< 0) | backward "
+                           "nodes and the optimizer step (> 0)")
+    axes[-1][1].set_xlabel("op of the forward, in order")
+    handles = [Patch(color=c_saved, alpha=0.85, label="held for backward (saved activations)"),
+               Patch(color=c_other, alpha=0.55, label="other tensors (outputs not saved, "
+                     "gradients, temporaries)"),
+               Line2D([], [], color="k", lw=0.7, alpha=0.6, label="highest while the op ran")]
+    if any(e.phase == "recompute" for r in rows for e in r["train_tl"]):
+        handles.append(Patch(color=c_recompute, label="forward op recomputed"))
+    if any(e.phase == "optimizer" for r in rows for e in r["train_tl"]):
+        handles.append(Patch(color="0.85", label="optimizer step"))
+    fig.legend(handles=handles, loc="upper center", ncol=len(handles), fontsize=8.5,
+               bbox_to_anchor=(0.5, 0.995), handlelength=1.5, columnspacing=1.2)
+    fig.suptitle(title + ("\n" + why if why else ""), fontsize=10.5,
+                 y=1 - 0.42 / (1.2 + 2.3 * n), va="top")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.75 / (1.2 + 2.3 * n)))
     try:
-        fig.savefig(path)
+        fig.savefig(path, dpi=110)
     except OSError as e:
         raise CliError(f"cannot write the plot to {path!r}: {e.strerror}") from None
+    finally:
+        plt.close(fig)
+
+
+# --------------------------------------------------------------------------- report
+_WHY = {
+    "cnn": ("why: per block, BatchNorm + LeakyReLU keep three tensors of the block's size for "
+            "backward (the conv's input, BatchNorm's x - mean and x_hat); InPlaceABN keeps one, "
+            "its output, and recomputes x_hat from it; checkpointing keeps each block's input "
+            "and recomputes the block at backward."),
+    "relu-cnn": ("why: in training an in-place ReLU saves nothing -- its input (the conv's "
+                 "output) is saved by nobody, so it is freed either way; only inference, "
+                 "which keeps nothing for backward, gains."),
+    "mlp": ("why: in training an in-place ReLU saves nothing -- its input (the Linear's "
+            "output) is saved by nobody, so it is freed either way; in inference the peak is "
+            "a Linear's input and output alive together, which it does not change either."),
+}
+
+
+_WHY_PLOT = {
+    "cnn": "Per block, BatchNorm + LeakyReLU keep 3 tensors of the block's size for backward "
+           "(conv input, x - mean, x_hat), InPlaceABN keeps 1 (its output);\ncheckpointing "
+           "keeps only each block's input and recomputes the block in backward (green).",
+    "relu-cnn": "In training an in-place ReLU saves nothing: the conv output it overwrites is "
+                "saved by nobody, so it is freed either way.\nOnly inference, which keeps "
+                "nothing for backward, gains.",
+    "mlp": "In training an in-place ReLU saves nothing: the Linear output it overwrites is "
+           "saved by nobody, so it is freed either way.\nIn inference the peak is a Linear's "
+           "input and output alive together, which it does not change either.",
+}
+
+
+def report(args, runs, results):
+    """The side-by-side table on stdout, then what each variant holds for backward and
+    where its peak is."""
+    w = max(len(r.label) for r in runs) + 2
+    print()
+    print(f"{'':{w}}{'test accuracy':>14}{'time per epoch':>16}{'peak, training step':>21}"
+          f"{'peak, inference':>17}")
+    for r, m in zip(runs, results):
+        print(f"{r.label:{w}}{r.acc:>14.4f}{np.mean(r.times):>14.3f} s"
+              f"{m['train_peak'] / 1024:>17.1f} KiB{m['infer_peak'] / 1024:>13.1f} KiB")
+    print(f"peak tensor memory (batch {args.batch_size}): above parameters + optimizer state, "
+          f"by oar's storage accounting; time per epoch: mean of {args.epochs}, the variants' "
+          "epochs interleaved")
+    base, bm = runs[0], results[0]
+    for r, m in zip(runs[1:], results[1:]):
+        print(f"  {r.label} / {base.label}: training step "
+              f"{m['train_peak'] / bm['train_peak']:.3f}, inference "
+              f"{m['infer_peak'] / bm['infer_peak']:.3f}, time per epoch "
+              f"{np.mean(r.times) / np.mean(base.times):.3f}")
+    if all(m.get("numpy_peak") for m in results):
+        cells = ", ".join(f"{r.label} {m['numpy_peak'] / 1024:.0f} KiB"
+                          + ("" if r is base else f" ({m['numpy_peak'] / bm['numpy_peak']:.2f}x)")
+                          for r, m in zip(runs, results))
+        print(f"all NumPy memory of a training step (tracemalloc; also the scratch inside "
+              f"kernels, such as conv's im2col columns, which the accounting leaves out): "
+              f"{cells}")
+    if all(m["train_tl"] is not None for m in results):
+        print("held for backward when the forward ends (activations, each tensor once):")
+        for r, m in zip(runs, results):
+            print(f"  {r.label:{w}}{(m['saved'] or 0) / 1024:8.1f} KiB = "
+                  f"{_held_text(m['train_tl'], 3, ' + ') or 'nothing'}")
+        print("the training-step peak is reached in:")
+        for r, m in zip(runs, results):
+            pk = m["train_tl"].peak_entry()
+            print(f"  {r.label:{w}}{pk.phase}, {pk.name}" + (f" ({pk.layer})" if pk.layer else ""))
+    print(_WHY[args.model])
 
 
 def main(argv=None):
+    """The main job: parse the options, train every variant, report (and plot)."""
     try:
         args = parse(argv if argv is not None else sys.argv[1:])
         data = load_digits()
@@ -223,31 +555,27 @@ def main(argv=None):
         if args.batch_size > n_train:      # refused, not clamped: the report names the batch
             raise CliError(f"argument --batch-size: {args.batch_size} is larger than the "
                            f"training set ({n_train} samples); use at most {n_train}")
-        inplace = not args.no_inplace
-        print(f"oar {oar.__version__}: training a {args.model.upper()} on digits "
-              f"({len(data[0][0])} train / {len(data[1][0])} test), "
-              f"{'in-place' if inplace else 'out-of-place'} activations", file=sys.stderr)
-        model, times = train(args, data, inplace, progress=not args.quiet)
-        acc = accuracy(model, *data[1], args.model)
+        labels = [lab for v, lab in VARIANTS[args.model]
+                  if not (args.no_inplace and v in IN_PLACE)]
+        print(f"oar {oar.__version__}: training a {args.model} on digits "
+              f"({len(data[0][0])} train / {len(data[1][0])} test), same initial weights, "
+              f"{len(labels)} variants: {', '.join(labels)}", file=sys.stderr)
+        runs = train(args, data, progress=not args.quiet)
         xb, yb = data[0][0][:args.batch_size], data[0][1][:args.batch_size]
-        rows = {}
-        timelines = {}
-        for label, flag in (("in-place", True), ("out-of-place", False)):
-            m = make_model(args.model, flag)
-            m.set_state_dict(model.state_dict())
-            tp, ip, tl = step_memory(m, args.model, xb, yb, trace=bool(args.plot))
-            rows[label] = (tp, ip)
-            timelines[label] = tl
-        print(f"\ntest accuracy        {acc:.4f}")
-        print(f"time per epoch       {np.mean(times):.2f} s (mean of {len(times)})")
-        print(f"peak tensor memory (batch {args.batch_size}), above parameters + optimizer state:")
-        print(f"  {'':14}{'training step':>16}{'inference':>12}")
-        for label, (tp, ip) in rows.items():
-            print(f"  {label:14}{tp / 1024:>13.1f} KiB{ip / 1024:>8.1f} KiB")
-        a, b = rows["in-place"][0], rows["out-of-place"][0]
-        print(f"  in-place / out-of-place, training step: {a / b:.3f}")
+        state = runs[0].model.state_dict()
+        results = []
+        for r in runs:
+            m = make_model(args.model, r.variant)
+            m.set_state_dict(state)           # the same weights in every variant
+            tp, ip, ttl, itl = step_memory(m, args.model, xb, yb, timeline=True)
+            results.append({"label": r.label, "train_peak": tp, "infer_peak": ip,
+                            "train_tl": ttl, "infer_tl": itl, "saved": _saved_at_boundary(ttl),
+                            "numpy_peak": numpy_step_peak(m, args.model, xb, yb)})
+        report(args, runs, results)
         if args.plot:
-            plot(args.plot, timelines)
+            plot(args.plot, results, f"oar: tensor memory of one training step and of "
+                 f"inference ({args.model}, batch {args.batch_size}), same weights in every "
+                 "variant", _WHY_PLOT[args.model])
             print(f"memory chart written to {args.plot}")
         return 0
     except CliError as e:

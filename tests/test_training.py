@@ -1,4 +1,5 @@
 """Optimizers against torch 2.13, allocation-free steps, data loading, the main job."""
+import re
 import subprocess
 import sys
 import tracemalloc
@@ -171,23 +172,63 @@ def test_cli_missing_optional_dependency(monkeypatch, capsys):
     assert "scikit-learn" in err and "Traceback" not in err
 
 
-def test_main_job_trains_cnn_to_97_percent(tmp_path):
-    """The default main job (CNN, in-place activations) reaches >= 97% test accuracy."""
+_ROW = re.compile(r"^(\S.*?)\s+(\d\.\d{4})\s+([\d.]+) s\s+([\d.]+) KiB\s+([\d.]+) KiB$")
+
+
+def _rows(stdout):
+    """The main job's table: label -> (test accuracy, s per epoch, KiB training step, KiB
+    inference)."""
+    rows = {}
+    for line in stdout.splitlines():
+        m = _ROW.match(line)
+        if m:
+            rows[m.group(1)] = tuple(float(v) for v in m.groups()[1:])
+    return rows
+
+
+def test_main_job_trains_the_conv_bn_network_and_meets_the_memory_target(tmp_path):
+    """The default main job trains Conv-BN-LeakyReLU, InPlaceABN and checkpointing variants
+    from the same weights to >= 97% test accuracy, and InPlaceABN's training-step peak is at
+    most 0.6x the standard model's (issue 12's target; bytes, not time)."""
     pytest.importorskip("sklearn")
     pytest.importorskip("matplotlib")
     png = tmp_path / "mem.png"
     r = _cli("train", "--plot", str(png))
     assert r.returncode == 0, r.stderr
-    acc = float(r.stdout.split("test accuracy")[1].split()[0])
-    assert acc >= 0.97
-    assert "in-place" in r.stdout and "out-of-place" in r.stdout and png.stat().st_size > 10_000
+    rows = _rows(r.stdout)
+    assert list(rows) == ["BatchNorm + LeakyReLU", "InPlaceABN", "checkpointing"], r.stdout
+    assert all(acc >= 0.97 for acc, *_ in rows.values()), r.stdout
+    bn, abn, ck = (rows[k][2] for k in rows)
+    assert abn <= 0.6 * bn and ck < bn, r.stdout
+    assert rows["InPlaceABN"][3] < rows["BatchNorm + LeakyReLU"][3]   # inference too
+    assert "InPlaceABN / BatchNorm + LeakyReLU: training step" in r.stdout
+    assert "held for backward when the forward ends" in r.stdout
+    assert png.stat().st_size > 10_000
+
+
+def test_relu_models_keep_the_honest_in_place_lesson():
+    """--model relu-cnn: an in-place ReLU does not lower the training-step peak (its input
+    is saved by nobody), only the inference peak."""
+    pytest.importorskip("sklearn")
+    r = _cli("train", "--model", "relu-cnn", "--epochs", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    rows = _rows(r.stdout)
+    assert list(rows) == ["out-of-place ReLU", "in-place ReLU"], r.stdout
+    assert rows["in-place ReLU"][2] == rows["out-of-place ReLU"][2]
+    assert rows["in-place ReLU"][3] < rows["out-of-place ReLU"][3]
+    assert "in-place ReLU / out-of-place ReLU: training step 1.000" in r.stdout
+    assert "saved by nobody" in r.stdout
+    r = _cli("train", "--model", "relu-cnn", "--epochs", "1", "--quiet", "--no-inplace")
+    assert r.returncode == 0 and list(_rows(r.stdout)) == ["out-of-place ReLU"], r.stdout
 
 
 def test_mlp_trains_quickly():
     pytest.importorskip("sklearn")
     r = _cli("train", "--model", "mlp", "--epochs", "8", "--quiet")
     assert r.returncode == 0, r.stderr
-    assert float(r.stdout.split("test accuracy")[1].split()[0]) >= 0.95
+    rows = _rows(r.stdout)
+    assert set(rows) == {"out-of-place ReLU", "in-place ReLU"}, r.stdout
+    assert all(acc >= 0.95 for acc, *_ in rows.values())
 
 
 def test_tour_runs():

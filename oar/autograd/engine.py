@@ -16,6 +16,13 @@ from .node import np_sum_to_shape, sum_to_shape  # noqa: F401  (their old home)
 _refcount = sys.getrefcount
 
 
+def _np_add(a, b, out):
+    """`out += b` as one recorded NumPy call (Note [Capture and replay])."""
+    return out.__iadd__(b)
+_TIMELINE = None   # the recording memory timeline, or None (device.py, Note [Memory timeline])
+_RECORDER = None   # oar.jit's recorder while capturing, or None (Note [Capture and replay])
+
+
 def _collect(roots):
     """Dependency counts: for every node reachable from the roots, the number of edges that
     lead into it. A root given twice (backward([y, y])) is walked once, as the walk runs it
@@ -83,10 +90,15 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
     token = None if create_graph else object()   # this run's mark: Note [Gradient ownership]
     prev = grad_mode.STATE.enabled
     grad_mode.STATE.enabled = create_graph   # the formulas record a graph only for create_graph
+    timeline = _TIMELINE   # Note [Memory timeline]
+    if timeline is not None:
+        timeline.backward_begins(root_nodes)
     try:
         _walk(root_nodes, buffers, deps, token, retain_graph, capture)
     finally:
         grad_mode.STATE.enabled = prev
+        if timeline is not None:
+            timeline.backward_ends()
     return None if capture is None else capture.results_for(inputs, allow_unused)
 
 
@@ -189,6 +201,8 @@ def _walk(root_nodes, buffers, deps, token, retain_graph, capture):
             deps[nxt] = d
             if d == 0:
                 push(ready, (-nxt.seq, id(nxt), nxt))
+        if _TIMELINE is not None:   # Note [Memory timeline]
+            _TIMELINE.node(node)
 
 
 def _run_node(node, grads_in, token, retain_graph):
@@ -290,6 +304,8 @@ def _sum(old, g, token):
             and od.shape == gd.shape and od.dtype == gd.dtype and od.flags.writeable):
         od += gd
         old._storage.version += 1
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.step("w", _np_add, (od, gd), {"out": od}, (od,), False)
         return old
     new = old + g
     new._storage.owner = token

@@ -7,7 +7,7 @@ from . import grad_mode
 from .errors import GraphReleasedError
 from .errors import ArgTypeError
 from .node import Node, _fit, _fmt_shape, _released_message
-from .saved import SavedTensor
+from .saved import UNPACKED as _UNPACKED, SavedTensor, drop_unpacked
 
 
 class PyLayerContext:
@@ -69,6 +69,8 @@ class PyLayerNode(Node):
         grads = [g if g is not None else Tensor._wrap(np.zeros(s, d))
                  for g, (s, d) in zip(grads, self.out_meta)]
         res = self.cls.backward(self.ctx, *grads)
+        if _UNPACKED:   # Note [Saved tensor hooks]: unpacked once per backward of the node
+            drop_unpacked()
         if not isinstance(res, tuple):
             res = (res,)
         return self._validate(res)

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import grad_mode
 from .errors import GraphReleasedError
-from .saved import SavedTensor, user_frame
+from .saved import UNPACKED as _UNPACKED, SavedTensor, drop_unpacked, user_frame
 
 # Note [Second backward]
 # A node that holds saved state frees it after a backward without retain_graph; using it
@@ -398,6 +398,8 @@ class OpNode(Node):
         if self.released:
             raise GraphReleasedError(_released_message(self.name))
         grads = self.op.backward(self, grad)
+        if _UNPACKED:   # Note [Saved tensor hooks]: unpacked once per backward of the node
+            drop_unpacked()
         if _POST_HOOKS or _ANOMALY.enabled:   # Note [Node hooks], Note [Anomaly mode]
             return _after_apply(self, grad, self._fit_all(grads))
         edges = self.next_edges

@@ -9,6 +9,8 @@ called by the one version bump, autograd/inplace.py `bump`).
 from __future__ import annotations
 
 import sys
+import threading
+import weakref
 
 from .errors import SavedTensorModifiedError
 
@@ -28,9 +30,12 @@ from .errors import SavedTensorModifiedError
 class SavedTensor:
     """A tensor a backward formula reads, checked against in-place changes when unpacked
     (Note [Saved tensors are versioned])."""
-    __slots__ = ("tensor", "array", "storage", "version", "is_output", "had_fn")
+    __slots__ = ("tensor", "array", "storage", "version", "is_output", "had_fn", "cache")
 
     def __init__(self, tensor, is_output=False):
+        if _HOOKED and _HOOKS.stack:   # Note [Saved tensor hooks]: one global test when none
+            self._pack(tensor, is_output, _HOOKS.stack[-1])
+            return
         storage = tensor._storage
         storage.watched = True   # from now on its mutations are logged (Note [Mutation provenance])
         self.storage = storage
@@ -56,6 +61,8 @@ class SavedTensor:
                 f".detach_() (a tensor saved by {node.name}). This is not supported, please "
                 "use out-of-place `.detach()` instead.")
         storage = self.storage
+        if storage is None:   # packed by a hook (Note [Saved tensor hooks])
+            return self._unpack_hooked(node)
         if storage.version != self.version:
             raise SavedTensorModifiedError(self._message(node))
         if not self.is_output:
@@ -65,17 +72,167 @@ class SavedTensor:
         t._grad_fn = node
         return t
 
-    def _message(self, node):
-        arr = self.tensor._data if self.tensor is not None else self.array
+    def _message(self, node, arr=None, storage=None):
+        if arr is None:
+            arr = self.tensor._data if self.tensor is not None else self.array
+        storage = storage or self.storage
         which = "output 0" if self.is_output else "an input"
         shape = "[" + ", ".join(str(s) for s in arr.shape) + "]"
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{arr.dtype} tensor of shape {shape}], "
-            f"which is {which} of {node.name}, is at version {self.storage.version}; "
-            f"expected version {self.version} instead.{culprit(self.storage, self.version)} "
+            f"which is {which} of {node.name}, is at version {storage.version}; "
+            f"expected version {self.version} instead.{culprit(storage, self.version)} "
             "Fix: do not modify it in place until backward has run; use the out-of-place op "
             "(e.g. `y = y + 1` instead of `y.add_(1)`) or modify a `.clone()`.")
+
+
+    def _pack(self, tensor, is_output, hooks):
+        """Note [Saved tensor hooks]: keep pack_hook(tensor) instead of the tensor."""
+        pack, unpack = hooks
+        storage = tensor._storage
+        storage.watched = True
+        self.storage = None
+        self.version = storage.version
+        self.is_output = is_output
+        self.had_fn = False
+        self.array = None
+        self.cache = None
+        fn = None if is_output else tensor.grad_fn
+        # (packed, unpack_hook, weakref to the storage, grad_fn and out_nr at saving, shape)
+        self.tensor = None   # pack_hook may raise: a half-made SavedTensor holds nothing
+        self.tensor = (pack(tensor), unpack, weakref.ref(storage), fn,
+                       tensor._out_nr if fn is not None else 0, tensor._data.shape,
+                       tensor._data.dtype)
+
+    def _unpack_hooked(self, node):
+        """unpack_hook(packed) for `node`'s backward (Note [Saved tensor hooks])."""
+        from ..tensor import Tensor
+        packed, unpack, ref, fn, out_nr, shape, dtype = self.tensor
+        t = self.cache
+        if t is None:   # once per node's backward, however often its formula reads it
+            t = unpack(packed)
+            if not isinstance(t, Tensor):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor "
+                                f"but got result of type {type(t).__name__} (a tensor saved "
+                                f"by {node.name}). Fix: return a tensor equal to the one "
+                                "given to pack_hook.")
+            self.cache = t
+            UNPACKED.append(self)
+        st = ref()
+        if st is not None and t._storage is st and st.version != self.version:
+            raise SavedTensorModifiedError(self._message(node, t._data, st))
+        if self.is_output:   # a fresh tensor over its memory, whose grad_fn is the node
+            r = Tensor._wrap(t._data, t._storage)
+            r._grad_fn = node
+            return r
+        if fn is not None and t._grad_fn is None and not t.requires_grad:
+            # a detached or new tensor stands for the saved one: it gets the saved tensor's
+            # history back (PyTorch's SavedVariable::unpack does so), for create_graph
+            r = Tensor._wrap(t._data, t._storage)
+            r._grad_fn = fn
+            if out_nr:
+                r._out_nr = out_nr
+            return r
+        return t
+
+
+UNPACKED = []   # hooked SavedTensors holding an unpacked tensor until their node's apply ends
+
+
+def drop_unpacked():
+    """Forget the tensors unpack_hook returned for the node that just ran (OpNode.apply)."""
+    for s in UNPACKED:
+        s.cache = None
+    UNPACKED.clear()
+
+
+def unhooked(tensor):
+    """A SavedTensor of an input that no saved-tensor hook packs (checkpoint's own inputs,
+    Note [Saved tensor hooks])."""
+    global _HOOKED
+    was, _HOOKED = _HOOKED, 0
+    try:
+        return SavedTensor(tensor)
+    finally:
+        _HOOKED = was
+
+
+# --------------------------------------------------------------------------- hooks
+# Note [Saved tensor hooks]
+# PyTorch's autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook): while a pair is
+# pushed, every tensor saved for backward (SavedTensor: an op's saved inputs and output,
+# registry.py `_make_node`/`_attach`/`dispatch_inplace`, and a custom Function's
+# save_for_backward) is handed to pack_hook once, and the node keeps only what it returns;
+# each unpack at backward calls unpack_hook(packed) and uses the tensor it returns. Only
+# the innermost pair applies; the stack is thread-local, like grad mode. With no pair
+# pushed in any thread (`_HOOKED == 0`), SavedTensor pays one global test.
+# What oar saves can differ from PyTorch's set (so the pack/unpack counts differ): a
+# composite op (oar's batch_norm is a few recorded ops; PyTorch's kernel saves input,
+# weight, running stats and the batch statistics: 6) saves what its parts save, and index
+# arrays (max_pool2d's argmax, gather's index) are attrs of the node, never packed. For
+# mul, exp, relu, matmul, linear and conv2d the counts are PyTorch's (tests/
+# test_saved_tensor_hooks.py).
+# Versions: PyTorch checks no version for a packed tensor ("we can't track versions through
+# the hooks"), so an identity hook followed by an in-place change gives a silently wrong
+# gradient there. oar keeps Note [Saved tensors are versioned] where it can: when
+# unpack_hook returns a tensor on the very storage that was saved and its version moved,
+# unpack raises the usual error (deliberately stricter than PyTorch). A hook returning
+# other memory (a copy, CPU memory, a recomputed tensor, allow_mutation_on_saved_tensors'
+# clone) is used as PyTorch uses it: as is.
+# unpack_hook runs once per saved tensor per backward of its node, as in PyTorch, even where
+# oar's formula reads the value twice (tanh's `1 - out * out`): the result is kept until
+# the node's apply ends (OpNode.apply, one test of a list when nothing was unpacked).
+# Like PyTorch, an input unpacked as a tensor without history gets the saved tensor's
+# grad_fn back (create_graph needs it); an output is a fresh tensor whose grad_fn is the
+# node. PyTorch disallows nothing else: a hook may keep the tensor itself (a reference cycle
+# through the node, collected by the garbage collector).
+class _HookState(threading.local):
+    def __init__(self):
+        self.stack = []          # [(pack_hook, unpack_hook)], innermost last
+        self.disabled = None     # the error message of disable_saved_tensors_hooks
+
+
+_HOOKS = _HookState()
+_HOOKED = 0                 # pairs pushed, all threads together
+
+
+def push_hooks(pack_hook, unpack_hook):
+    """Push a (pack, unpack) pair for this thread (Note [Saved tensor hooks])."""
+    global _HOOKED
+    msg = _HOOKS.disabled
+    if msg is not None:
+        raise RuntimeError(msg)
+    _HOOKS.stack.append((pack_hook, unpack_hook))
+    _HOOKED += 1
+
+
+def pop_hooks():
+    """Pop this thread's innermost pair."""
+    global _HOOKED
+    _HOOKS.stack.pop()
+    _HOOKED -= 1
+
+
+# Note [Mutation of saved tensors allowed]
+# Inside autograd.graph.allow_mutation_on_saved_tensors() (autograd/graph.py), an in-place
+# write into a storage that a saved tensor sits on first copies that saved tensor (once per
+# saved tensor and version, however often it was saved), so the backward reads the copy and
+# the write may proceed: the cost is exactly one copy of each mutated saved tensor. The
+# write paths call `before_write(t)` before writing (registry.py dispatch_inplace and
+# dispatch_out, which the spelling fast paths fall back to while the context is active:
+# it empties tensor.FAST_CLASSES). Every tensor saved on the written storage is copied, so
+# a write through a view at an offset is covered too (PyTorch matches by data_ptr and
+# misses that case, giving a silently wrong gradient). A writer that does not call it (an optimizer's step)
+# is still caught at backward by the version check of Note [Saved tensor hooks].
+MUTATION_CTX = None   # the active context's state, or None
+
+
+def before_write(t):
+    """Note [Mutation of saved tensors allowed]: copy what is saved on t's storage."""
+    ctx = MUTATION_CTX
+    if ctx is not None:
+        ctx.before_write(t)
 
 
 # --------------------------------------------------------------------------- provenance

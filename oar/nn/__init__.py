@@ -1,4 +1,6 @@
 """oar.nn: layers (Paddle and PyTorch spellings), functional forms and initialisers."""
-from . import functional, init, initializer  # noqa: F401
+from . import clip, functional, init, initializer, utils  # noqa: F401
+from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from .layers import *  # noqa: F401,F403
 from .layers import Layer, Module, Parameter  # noqa: F401
+from .abn import InPlaceABN, InPlaceABN1D, InPlaceABN2D  # noqa: F401

@@ -37,8 +37,13 @@ def seed(s):
 manual_seed = seed
 
 
+_RECORDER = None   # oar.jit's recorder while capturing, or None (Note [Capture and replay])
+
+
 def generator():
     """oar's random generator (a numpy.random.Generator)."""
+    if _RECORDER is not None:   # its draws are recorded (Note [Capture and replay])
+        return _RECORDER.rng(_GEN[0])
     return _GEN[0]
 
 

@@ -25,11 +25,14 @@ from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.inplace import (bump, check_overlap, check_writable, old_value,
                                 rebase_history, records_grad, validate_inplace)
 from ..autograd.node import OpNode
+from ..autograd import saved as _saved
 from ..autograd.saved import SavedTensor
 from ..tensor import DEFAULT, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta, wrap_as
 
 _STATE = grad_mode.STATE
 _UNSET = object()
+_TIMELINE = None   # the recording memory timeline, or None (device.py, Note [Memory timeline])
+_RECORDER = None   # oar.jit's recorder while capturing, or None (Note [Capture and replay])
 OPS: dict = {}          # name -> OpDef
 FUNCTIONS: dict = {}    # public function name -> function (installed into oar/__init__)
 _Number = (int, float, bool, np.generic)
@@ -431,9 +434,14 @@ def dispatch(op, args, attrs):
             if res.__class__ is not _ndarray:
                 res = np.asarray(res)
             out = wrap_as(result_class(args), res)
+            if _RECORDER is not None:   # Note [Capture and replay]
+                _RECORDER.tensors(args)
+                _RECORDER.step("w", fast, (*arrays, *op.fast_const), {"out": res}, (res,))
             if op.differentiable and _STATE.enabled and _needs_grad(args):
                 node, needs_out, _ = _make_node(op, args, attrs)
                 _attach(node, out, needs_out)
+            if _TIMELINE is not None:   # Note [Memory timeline]
+                _TIMELINE.op(op.name, out)
             return out
     if op.kind == "pointwise":
         shape = None
@@ -463,9 +471,18 @@ def dispatch(op, args, attrs):
     else:
         outs = None
         out = wrap_as(cls, _own(res))
+    if _RECORDER is not None:   # Note [Capture and replay]
+        _RECORDER.tensors(args)
+        if op.kind == "pointwise":
+            _RECORDER.step("ret", op.kernel, (None, rdt, *arrays, *attrs), {}, (out._data,))
+        else:
+            _RECORDER.step("ret", op.kernel, (*arrays, *attrs), {},
+                           tuple(o._data for o in outs) if outs is not None else (out._data,))
     if op.differentiable and _STATE.enabled and _needs_grad(args):
         node, needs_out, _ = _make_node(op, args, attrs)
         _attach(node, out, needs_out)
+    if _TIMELINE is not None:   # Note [Memory timeline]
+        _TIMELINE.op(op.name, out)
     return outs if outs is not None else out
 
 
@@ -482,21 +499,30 @@ def dispatch_inplace(op, args, attrs, op_name=None):
     """In-place op: writes into args[0] and returns that very object. Each step is a step of
     the Inplace mechanism (autograd/inplace.py, Note [Where dispatch_inplace lives])."""
     self = args[0]
-    if op.fast is not None and self.__class__ is _Tensor and _inplace_fast(op, args, attrs,
-                                                                           op_name):
+    mutation = _saved.MUTATION_CTX   # Note [Mutation of saved tensors allowed]
+    if (op.fast is not None and mutation is None and self.__class__ is _Tensor
+            and _inplace_fast(op, args, attrs, op_name)):
+        if _TIMELINE is not None:   # Note [Memory timeline]
+            _TIMELINE.op(op_name or op.name + "_", self)
         return self   # Note [Fast path]
     op_name = op_name or op.name + "_"
     need_grad = records_grad(self, args)
     rdt = validate_inplace(op, args, attrs, op_name, need_grad)   # Note [Check, then write]
+    if mutation is not None:
+        mutation.before_write(self)
     if need_grad:   # the node, and self's old value if a needed gradient reads it
         node, needs_out, _ = _make_node(op, args, attrs, old_value(op, args))
         base_edge = self._base._edge() if self._view is not None else None
     _inplace_kernel(op, self, args, attrs, rdt)
     bump(self, op_name)   # Note [Version bump]
+    if _RECORDER is not None:   # Note [Capture and replay]
+        _RECORDER.inplace(op, self, args, attrs, rdt)
     if need_grad:
         if needs_out:   # the backward reads the new value, saved at the bumped version
             node.out_saved = SavedTensor(self, is_output=True)
         rebase_history(self, node, base_edge)   # Note [Rebase history]
+    if _TIMELINE is not None:   # Note [Memory timeline]
+        _TIMELINE.op(op_name, self)
     return self
 
 
@@ -512,6 +538,9 @@ def _inplace_fast(op, args, attrs, op_name):
         if arrays is not None:
             op.fast(*arrays, *op.fast_const, out=sd)
             bump(self, op_name or op.name + "_")
+            if _RECORDER is not None:   # Note [Capture and replay]
+                _RECORDER.tensors(args, self)
+                _RECORDER.step("w", op.fast, (*arrays, *op.fast_const), {"out": sd}, (sd,), False)
             return True
     return False
 
@@ -602,8 +631,12 @@ def dispatch_out(op, args, attrs, out):
         for a in args:
             if isinstance(a, Tensor):
                 check_overlap(out, a, op.name)
+        _saved.before_write(out)   # Note [Mutation of saved tensors allowed]
         arrays = int_scalars([a._data if isinstance(a, Tensor) else a for a in args], rdt)
         op.kernel(out._data, rdt, *arrays, *attrs)
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.step("w", op.kernel, (out._data, rdt, *arrays, *attrs), {}, (out._data,),
+                           False)
     else:
         if res._data.shape != out._data.shape:
             raise ArgValueError(f"out= has shape {fmt_shape(out._data.shape)} but `{op.name}` "
@@ -612,8 +645,14 @@ def dispatch_out(op, args, attrs, out):
             raise ArgTypeError(f"{op.name}(): result type {res._data.dtype} can't be cast to "
                                f"the desired output type {out._data.dtype} of out=.")
         check_writable(out, op.name)
+        _saved.before_write(out)   # Note [Mutation of saved tensors allowed]
         np.copyto(out._data, res._data, casting="unsafe")
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.step("w", np.copyto, (out._data, res._data), {"casting": "unsafe"},
+                           (out._data,), False)
     bump(out, op.name)
+    if _RECORDER is not None:
+        _RECORDER.tensors(args, out)
     return out
 
 

@@ -5,5 +5,6 @@ from . import functional, init, utils  # noqa: F401
 from . import parameter  # noqa: F401
 from .._tensor import Parameter  # noqa: F401
 from .layers import *  # noqa: F401,F403
+from .abn import InPlaceABN  # noqa: F401
 from .modules import (Buffer, Module, ModuleDict, ModuleList, ParameterDict,  # noqa: F401
                       ParameterList, Sequential)
