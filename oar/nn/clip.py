@@ -119,17 +119,22 @@ class ClipGradByValue(ClipGradBase):
         return f"Clip Gradient By Value, min = {self.min:f}, max={self.max:f}"
 
     def _dygraph_clip(self, params_grads):
-        out = []
-        for p, g in params_grads:
-            if g is None:
-                continue
-            if not _clips(p):
-                out.append((p, g))
-                continue
-            a = g._data
-            t = a.dtype.type
-            out.append((p, _new_grad(g, np.clip(a, t(self.min), t(self.max)))))
-        return out
+        return _each_tensor(params_grads, self._clip_array)
+
+    def _clip_array(self, a):
+        t = a.dtype.type
+        return np.clip(a, t(self.min), t(self.max))
+
+
+def _each_tensor(params_grads, clip_array):
+    """Per-tensor clips (ByValue, ByNorm): a new gradient clip_array(g) for every parameter
+    that clips, the gradient itself for one with need_clip=False; None gradients dropped."""
+    out = []
+    for p, g in params_grads:
+        if g is None:
+            continue
+        out.append((p, _new_grad(g, clip_array(g._data)) if _clips(p) else g))
+    return out
 
 
 def _num(value, cls, name):
@@ -158,24 +163,16 @@ class ClipGradByNorm(ClipGradBase):
         return f"Gradient Clip By Norm, clip_norm={self.clip_norm:f}"
 
     def _dygraph_clip(self, params_grads):
-        out = []
-        for p, g in params_grads:
-            if g is None:
-                continue
-            if not _clips(p):
-                out.append((p, g))
-                continue
-            a = g._data
-            t = a.dtype.type
-            norm = np.sqrt(np.sum(np.square(a), dtype=a.dtype))   # in the gradient's dtype
-            bound = t(self.clip_norm)
-            if norm <= bound:
-                scale = t(1)
-            else:                     # Paddle's kernel: clip_norm / (norm + eps), eps only at 0
-                eps = t(1e-6) if norm <= t(1e-30) else t(0)
-                scale = bound / (norm + eps)
-            out.append((p, _new_grad(g, a * scale)))
-        return out
+        return _each_tensor(params_grads, self._clip_array)
+
+    def _clip_array(self, a):
+        t = a.dtype.type
+        norm = np.sqrt(np.sum(np.square(a), dtype=a.dtype))   # in the gradient's dtype
+        bound = t(self.clip_norm)
+        if norm <= bound:
+            return a * t(1)
+        eps = t(1e-6) if norm <= t(1e-30) else t(0)   # Paddle's kernel: clip_norm / (norm + eps)
+        return a * (bound / (norm + eps))
 
 
 class ClipGradByGlobalNorm(ClipGradBase):
