@@ -109,3 +109,5 @@ def in_dynamic_mode():
 
 
 __version__ = "0.1.0"
+from . import distributed  # noqa: E402,F401  (paddle.distributed)
+from .distributed import DataParallel  # noqa: E402,F401

@@ -8,6 +8,7 @@ from typing import Any, Iterator, Protocol, Self, Sequence, TypeAlias
 from . import autograd as autograd
 from . import callbacks as callbacks
 from . import device as device
+from . import distributed as distributed
 from . import dtypes as dtypes
 from . import framework as framework
 from . import hapi as hapi
@@ -31,6 +32,7 @@ from .autograd.grad_mode import enable_grad as enable_grad
 from .autograd.grad_mode import inference_mode as inference_mode
 from .autograd.grad_mode import no_grad as no_grad
 from .autograd.grad_mode import set_grad_enabled as set_grad_enabled
+from .distributed.parallel import DataParallel as DataParallel
 from .hapi.model import Model as Model
 from .param_attr import ParamAttr as ParamAttr
 from .place import CPUPlace as CPUPlace

@@ -10,8 +10,12 @@ HELP = f"""{USAGE}
 oar: tensors that can be changed in place and viewed without copying, with exact autograd.
 
 commands:
-  train       train a small CNN (or MLP) on scikit-learn's digits and report accuracy,
-              speed and peak tensor memory, in-place vs out-of-place activations (default)
+  train       train a small Conv-BatchNorm-LeakyReLU network on scikit-learn's digits in
+              three variants from the same weights -- standard BatchNorm + LeakyReLU,
+              InPlaceABN (in place, saves only its output) and activation checkpointing --
+              and report accuracy, time per epoch and peak tensor memory of a training step
+              and of inference (default); --model relu-cnn|mlp: in-place vs out-of-place
+              ReLU, which saves nothing in training
   tour        run the seed documents' examples, explained
 
 options:

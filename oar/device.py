@@ -83,29 +83,40 @@ class cuda:  # noqa: N801  (namespace like paddle.device.cuda)
 
 # --------------------------------------------------------------------------- memory timeline
 # Note [Memory timeline]
-# memory_timeline() records, per op, what memory_allocated() is after it, the highest value
-# while it ran, its name and phase, and the bytes held by tensors saved for backward. It
-# costs nothing while no timeline records: the hooks are one `is not None` test each, at
-# points that exist anyway --
+# memory_timeline() records, per op, memory_allocated() after it, the highest value while it
+# ran, its name, phase and nn layer, and the bytes held by tensors saved for backward. While
+# no timeline records, the hooks cost one `is not None` test each (about 10 ns, next to
+# microseconds per op), at points that exist anyway --
 #   storage.py   `_trace`: every allocation and free (new_storage, Storage.__del__) calls
-#                _trace.alloc(storage) / _trace.free(storage); this already was the test of
+#                _trace.alloc(storage) / _trace.free(storage); this was already the test of
 #                start_trace(), so storages pay nothing more;
 #   registry.py  `_TIMELINE`: a forward op ends (dispatch, dispatch_inplace);
 #   engine.py    `_TIMELINE`: a backward begins and ends, and a node has run.
-# Allocations are attributed to ops as follows. In backward, everything between two nodes
-# belongs to the later node (its formula, its released saved tensors, the gradient routing
-# before it). In forward, an allocation made inside registry.dispatch belongs to that op
+# Attribution. In backward, everything between two nodes belongs to the later node (its
+# formula, the saved tensors it releases, the gradient routing before it); an op recorded
+# with grad mode on inside a backward (checkpointing's recomputation) is an entry of phase
+# "recompute". In forward, an allocation made inside registry.dispatch belongs to that op
 # (found by the code objects on the stack); other allocations (fast paths under no_grad,
-# custom Functions, hand-written kernels) form a group named after the innermost oar layer
-# or function that made them (`LeakyReLU.forward`, `dropout`). Everything an oar optimizer
-# does inside one step() call is one entry (phase "optimizer").
-# Saved bytes: every node made while recording (and, when backward begins, every node of
+# hand-written kernels) form a group named after the innermost oar method or function that
+# made them (`LeakyReLU.forward`, `dropout`); a free outside any op joins the open entry,
+# or the next one. Everything an oar optimizer does inside one call (step, clear_grad) is
+# one entry of phase "optimizer". The layer is the innermost nn layer whose forward is on
+# the stack ('BatchNorm2D#2': the second BatchNorm2D seen); a backward node gets its forward
+# op's layer. Its `self` is read through frame.f_locals, a snapshot the frame keeps alive
+# until it ends, which would keep a reassigned local's tensor alive: it is emptied after
+# the read (_self_of).
+# Saved bytes. Every node made while recording (and, when backward begins, every node of
 # the graph) is kept by weak reference; after each entry the storages that their saved
-# tensors hold are summed, each storage once (a view holds its whole storage, as it keeps it
-# alive). The recorder keeps no strong reference to any storage or tensor, so recording
-# changes no byte it counts: `entry.allocated` after the last entry equals
-# memory_allocated(), and the highest `entry.peak` equals max_memory_allocated() had it
-# been reset when recording began (tests/test_memory_timeline.py).
+# tensors hold are summed, each storage once (a view holds its whole storage). A tensor a
+# saved-tensor hook packed counts when pack_hook returned a tensor; a checkpointed segment
+# (Note [Checkpoint]) counts its inputs and, between recomputation and use, the recomputed
+# tensors. They are sampled after each op: a tensor made and dropped inside one op (a
+# backward's temporaries) shows in `peak`, not in `saved`.
+# The recorder keeps no strong reference to any storage or tensor, so recording changes no
+# byte it counts: `entry.allocated` after the last entry equals memory_allocated(), and the
+# highest `entry.peak` equals max_memory_allocated() had it been reset when recording began
+# (tests/test_memory_timeline.py). The accounting is global: allocations of every thread
+# are recorded. Recording costs time (the stack is walked per allocation).
 import inspect as _inspect
 import sys as _sys
 import weakref as _weakref
@@ -345,8 +356,10 @@ def memory_snapshot(*tensors):
             from .autograd.errors import ArgTypeError
             raise ArgTypeError(f"memory_snapshot(): expected tensors (the outputs whose graph "
                                f"to inspect), got {type(t).__name__}")
-        fn = t._grad_fn if t._view is None else t._base._grad_fn
-        roots.append(fn if fn is not None else t._grad_fn)
+        fn = t._grad_fn
+        if fn is None and t._view is not None:   # a view's history is its base's
+            fn = t._base._grad_fn
+        roots.append(fn)
     saved, _, infos = _saved_of(_graph_nodes(roots))
     return MemorySnapshot(_storage._allocated, _storage._peak, _storage.memory_reserved(),
                           saved, infos)

@@ -452,9 +452,9 @@ class Tensor:
         for hook in list(self._post_acc_hooks):
             r = hook(self)
             if r is not None:
-                raise RuntimeError(f"post accumulate grad hook {getattr(hook, '__name__', hook)}"
-                                   " returned a value; it must return None (it may change "
-                                   ".grad in place)")
+                raise RuntimeError("Tensor post accumulate grad hooks should return None "
+                                   f"({getattr(hook, '__name__', hook)} returned a "
+                                   f"{type(r).__name__}; it may change .grad in place)")
 
     # Note [Leaf gradients per door]
     # Paddle 3.3 makes a leaf's .grad a tensor with stop_gradient=False (it prints so, and an
@@ -571,6 +571,8 @@ class Tensor:
         # through it. copy=False (NumPy's "never copy") gets a read-only view instead, so
         # writes through NumPy cannot bypass the version counter either. The PyTorch door
         # shares memory (Note [Shared memory with NumPy]).
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.data_read("numpy.asarray(tensor)")
         if copy is not False:
             return np.array(self._data, dtype=dtype, copy=True)
         view = self._data.view()
@@ -725,6 +727,8 @@ class Tensor:
     def __format__(self, spec):
         # both frameworks: a 0-d tensor formats as its Python number ("{}" and "{:.2f}");
         # any other tensor prints itself, and refuses a format spec with Python's TypeError
+        if _RECORDER is not None:   # Note [Capture and replay]
+            _RECORDER.data_read("formatting a tensor")
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
         if spec:

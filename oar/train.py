@@ -12,6 +12,7 @@ import gc
 import math
 import os
 import sys
+import textwrap
 import time
 import tracemalloc
 
@@ -74,8 +75,11 @@ def parse(argv):
     """Parse and check every option (the plot path included) before any work is done."""
     p = _Parser(prog="python -m oar train", description=__doc__,
                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                epilog="models:\n" + "\n".join(f"  {k:9} {v}" for k, v in MODELS.items()))
-    p.add_argument("--model", choices=list(MODELS), default="cnn")
+                epilog="models:\n" + "\n".join(
+                    textwrap.fill(v, 88, initial_indent=f"  {k:10}", subsequent_indent=" " * 12)
+                    for k, v in MODELS.items()))
+    p.add_argument("--model", choices=list(MODELS), default="cnn",
+                   help="the network and the variants compared (see models below)")
     p.add_argument("--epochs", type=_int_at_least(1), default=None,
                    help="default: 8 (cnn), 15 (relu-cnn, mlp)")
     p.add_argument("--batch-size", type=_int_at_least(1), default=64,
@@ -89,6 +93,10 @@ def parse(argv):
                    "step and of inference, op by op, per variant (any format matplotlib "
                    "writes: png, svg, pdf ...)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--nproc", type=_int_at_least(1), default=1,
+                   help="train data-parallel in N processes through MPI's mpiexec (pip "
+                        "install 'oar[mpi]'); on a cluster: mpiexec -n N -hosts a,b python "
+                        "-m oar train --nproc N")
     args = p.parse_args(argv)
     if args.epochs is None:
         args.epochs = DEFAULT_EPOCHS[args.model]
@@ -550,6 +558,9 @@ def main(argv=None):
     """The main job: parse the options, train every variant, report (and plot)."""
     try:
         args = parse(argv if argv is not None else sys.argv[1:])
+        if args.nproc > 1:                  # data-parallel: oar/distributed/launch.py
+            from .distributed.launch import train_main
+            return train_main(args, list(argv if argv is not None else sys.argv[1:]))
         data = load_digits()
         n_train = len(data[0][0])
         if args.batch_size > n_train:      # refused, not clamped: the report names the batch

@@ -2041,3 +2041,13 @@ row("oar.from_dlpack: a list (no __dlpack__)", RuntimeError, lambda e: oar.from_
     lambda t, e: t.from_dlpack([1, 2]))
 row("oar.from_dlpack: a capsule used twice", RuntimeError,
     lambda e: [oar.from_dlpack(c) for c in [oar.utils.dlpack.to_dlpack(e.x.detach())] * 2])
+
+area("distributed")
+row("Tensor.register_post_accumulate_grad_hook: does not require grad", RuntimeError,
+    lambda e: e.x.register_post_accumulate_grad_hook(lambda p: None),
+    lambda t, e: e.x.register_post_accumulate_grad_hook(lambda p: None))
+row("Tensor.register_post_accumulate_grad_hook: on a non-leaf", RuntimeError,
+    lambda e: (e.w * 2.0).register_post_accumulate_grad_hook(lambda p: None),
+    lambda t, e: (e.w * 2.0).register_post_accumulate_grad_hook(lambda p: None))
+# Paddle 3.3.1 leaks an AttributeError ('int' object has no attribute 'full_name'): TypeError
+row("oar.DataParallel: not a Layer", TypeError, lambda e: oar.DataParallel(5))

@@ -208,6 +208,8 @@ def _walk(root_nodes, buffers, deps, token, retain_graph, capture):
 def _run_node(node, grads_in, token, retain_graph):
     """One node's backward on its incoming gradients (grads_in: out_nr -> gradient); the
     gradients for its inputs, in input order. A leaf's sink writes .grad and returns none."""
+    if _RECORDER is not None:   # Note [Capture and replay]
+        return _RECORDER.run_node(node, grads_in, token, retain_graph)
     cls = node.__class__
     g = grads_in.get(0) if len(grads_in) == 1 else None
     if g is None:   # a multi-output node: it takes the dict out_nr -> grad

@@ -383,7 +383,8 @@ class BatchSampler(Sampler):
 
 class DistributedBatchSampler(BatchSampler):
     """Paddle's batch sampler for data-parallel training: this process (rank of num_replicas;
-    default a single process, rank 0) gets every num_replicas-th batch of the indices, padded
+    default the parallel environment's rank and size, oar.distributed: rank 0 of 1 when it
+    is not initialised) gets every num_replicas-th batch of the indices, padded
     to a multiple of num_replicas. With shuffle the indices are permuted by a NumPy
     RandomState seeded with the epoch (Paddle's order exactly); the epoch advances after each
     shuffled pass, or is set by set_epoch()."""
@@ -412,8 +413,12 @@ class DistributedBatchSampler(BatchSampler):
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.drop_last = drop_last
-        self.nranks = 1 if num_replicas is None else num_replicas
-        self.local_rank = 0 if rank is None else rank
+        if num_replicas is None or rank is None:   # the parallel environment's, as Paddle's
+            from .. import distributed as _dist
+            num_replicas = _dist.get_world_size() if num_replicas is None else num_replicas
+            rank = _dist.get_rank() if rank is None else rank
+        self.nranks = num_replicas
+        self.local_rank = rank
         self.epoch = 0
         self.num_samples = int(math.ceil(len(dataset) / self.nranks))
         self.total_size = self.num_samples * self.nranks

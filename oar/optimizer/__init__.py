@@ -20,6 +20,7 @@ import numpy as np
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.inplace import bump
 from ..ops import args as _args
+from ..ops import registry as _R
 from ..tensor import Tensor
 from . import lr  # noqa: F401
 
@@ -168,6 +169,8 @@ class Optimizer:
     # grads ----------------------------------------------------------------------
     def clear_grad(self, set_to_zero=True):
         """Clears the .grad of every parameter (zeroes it when set_to_zero)."""
+        if _R._RECORDER is not None and not _R._RECORDER.unit:   # Note [Capture and replay]
+            return _R._RECORDER.call_unit(Optimizer.clear_grad, self, set_to_zero)
         for g in self.param_groups:
             for p in g["params"]:
                 p.clear_grad(set_to_zero)
@@ -326,6 +329,8 @@ class Optimizer:
     def step(self, closure=None):
         """Updates every parameter that has a .grad, in place (bumping its version). A
         closure (PyTorch) is called first, with gradients enabled, and its loss returned."""
+        if _R._RECORDER is not None and not _R._RECORDER.unit:   # Note [Capture and replay]
+            return _R._RECORDER.call_unit(Optimizer.step, self, closure)
         loss = _call_closure(closure)
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
         todo, grads = self._clip_grads(todo)
@@ -518,6 +523,8 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """One Adam update of every parameter that has a .grad, in place (a closure, as in
         PyTorch, is called first with gradients enabled and its loss returned)."""
+        if _R._RECORDER is not None and not _R._RECORDER.unit:   # Note [Capture and replay]
+            return _R._RECORDER.call_unit(Adam.step, self, closure)
         loss = _call_closure(closure)
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
         todo, grads = self._clip_grads(todo)

@@ -29,3 +29,4 @@ from . import autograd, nn, optim, utils  # noqa: F401,E402  (torch.nn, torch.op
 from .utils.dlpack import from_dlpack  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
 from . import functional  # noqa: F401,E402  (import torch.functional as F)
+from . import distributed  # noqa: F401,E402  (torch.distributed)

@@ -8,3 +8,4 @@ from .layers import *  # noqa: F401,F403
 from .abn import InPlaceABN  # noqa: F401
 from .modules import (Buffer, Module, ModuleDict, ModuleList, ParameterDict,  # noqa: F401
                       ParameterList, Sequential)
+from . import parallel  # noqa: F401,E402  (torch.nn.parallel)

@@ -248,3 +248,5 @@ class DataLoader(_io.DataLoader):
             yield _to_door(batch)
 
 
+from .distributed import DistributedSampler  # noqa: F401,E402
+__all__.append("DistributedSampler")
