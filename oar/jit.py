@@ -1,10 +1,50 @@
 """paddle.jit: to_static runs the function eagerly (the same results; Note [No static
-graph]); saving or loading a compiled inference model is refused."""
+graph]); saving or loading a compiled inference model is refused.
+
+oar's own capture and replay lives here too (Note [Capture and replay]):
+`oar.jit.capture(fn)`, or the module itself as a decorator, `@oar.jit` /
+`@oar.jit(replay=False)`: warm-up and capture calls run eagerly, later calls replay the
+recorded NumPy kernels into planned buffers."""
 from __future__ import annotations
+
+import sys as _sys
+import types as _types
 
 from .static import no_static_graph
 
-__all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static", "save", "load"]
+__all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static", "save", "load",
+           "capture", "CaptureError"]
+
+
+def capture(fn=None, *, replay=True, cache_size=8, warmup=1, on_error="raise"):
+    """Capture a step and replay it at NumPy speed (Note [Capture and replay]): the first
+    `warmup` calls per guard key run eagerly, the next two are recorded and compared, and
+    later calls replay the recorded kernels into planned buffers (bit-identical to eager).
+    Guards: argument shapes, dtypes, strides, requires_grad, grad mode, non-tensor
+    arguments, and the arrays of the parameters and state the step touches; a mismatch
+    records again (at most `cache_size` programs are kept). replay=False always runs
+    eagerly. Reading tensor values into Python while capturing raises CaptureError
+    (on_error="eager": a warning, and that guard key runs eagerly from then on)."""
+    from ._capture import capture as _capture
+    return _capture(fn, replay=replay, cache_size=cache_size, warmup=warmup,
+                    on_error=on_error)
+
+
+def __getattr__(name):
+    if name == "CaptureError":
+        from ._capture import CaptureError
+        return CaptureError
+    raise AttributeError(f"module 'oar.jit' has no attribute {name!r}")
+
+
+class _JitModule(_types.ModuleType):
+    """oar.jit is callable: `@oar.jit` is `@oar.jit.capture`."""
+
+    def __call__(self, fn=None, **kwargs):
+        return capture(fn, **kwargs)
+
+
+_sys.modules[__name__].__class__ = _JitModule
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):

@@ -93,6 +93,8 @@ def parse(argv):
                    "step and of inference, op by op, per variant (any format matplotlib "
                    "writes: png, svg, pdf ...)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--jit", action="store_true", help="capture the training step once and "
+                   "replay it (oar.jit); reports the speed-up over eager")
     p.add_argument("--nproc", type=_int_at_least(1), default=1,
                    help="train data-parallel in N processes through MPI's mpiexec (pip "
                         "install 'oar[mpi]'); on a cluster: mpiexec -n N -hosts a,b python "
@@ -142,6 +144,7 @@ VARIANTS = {
     "mlp": (("out-of-place", "out-of-place ReLU"), ("in-place", "in-place ReLU")),
 }
 IN_PLACE = {"abn", "in-place"}
+NOT_CAPTURABLE = {"checkpoint"}   # --jit runs these eagerly
 
 
 class Checkpointed(nn.Sequential):
@@ -220,21 +223,29 @@ class Run:
         self.times, self.losses = [], []
         self.acc = None
         self.rng = _random._GEN[0].bit_generator.state   # its own random stream (dropout)
+        # --jit (Note [Capture and replay]): checkpointing's saved-tensor hooks cannot be
+        # captured, so that variant stays eager; one that turns out not to be capturable
+        # after a complete recording (InPlaceABN's NumPy statistics) warns once, runs eagerly
+        jit = args.jit and variant not in NOT_CAPTURABLE
+        self.step = oar.jit.capture(self._step, on_error="eager") if jit else self._step
+
+    def _step(self, xb, yb, kind):
+        loss = F.cross_entropy(self.model(_shape_input(xb, kind)), yb)
+        loss.backward()
+        self.opt.step()
+        self.opt.clear_grad(set_to_zero=False)
+        return loss
 
     def epoch(self, kind, number):
         _random._GEN[0].bit_generator.state = self.rng
         t0 = time.perf_counter()
         total = 0.0
         for i, (xb, yb) in enumerate(self.loader):
-            loss = F.cross_entropy(self.model(_shape_input(xb, kind)), yb)
-            value = loss.item()
+            value = self.step(xb, yb, kind).item()   # the loss of the batch before the update
             if not math.isfinite(value):
                 raise Diverged(f"the loss became {value} at epoch {number}, batch {i + 1} "
                                f"({self.label}, lr {self.lr}); nothing was reported. Try a "
                                "smaller --lr")
-            loss.backward()
-            self.opt.step()
-            self.opt.clear_grad(set_to_zero=False)
             total += value
         self.times.append(time.perf_counter() - t0)
         self.losses.append(total / len(self.loader))
@@ -260,6 +271,23 @@ def train(args, data, progress=True):
     for r in runs:
         r.acc = accuracy(r.model, xte, yte, args.model)
     return runs
+
+
+def jit_speedup(args, data, run):
+    """--jit: one epoch of the first variant eager and replayed (same weights, after a warm-up
+    epoch each), and the ratio."""
+    state = run.model.state_dict()
+    times = {}
+    for flag in (False, True):
+        a = argparse.Namespace(**{**vars(args), "jit": flag})
+        r = Run(a, data, run.variant, run.label, state)
+        for n in range(2):
+            r.epoch(args.model, n + 1)
+        times[flag] = r.times[-1]
+    stats = getattr(r.step, "stats", {})
+    print(f"oar.jit ({run.label}): one epoch {times[False]:.3f} s eager, {times[True]:.3f} s "
+          f"replayed ({times[False] / times[True]:.2f}x; {stats.get('replays', 0)} replays, "
+          f"{stats.get('captures', 0)} captures)")
 
 
 # --------------------------------------------------------------------------- memory
@@ -583,6 +611,8 @@ def main(argv=None):
                             "train_tl": ttl, "infer_tl": itl, "saved": _saved_at_boundary(ttl),
                             "numpy_peak": numpy_step_peak(m, args.model, xb, yb)})
         report(args, runs, results)
+        if args.jit:
+            jit_speedup(args, data, runs[0])
         if args.plot:
             plot(args.plot, results, f"oar: tensor memory of one training step and of "
                  f"inference ({args.model}, batch {args.batch_size}), same weights in every "

@@ -30,3 +30,4 @@ from .utils.dlpack import from_dlpack  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
 from . import functional  # noqa: F401,E402  (import torch.functional as F)
 from . import distributed  # noqa: F401,E402  (torch.distributed)
+from ._compile import compile  # noqa: A001,F401,E402  (torch.compile)

@@ -17,6 +17,9 @@ from ..tensor import Tensor as _CoreTensor
 from ..nn.layers import Parameter as _CoreParameter
 from .._repr import torch_repr
 
+import importlib
+_core = importlib.import_module("oar.tensor")   # the module (oar.tensor is also a function)
+
 
 # --------------------------------------------------------------------------- dtypes
 class dtype(_dt.DType):   # noqa: N801  (torch.dtype)
@@ -200,6 +203,8 @@ class Tensor(_CoreTensor):
         either side are visible to the other. Note [Shared memory with NumPy]: such writes
         bypass the version counter, as they do in PyTorch. Refused for a tensor that
         requires grad (use t.detach().numpy()), unless force=True."""
+        if _core._RECORDER is not None:   # Note [Capture and replay]
+            _core._RECORDER.data_read("Tensor.numpy()")
         if not force and self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -237,6 +242,8 @@ class Tensor(_CoreTensor):
         return tuple(wrap(v) for v in r) if isinstance(r, tuple) else wrap(r)
 
     def __repr__(self):
+        if _core._RECORDER is not None:   # Note [Capture and replay]
+            _core._RECORDER.data_read("repr(tensor)")
         return torch_repr(self, lambda t: repr(t.dtype))
 
     __str__ = __repr__
