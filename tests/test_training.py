@@ -231,6 +231,19 @@ def test_mlp_trains_quickly():
     assert all(acc >= 0.95 for acc, *_ in rows.values())
 
 
+def test_jit_main_job_reports_replay_and_trains_the_same():
+    pytest.importorskip("sklearn")
+    eager = _cli("train", "--model", "mlp", "--epochs", "3", "--quiet")
+    jit = _cli("train", "--model", "mlp", "--epochs", "3", "--quiet", "--jit")
+    assert jit.returncode == 0, jit.stderr
+    m = re.search(r"oar\.jit \(out-of-place ReLU\): one epoch [\d.]+ s eager, [\d.]+ s replayed "
+                  r"\([\d.]+x; (\d+) replays", jit.stdout)
+    assert m and int(m.group(1)) > 0, jit.stdout
+    # replay is bit-identical to eager: the same accuracies and memory figures
+    strip_time = lambda rows: {k: (v[0], *v[2:]) for k, v in rows.items()}  # noqa: E731
+    assert strip_time(_rows(jit.stdout)) == strip_time(_rows(eager.stdout))
+
+
 def test_tour_runs():
     r = _cli("tour")
     assert r.returncode == 0 and "Leaf Var" in r.stdout and "It was modified by `add_`" in r.stdout
