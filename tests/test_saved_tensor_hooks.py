@@ -298,3 +298,24 @@ def test_allow_mutation_costs_one_copy_per_mutated_saved_tensor():
         assert oar.memory_allocated() - before == 2 * 8 * n
         out.backward()
     np.testing.assert_allclose(a.grad.numpy(), 4 * a.detach().numpy(), rtol=1e-12)
+
+
+def test_optimizer_step_inside_allow_mutation_keeps_backward_exact():
+    """An optimizer step is an in-place write: inside allow_mutation_on_saved_tensors it copies
+    the saved parameter first, as torch does (x.grad uses w's value before the step)."""
+    torch = pytest.importorskip("torch")
+    import oar.torch as ot
+
+    def run(T):
+        w = T.nn.Parameter(T.tensor([[1.0, 2.0], [3.0, -1.0]]))
+        x = T.tensor([[1.0, 0.5]], requires_grad=True)
+        opt = T.optim.SGD([w], lr=0.5)
+        with T.autograd.graph.allow_mutation_on_saved_tensors():
+            y = (x @ w).sin().sum()      # matmul saves w for x's gradient
+            (w * 1.0).sum().backward()   # a gradient for w
+            opt.step()                   # writes w, which y's graph saved
+            y.backward()
+        return x.grad.numpy().copy(), w.detach().numpy().copy()
+
+    for want, got in zip(run(torch), run(ot)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

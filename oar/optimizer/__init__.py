@@ -21,6 +21,7 @@ from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.inplace import bump
 from ..ops import args as _args
 from ..ops import registry as _R
+from ..autograd import saved as _saved
 from ..tensor import Tensor
 from . import lr  # noqa: F401
 
@@ -337,6 +338,7 @@ class Optimizer:
         for group, params in todo:
             rate = self._lr(group)
             for p in params:
+                _saved.before_write(p)   # Note [Mutation of saved tensors allowed]
                 self._update(p, grads.get(id(p), p._grad._data), rate, group)
                 bump(p, f"{type(self).__name__}.step")
         return loss
@@ -535,11 +537,14 @@ class Adam(Optimizer):
                 flat = group["_flat"] = self._make_flat(params, group.get("amsgrad", False))
             if flat and len(ready) == len(params) and \
                     ("max_exp_avg_sq" in flat["bufs"]) == bool(group.get("amsgrad", False)):
+                for p in params:   # Note [Mutation of saved tensors allowed]
+                    _saved.before_write(p)
                 self._flat_update(params, flat, self._lr(group), group, grads)
                 for p in params:
                     bump(p, f"{type(self).__name__}.step")
                 continue
             for p in ready:
+                _saved.before_write(p)   # Note [Mutation of saved tensors allowed]
                 self._update(p, grads.get(id(p), p._grad._data), self._lr(group), group)
                 bump(p, f"{type(self).__name__}.step")
         return loss
