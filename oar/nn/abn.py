@@ -351,11 +351,9 @@ def run_inplace_abn(x, weight, bias, running_mean, running_var, training, keep, 
     R.dispatch_inplace(INPLACE_ABN, args, (bool(training), act, param, kept_ch),
                        op_name="inplace_abn_")
     if training and running_mean is not None:
-        n = xa.size // xa.shape[1]
-        new = 1 - keep
-        with grad_mode.no_grad():
-            running_mean.mul_(keep).add_(Tensor._wrap(mean * dt.type(new)))
-            running_var.mul_(keep).add_(Tensor._wrap(var * dt.type(new * n / max(n - 1, 1))))
+        from .functional import update_running
+        update_running(running_mean, running_var, Tensor._wrap(mean), Tensor._wrap(var),
+                       xa.size // xa.shape[1], keep)
     return x
 
 

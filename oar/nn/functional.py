@@ -471,6 +471,17 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=N
     return y
 
 
+def update_running(running_mean, running_var, mean, var, n, keep):
+    """BatchNorm's running statistics, in place under no_grad: running = keep * running +
+    (1 - keep) * batch, with the variance made unbiased (n / (n - 1), n values per channel).
+    mean and var are tensors (the batch's biased statistics); shared by BatchNorm and
+    InPlaceABN."""
+    new = 1 - keep
+    with grad_mode.no_grad():
+        running_mean.mul_(keep).add_(mean * new)
+        running_var.mul_(keep).add_(var * (new * n / max(n - 1, 1)))
+
+
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.9, epsilon=1e-5, name=None, *, eps=None, torch_momentum=None):
     """Paddle's momentum convention: running = momentum * running + (1 - momentum) * batch
@@ -501,12 +512,9 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         xc = x - mean.reshape(shape)
         var = (xc * xc).mean(axis=axes)
         if running_mean is not None:
-            n = x._data.size // x._data.shape[1]
-            keep, new = ((momentum, 1 - momentum) if torch_momentum is None
-                         else (1 - torch_momentum, torch_momentum))
-            with grad_mode.no_grad():
-                running_mean.mul_(keep).add_(mean.detach() * new)
-                running_var.mul_(keep).add_(var.detach() * (new * n / max(n - 1, 1)))
+            keep = momentum if torch_momentum is None else 1 - torch_momentum
+            update_running(running_mean, running_var, mean.detach(), var.detach(),
+                           x._data.size // x._data.shape[1], keep)
         y = xc * (var.reshape(shape) + epsilon).rsqrt()
     else:
         y = (x - running_mean.reshape(shape)) * (running_var.reshape(shape) + epsilon).rsqrt()
