@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 
-from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, InplaceLeafError
 from ..autograd.inplace import records_grad
 from ..ops import args as _args
