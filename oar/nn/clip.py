@@ -95,7 +95,20 @@ class ClipGradBase:
 GradientClipBase = ClipGradBase
 
 
-class ClipGradByValue(ClipGradBase):
+class _PerTensorClip(ClipGradBase):
+    """A clip that maps each gradient on its own (ByValue, ByNorm): `_clip_array(g)` gives the
+    new gradient of a parameter that clips; need_clip=False keeps it; None gradients drop."""
+
+    def _dygraph_clip(self, params_grads):
+        out = []
+        for p, g in params_grads:
+            if g is None:
+                continue
+            out.append((p, _new_grad(g, self._clip_array(g._data)) if _clips(p) else g))
+        return out
+
+
+class ClipGradByValue(_PerTensorClip):
     """Clips every gradient element to [min, max] (min defaults to -max, and then max must be
     > 0). The clipped gradients are new tensors: p.grad is unchanged (Note [Gradient
     clipping])."""
@@ -118,23 +131,9 @@ class ClipGradByValue(ClipGradBase):
     def __str__(self):
         return f"Clip Gradient By Value, min = {self.min:f}, max={self.max:f}"
 
-    def _dygraph_clip(self, params_grads):
-        return _each_tensor(params_grads, self._clip_array)
-
     def _clip_array(self, a):
         t = a.dtype.type
         return np.clip(a, t(self.min), t(self.max))
-
-
-def _each_tensor(params_grads, clip_array):
-    """Per-tensor clips (ByValue, ByNorm): a new gradient clip_array(g) for every parameter
-    that clips, the gradient itself for one with need_clip=False; None gradients dropped."""
-    out = []
-    for p, g in params_grads:
-        if g is None:
-            continue
-        out.append((p, _new_grad(g, clip_array(g._data)) if _clips(p) else g))
-    return out
 
 
 def _num(value, cls, name):
@@ -151,7 +150,7 @@ def _num(value, cls, name):
     return v
 
 
-class ClipGradByNorm(ClipGradBase):
+class ClipGradByNorm(_PerTensorClip):
     """Scales each gradient whose L2 norm exceeds clip_norm down to norm clip_norm (each tensor
     on its own). The clipped gradients are new tensors: p.grad is unchanged (Note [Gradient
     clipping])."""
@@ -161,9 +160,6 @@ class ClipGradByNorm(ClipGradBase):
 
     def __str__(self):
         return f"Gradient Clip By Norm, clip_norm={self.clip_norm:f}"
-
-    def _dygraph_clip(self, params_grads):
-        return _each_tensor(params_grads, self._clip_array)
 
     def _clip_array(self, a):
         t = a.dtype.type
