@@ -64,9 +64,7 @@ FAST = {"polynomial_custom_function", "tensorqs_tutorial", "autogradqs_tutorial"
 
 # Programs that do not run on oar yet: name -> triage line (see /tmp/h4_triage.md while it lasts)
 XFAIL: dict[str, str] = {
-    'autogradqs_tutorial': "loss functions are compositions in oar -- first error: expected line 2: 'Gradient function for loss = <BinaryCrossEntropyWithLogitsBackward0 object at 0x7fd7c13f71c0>'",
     'modelsyt_tutorial': "BatchNorm is a composition in oar -- first error: expected line 109: 'grad_fn=<NativeBatchNormBackward0>)', got 'grad_fn=<AddBackward0>)'",
-    'blitz_neural_networks_tutorial': "loss functions are compositions in oar -- first error: expected line 12: 'tensor(1.2249, grad_fn=<MseLossBackward0>)'",
 }
 
 

@@ -350,8 +350,8 @@ def run_inplace_abn(x, weight, bias, running_mean, running_var, training, keep, 
     R.dispatch_inplace(INPLACE_ABN, args, (bool(training), act, param, kept_ch),
                        op_name="inplace_abn_")
     if training and running_mean is not None:
-        from .functional import update_running
-        update_running(running_mean, running_var, Tensor._wrap(mean), Tensor._wrap(var),
+        from .functional import _update_running
+        _update_running(running_mean, running_var, Tensor._wrap(mean), Tensor._wrap(var),
                        xa.size // xa.shape[1], keep)
     return x
 

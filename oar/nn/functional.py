@@ -136,6 +136,46 @@ LINEAR = R.OpDef("linear", _k_linear, _b_linear, needs={"x": ("weight",), "weigh
                  doc="x @ weight + bias (Note [Linear weight layout]).")
 
 
+# Note [Addmm input order]
+# PyTorch's F.linear of a 2-D input with a bias is addmm(bias, input, weight.t()): its node's
+# next_functions are (bias, input, weight), and programs walk them (the blitz tutorial prints
+# loss.grad_fn.next_functions[0][0].next_functions[0][0]: the bias's AccumulateGrad). The
+# PyTorch door's linear in that case is ADDMM: LINEAR's kernel and backward with the inputs in
+# that order (PyTorch's third edge is a TBackward0 over the weight; here the weight's own).
+class _LinearOrder:
+    """A node of ADDMM seen by _b_linear with LINEAR's input order (x, weight, bias)."""
+    __slots__ = ("c",)
+
+    def __init__(self, c):
+        self.c = c
+
+    def input(self, i):
+        return self.c.input((1, 2, 0)[i])
+
+    @property
+    def needs(self):
+        n = self.c.needs
+        return (n[1], n[2], n[0])
+
+    @property
+    def attrs(self):
+        return self.c.attrs
+
+
+def _k_addmm(b, x, w, out_in):
+    return _k_linear(x, w, b, out_in)
+
+
+def _b_addmm(c, g):
+    gx, gw, gb = _b_linear(_LinearOrder(c), g)
+    return gb, gx, gw
+
+
+ADDMM = R.OpDef("addmm", _k_addmm, _b_addmm, needs={"x": ("weight",), "weight": ("x",)},
+                inputs=("bias", "x", "weight"), attrs=(("out_in", True),),
+                doc="bias + x @ weight.T, PyTorch's linear (Note [Addmm input order]).")
+
+
 def linear(x, weight, bias=None, name=None):
     """y = x @ weight + bias, weight of shape [in, out] (Paddle's layout); one node."""
     return _linear(x, weight, bias, False)
@@ -173,6 +213,9 @@ def _linear(x, weight, bias, out_in):
         if bias._data.shape not in ((ws[n_out],), ()):
             raise ArgValueError(f"linear: bias of shape {_c.shape_str(bias._data.shape)} does "
                                 f"not match {ws[n_out]} out_features")
+    if (out_in and bias is not None and len(xs) == 2      # Note [Addmm input order]
+            and bias._result_class is x._result_class):       # (Note [Result class]: x's)
+        return R.dispatch(ADDMM, (bias, x, weight), (True,))
     return R.dispatch(LINEAR, (x, weight, bias), (bool(out_in),))
 
 
@@ -212,6 +255,52 @@ def _labels(label, n, c, ignore_index, op):
     return lab, keep
 
 
+def _nll_rows(lab, weight, ignore_index, dt):
+    """(the picked class of each row, its weight: 0 where ignored)."""
+    keep = lab != ignore_index
+    safe = np.where(keep, lab, 0)
+    w = np.where(keep, 1.0, 0.0).astype(dt)
+    if weight is not None:
+        w = w * weight[safe]
+    return safe, w
+
+
+def _k_nll(x, lab, weight, ignore_index, reduction):
+    safe, w = _nll_rows(lab, weight, ignore_index, x.dtype)
+    loss = (x[np.arange(x.shape[0]), safe] * -1) * w
+    if reduction == "mean":
+        ws = float(w.sum())
+        if not ws:                   # PyTorch: the mean over no targets is nan
+            return np.asarray(np.nan, x.dtype)
+        return np.asarray(np.sum(loss) / ws)
+    return _np_reduce(loss, reduction)
+
+
+def _b_nll(c, g):
+    """PyTorch's nll_loss_backward: -weight (/ the total weight for 'mean') at each row's
+    target class, 0 elsewhere and on ignored rows."""
+    lab, weight, ignore_index, reduction = c.attrs
+    shape, dt = c.input_meta[0]
+    safe, w = _nll_rows(lab, weight, ignore_index, dt)
+    rows = np.arange(shape[0])
+    scale = np.zeros(shape, dt)
+    scale[rows, safe] = w * -1
+    if reduction == "mean":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale[rows, safe] /= w.sum()
+        scale[rows[lab == ignore_index], safe[lab == ignore_index]] = 0
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        return (Tensor._wrap(scale) * (g.reshape([-1, 1]) if reduction == "none" else g),)
+    scale *= g._data.reshape(-1, 1) if reduction == "none" else g._data
+    return (Tensor._wrap(scale),)
+
+
+NLL_LOSS = R.OpDef("nll_loss", _k_nll, _b_nll, inputs=("input",),
+                   attrs=(("label", None), ("weight", None), ("ignore_index", -100),
+                          ("reduction", "mean")),
+                   doc="Negative log-likelihood at integer labels (Note [Loss ops]).")
+
+
 def nll_loss(log_probs, label, weight=None, ignore_index=-100, reduction="mean", name=None):
     """Negative log-likelihood: minus log_probs at the class labels, reduced."""
     _c.reduction(reduction, "nll_loss")
@@ -221,6 +310,9 @@ def nll_loss(log_probs, label, weight=None, ignore_index=-100, reduction="mean",
     n, c = log_probs.shape
     lab, keep = _labels(label, n, c, ignore_index, "nll_loss")
     _class_weight(weight, c, "nll_loss")
+    if _weights_ok(log_probs, None, weight):
+        return R.dispatch(NLL_LOSS, (log_probs,), (lab, _array_or_none(weight), ignore_index,
+                                                   reduction))      # Note [Loss ops]
     safe = np.where(keep, lab, 0)
     picked = log_probs[Tensor._wrap(np.arange(n)), Tensor._wrap(safe)]
     w = np.where(keep, 1.0, 0.0).astype(log_probs._data.dtype)
@@ -355,10 +447,81 @@ def _same_shape(input, label, op, strict=False):
                             "different shapes that do not broadcast") from None
 
 
+# Note [Loss ops]
+# mse_loss, binary_cross_entropy(_with_logits), smooth_l1_loss, huber_loss and nll_loss are
+# single ops with their own backward, as in PyTorch: `loss.grad_fn` is MseLossBackward0 (...)
+# and its next_functions are the (input, label) edges (nll_loss: the input's only, its integer
+# labels an attr, as cross_entropy's), so programs that print or walk the graph see PyTorch's.
+# l1_loss stays a composition: PyTorch's is one too (MeanBackward0 <- AbsBackward0 <-
+# SubBackward0), as is smooth_l1_loss with beta=0. Each op saves its inputs only (references,
+# no new buffer); the reduction ('mean' over every element of the broadcast loss, 'sum',
+# 'none') and a class weight or pos_weight (arrays that take no gradient, as in PyTorch) are
+# attrs. The forward kernels compute what the compositions they replace computed (the same
+# NumPy steps); the gradients are PyTorch's formulas (NumPy in a plain backward, oar ops under
+# create_graph). Where an argument is outside what the op covers (integer or mixed dtypes, a
+# weight that requires grad or widens the result), the function falls back to the
+# composition, whose checks and results are unchanged.
+def _loss_op_ok(*ts):
+    """True when the tensors ts (None skipped) are floating with one dtype."""
+    dt = None
+    for t in ts:
+        if t is None:
+            continue
+        d = t._data.dtype
+        if d.kind != "f" or (dt is not None and d != dt):
+            return False
+        dt = d
+    return True
+
+
+def _np_reduce(loss, reduction):
+    if reduction == "mean":
+        return np.asarray(np.mean(loss))
+    if reduction == "sum":
+        return np.asarray(np.sum(loss))
+    return loss
+
+
+def _grad_scale(c, g, grad, n_elem):
+    """grad * g (/ the element count for 'mean'), in NumPy or, under create_graph, oar ops;
+    `grad` is an ndarray or a Tensor matching g's kind."""
+    reduction = c.attrs[-1]
+    if isinstance(grad, Tensor):
+        out = grad * g
+        return out / max(n_elem, 1) if reduction == "mean" else out
+    grad *= g._data
+    if reduction == "mean":
+        grad /= max(n_elem, 1)
+    return Tensor._wrap(grad)
+
+
+def _k_mse(x, y, reduction):
+    d = x - y
+    return _np_reduce(d * d, reduction)
+
+
+def _b_mse(c, g):
+    x, y = c.input(0), c.input(1)
+    n = int(np.prod(np.broadcast_shapes(x._data.shape, y._data.shape)))
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        gi = _grad_scale(c, g, (x - y) * 2.0, n)
+    else:
+        gi = _grad_scale(c, g, (x._data - y._data) * 2.0, n)
+    return (gi if c.needs[0] else None), (-gi if c.needs[1] else None)
+
+
+MSE_LOSS = R.OpDef("mse_loss", _k_mse, _b_mse, needs={"input": ("input", "label"),
+                                                     "label": ("input", "label")},
+                   inputs=("input", "label"), attrs=(("reduction", "mean"),),
+                   doc="Squared error (input - label) ** 2, reduced (Note [Loss ops]).")
+
+
 def mse_loss(input, label, reduction="mean", name=None):
     """Mean squared error (input - label) ** 2, reduced ('mean', 'sum' or 'none')."""
     _c.reduction(reduction, "mse_loss")
     _same_shape(input, label, "mse_loss")
+    if _loss_op_ok(input, label):
+        return R.dispatch(MSE_LOSS, (input, label), (reduction,))    # Note [Loss ops]
     d = input - label
     return _reduce(d * d, reduction)
 
@@ -370,12 +533,102 @@ def l1_loss(input, label, reduction="mean", name=None):
     return _reduce((input - label).abs(), reduction)
 
 
+def _weights_ok(x, y, *weights):
+    """Note [Loss ops]: one floating dtype, and weights that are tensors taking no gradient
+    and broadcasting into x's shape (x and y have one shape)."""
+    if not _loss_op_ok(x, y, *[w if isinstance(w, Tensor) else None for w in weights]):
+        return False
+    for w in weights:
+        if w is None:
+            continue
+        if not isinstance(w, Tensor) or w.requires_grad:
+            return False
+        try:
+            if np.broadcast_shapes(x._data.shape, w._data.shape) != x._data.shape:
+                return False
+        except ValueError:
+            return False
+    return True
+
+
+def _array_or_none(w):
+    return None if w is None else w._data
+
+
+def _np_log_sigmoid(x):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), as oar's log_sigmoid."""
+    return np.minimum(x, 0) - np.log1p(np.exp(np.abs(x) * -1))
+
+
+def _k_bce_logits(x, y, weight, pos_weight, reduction):
+    # log(1 + exp(-|x|)) + max(x, 0) - x * y, stable for large |x| (the composition's steps)
+    a = np.log1p(np.exp(np.abs(x) * -1))
+    loss = a + np.maximum(x, 0) - x * y
+    if pos_weight is not None:
+        loss = loss + (pos_weight - 1) * y * (a + np.maximum(x * -1, 0))   # -log(sigmoid(x))
+    if weight is not None:
+        loss = loss * weight
+    return _np_reduce(loss, reduction)
+
+
+def _b_bce_logits(c, g):
+    """PyTorch's binary_cross_entropy_with_logits_backward and _target_backward."""
+    x, y = c.input(0), c.input(1)
+    weight, pos_weight = c.attrs[0], c.attrs[1]
+    n = x._data.size
+    gi = gt = None
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        w = None if weight is None else Tensor._wrap(weight)
+        pw = None if pos_weight is None else Tensor._wrap(pos_weight)
+        if c.needs[0]:
+            if pw is None:
+                gi = x.sigmoid() - y
+            else:
+                t = pw * y
+                gi = (t + 1 - y) * x.sigmoid() - t
+            gi = _grad_scale(c, g, gi if w is None else gi * w, n)
+        if c.needs[1]:
+            gt = -x if pw is None else log_sigmoid(-x) - log_sigmoid(x) * pw
+            gt = _grad_scale(c, g, gt if w is None else gt * w, n)
+        return gi, gt
+    xd, yd = x._data, y._data
+    if c.needs[0]:
+        s = np.reciprocal(np.exp(xd * -1) + 1)         # sigmoid(x), as oar's sigmoid
+        if pos_weight is None:
+            gi = s - yd
+        else:
+            t = pos_weight * yd
+            gi = (t + 1 - yd) * s - t
+        if weight is not None:
+            gi = gi * weight
+        gi = _grad_scale(c, g, np.array(gi, copy=True), n)
+    if c.needs[1]:
+        if pos_weight is None:
+            gt = xd * -1
+        else:
+            gt = _np_log_sigmoid(xd * -1) - _np_log_sigmoid(xd) * pos_weight
+        if weight is not None:
+            gt = gt * weight
+        gt = _grad_scale(c, g, np.array(gt, copy=True), n)
+    return gi, gt
+
+
+BCE_WITH_LOGITS = R.OpDef(
+    "binary_cross_entropy_with_logits", _k_bce_logits, _b_bce_logits,
+    needs={"input": ("input", "label"), "label": ("input", "label")}, inputs=("input", "label"),
+    attrs=(("weight", None), ("pos_weight", None), ("reduction", "mean")),
+    doc="Binary cross-entropy of sigmoid(input) against label (Note [Loss ops]).")
+
+
 def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
                                      pos_weight=None, name=None):
     """Binary cross-entropy of sigmoid(logit) against label, computed stably."""
     # log(1 + exp(-|x|)) + max(x, 0) - x * y, stable for large |x|
     _c.reduction(reduction, "binary_cross_entropy_with_logits")
     _same_shape(logit, label, "binary_cross_entropy_with_logits", strict=True)
+    if _weights_ok(logit, label, weight, pos_weight):     # Note [Loss ops]
+        return R.dispatch(BCE_WITH_LOGITS, (logit, label),
+                          (_array_or_none(weight), _array_or_none(pos_weight), reduction))
     x = logit
     loss = (-(x.abs())).exp().log1p() + x.relu() - x * label
     if pos_weight is not None:
@@ -471,7 +724,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=N
     return y
 
 
-def update_running(running_mean, running_var, mean, var, n, keep):
+def _update_running(running_mean, running_var, mean, var, n, keep):
     """BatchNorm's running statistics, in place under no_grad: running = keep * running +
     (1 - keep) * batch, with the variance made unbiased (n / (n - 1), n values per channel).
     mean and var are tensors (the batch's biased statistics); shared by BatchNorm and
@@ -513,7 +766,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         var = (xc * xc).mean(axis=axes)
         if running_mean is not None:
             keep = momentum if torch_momentum is None else 1 - torch_momentum
-            update_running(running_mean, running_var, mean.detach(), var.detach(),
+            _update_running(running_mean, running_var, mean.detach(), var.detach(),
                            x._data.size // x._data.shape[1], keep)
         y = xc * (var.reshape(shape) + epsilon).rsqrt()
     else:
@@ -576,6 +829,55 @@ def log_sigmoid(x, name=None):
 
 
 # ----------------------------------------------------------------- more losses
+def _k_bce(x, y, weight, reduction):
+    with np.errstate(divide="ignore"):      # log(0) = -inf, clamped at -100 as PyTorch
+        lx = np.maximum(np.log(x), -100)
+        l1x = np.maximum(np.log(1 - x), -100)
+    loss = (y * lx + (1 - y) * l1x) * -1
+    if weight is not None:
+        loss = loss * weight
+    return _np_reduce(loss, reduction)
+
+
+_BCE_EPS = 1e-12     # PyTorch's EPSILON in binary_cross_entropy_backward
+
+
+def _b_bce(c, g):
+    """PyTorch's binary_cross_entropy_backward and _target_backward (-logit(input))."""
+    x, y = c.input(0), c.input(1)
+    weight = c.attrs[0]
+    n = x._data.size
+    gi = gt = None
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        w = None if weight is None else Tensor._wrap(weight)
+        if c.needs[0]:
+            gi = (x - y) / ((1 - x) * x).clip(min=_BCE_EPS)
+            gi = _grad_scale(c, g, gi if w is None else gi * w, n)
+        if c.needs[1]:
+            gt = (1 - x).log() - x.log()
+            gt = _grad_scale(c, g, gt if w is None else gt * w, n)
+        return gi, gt
+    xd, yd = x._data, y._data
+    if c.needs[0]:
+        gi = (xd - yd) / np.maximum((1 - xd) * xd, _BCE_EPS)
+        if weight is not None:
+            gi = gi * weight
+        gi = _grad_scale(c, g, np.array(gi, copy=True), n)
+    if c.needs[1]:
+        with np.errstate(divide="ignore"):
+            gt = np.log(1 - xd) - np.log(xd)
+        if weight is not None:
+            gt = gt * weight
+        gt = _grad_scale(c, g, np.array(gt, copy=True), n)
+    return gi, gt
+
+
+BCE = R.OpDef("binary_cross_entropy", _k_bce, _b_bce,
+              needs={"input": ("input", "label"), "label": ("input", "label")},
+              inputs=("input", "label"), attrs=(("weight", None), ("reduction", "mean")),
+              doc="Binary cross-entropy of probabilities input against label (Note [Loss ops]).")
+
+
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
     """-(label * log(input) + (1 - label) * log(1 - input)), each log clamped at -100 as
     PyTorch does; input holds probabilities in [0, 1]."""
@@ -587,10 +889,61 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
         raise ArgValueError(f"{op}: all elements of input should be between 0 and 1 (got "
                             f"values in [{np.nanmin(d)}, {np.nanmax(d)}]). Fix: apply sigmoid, "
                             "or use binary_cross_entropy_with_logits on the logits")
+    if _weights_ok(input, label, weight):      # Note [Loss ops]
+        return R.dispatch(BCE, (input, label), (_array_or_none(weight), reduction))
     loss = -(label * input.log().clip(min=-100) + (1 - label) * (1 - input).log().clip(min=-100))
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
+
+
+def _huber_kernel(smooth):
+    def kernel(x, y, delta, reduction):
+        d = x - y
+        a = np.abs(d)
+        quad = d * d * 0.5
+        if smooth:
+            quad = quad / delta
+            lin = a - 0.5 * delta
+        else:
+            lin = (a - 0.5 * delta) * delta
+        return _np_reduce(np.where(a < delta, quad, lin), reduction)
+    return kernel
+
+
+def _huber_backward(smooth):
+    def backward(c, g):
+        """PyTorch's smooth_l1_loss_backward / huber_loss_backward: d / beta (d) inside the
+        threshold, sign(d) (delta * sign(d)) outside."""
+        x, y = c.input(0), c.input(1)
+        delta = c.attrs[0]
+        n = int(np.prod(np.broadcast_shapes(x._data.shape, y._data.shape)))
+        slope = 1.0 if smooth else delta
+        if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+            d = x - y
+            inner = d / delta if smooth else d
+            gi = _F["where"](d < -delta, _F["full_like"](d, -slope),
+                             _F["where"](d > delta, _F["full_like"](d, slope), inner))
+            gi = _grad_scale(c, g, gi, n)
+        else:
+            d = x._data - y._data
+            gi = d / delta if smooth else d
+            gi = np.where(d < -delta, -slope, np.where(d > delta, slope, gi)).astype(d.dtype)
+            gi = _grad_scale(c, g, gi, n)
+        return (gi if c.needs[0] else None), (-gi if c.needs[1] else None)
+    return backward
+
+
+SMOOTH_L1_LOSS = R.OpDef(
+    "smooth_l1_loss", _huber_kernel(True), _huber_backward(True),
+    needs={"input": ("input", "label"), "label": ("input", "label")},
+    inputs=("input", "label"), attrs=(("beta", 1.0), ("reduction", "mean")),
+    doc="PyTorch's smooth L1 loss of threshold beta, reduced (Note [Loss ops]).")
+HUBER_LOSS = R.OpDef(
+    "huber_loss", _huber_kernel(False), _huber_backward(False),
+    needs={"input": ("input", "label"), "label": ("input", "label")},
+    inputs=("input", "label"), attrs=(("delta", 1.0), ("reduction", "mean")),
+    doc="The Huber loss of slope delta, reduced (Note [Loss ops]).")
 
 
 def _huber(input, label, delta, smooth, reduction, op):
@@ -602,6 +955,9 @@ def _huber(input, label, delta, smooth, reduction, op):
     if delta < 0 or (delta == 0 and not smooth):
         raise ArgValueError(f"{op}: {'beta' if smooth else 'delta'} must be "
                             f"{'non-negative' if smooth else 'positive'}, got {delta}")
+    if not (smooth and delta == 0) and _loss_op_ok(input, label):     # Note [Loss ops]
+        return R.dispatch(SMOOTH_L1_LOSS if smooth else HUBER_LOSS, (input, label),
+                          (float(delta), reduction))
     d = input - label
     a = d.abs()
     if smooth and delta == 0:

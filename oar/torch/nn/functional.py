@@ -445,6 +445,14 @@ def _classes_last(input, target, fname):
     return input.movedim(1, -1).reshape([-1, c]), target.reshape([-1]), want
 
 
+def _unflatten_loss(loss, shape, reduction):
+    """A 'none' loss of the flattened rows in the target's shape (no view node when the
+    shape is already that: the loss op's node stays the grad_fn, as in PyTorch)."""
+    if reduction != "none" or tuple(loss.shape) == tuple(shape):
+        return loss
+    return loss.reshape(list(shape))
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log-likelihood of log-probabilities input at class indices target."""
@@ -452,7 +460,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_reduction(reduction)
     x, y, shape = _classes_last(input, target, "nll_loss")
     loss = _F.nll_loss(x, y, weight, ignore_index, reduction)
-    return loss.reshape(list(shape)) if reduction == "none" else loss
+    return _unflatten_loss(loss, shape, reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -482,7 +490,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     x, y, shape = _classes_last(input, target, "cross_entropy")
     loss = _F.cross_entropy(x, y, weight, ignore_index, reduction, axis=1,
                             label_smoothing=label_smoothing)
-    return loss.reshape(list(shape)) if reduction == "none" else loss
+    return _unflatten_loss(loss, shape, reduction)
 
 
 def _pair_loss(input, target, fname):
