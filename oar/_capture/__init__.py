@@ -15,7 +15,8 @@
 #     proxy, whose draws are replayed as fresh draws from the live generator, and whose
 #     arrays trace the NumPy ufuncs applied to them: dropout's mask);
 #   - an optimizer's step() and clear_grad()/zero_grad() as one unit each: the replay calls
-#     the real method (it reads lr, the step count and the .grad arrays at replay time).
+#     the real method (it reads lr, the step count and the .grad arrays at replay time;
+#     Adam's flat step is called past step()'s per-call Python: Note [Replay lowerings]).
 # The spelling fast paths (ops/spellings.py) are switched off while recording by emptying
 # tensor.FAST_CLASSES, so every op reaches dispatch; they compute the same values.
 #
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import operator
 import sys
 import warnings
 
@@ -311,6 +313,218 @@ def _formula_node(spec, g_arr, arrays):
 
 def _draw(out):
     _random._GEN[0].random(out=out)
+
+
+# Note [Replay lowerings]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# A few recorded steps are replaced, when the program is planned, by a call that computes
+# the same NumPy arithmetic straight into the planned buffers (Note [Capture and replay]):
+#   - linear's kernel and its backward formula: the same np.matmul calls (same operands, same
+#     transposes, so the same BLAS call) and the same bias add / column sum, with out= the
+#     planned buffer instead of a fresh array copied into it afterwards;
+#   - where(cond, g, +0.0) (relu's backward as recorded): a bitwise select, bit for bit what
+#     np.where copies (g's bits where cond, +0.0 elsewhere), as _relu_back_into does eagerly;
+#   - Adam.step: the optimizer's own flat update (Note [Flat Adam]), called directly after the
+#     same checks step() makes, falling back to step() itself whenever step() could take
+#     another path; versions are bumped as bump() does, and a watched storage logs the
+#     mutation with the Where the recording logged (a replay never looks at frames).
+# Each lowering is taken only under conditions checked at planning (dtypes equal and a
+# float, shapes as recorded, C-contiguous outputs, no _fit of the gradient), so the values
+# are those of eager; the memory accounting is unchanged (the outputs count from before the
+# step, as the formula's own result tensors did while it ran). tests/test_jit_replay.py
+# checks replay against eager bit for bit.
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _linear_into(x, w, b, out_in, out):
+    """_k_linear into out (Note [Replay lowerings])."""
+    np.matmul(x, w.T if out_in else w, out=out)
+    if b is not None:
+        np.add(out, b, out=out)
+
+
+def _linear_back_into(gd, x, w, out_in, gx, gw, gb):
+    """_b_linear's no-grad branch into the planned buffers (Note [Replay lowerings])."""
+    if gx is not None:
+        np.matmul(gd, w if out_in else w.T, out=gx)
+    if gw is not None:
+        x2, g2 = x.reshape(-1, x.shape[-1]), gd.reshape(-1, gd.shape[-1])
+        if out_in:
+            np.matmul(g2.T, x2, out=gw)
+        else:
+            np.matmul(x2.T, g2, out=gw)
+    if gb is not None:
+        # ndarray.sum is np.add.reduce (numpy's _methods._sum): the same reduction
+        np.add.reduce(gd.reshape(-1, gd.shape[-1]), axis=0, out=gb)
+
+
+def _select_into(out, x, cond, bits):
+    """np.where(cond, x, +0.0) as bits into out (Note [Replay lowerings]): the mask is -1
+    (all ones) where cond, 0 elsewhere, built in out itself (out never aliases x)."""
+    o = out.view(bits)
+    np.negative(cond.view(np.int8), out=o, dtype=bits, casting="unsafe")
+    np.bitwise_and(x.view(bits), o, out=o)
+
+
+def _plain_float(*arrays):
+    """True when every array is a float32/float64 ndarray of one dtype."""
+    dt = arrays[0].dtype if isinstance(arrays[0], np.ndarray) else None
+    return dt in _FLOATS and all(isinstance(a, np.ndarray) and a.dtype == dt for a in arrays)
+
+
+def _fresh_c(out, shape, dt):
+    return (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == dt
+            and out.flags.c_contiguous)
+
+
+def _lower(steps):
+    """The recorded steps with the lowerings of Note [Replay lowerings] applied."""
+    from ..nn import functional as F
+    from ..ops import pointwise as P
+    out = []
+    for s in steps:
+        low = None
+        if isinstance(s, _Step) and s.mode == "ret" and not s.kwargs:
+            if s.fn is F._k_linear:
+                low = _lower_linear(s)
+            elif s.fn is _formula and s.args[0].op is F.LINEAR:
+                low = _lower_linear_back(s)
+            elif s.fn is P._where_k:
+                low = _lower_select(s)
+        elif not isinstance(s, _Step) and s[0] == "call":
+            low = _lower_call(s)
+        out.append(s if low is None else low)
+    return out
+
+
+def _lower_linear(s):
+    x, w, b, out_in = s.args
+    if len(s.writes) != 1 or b is not None and not _plain_float(b, x):
+        return None
+    if not _plain_float(x, w) or x.ndim != 2 or w.ndim != 2 or type(out_in) is not bool:
+        return None
+    n = w.shape[0] if out_in else w.shape[1]
+    if not _fresh_c(s.writes[0], (x.shape[0], n), x.dtype):
+        return None
+    return _Step("w", _linear_into, (x, w, b, out_in, s.writes[0]), {}, s.writes, True)
+
+
+def _lower_linear_back(s):
+    spec, gd = s.args[0], s.args[1]
+    arrays = s.args[2:]
+    if (spec.saved is None or spec.out is not None or len(spec.attrs) != 1
+            or spec.attrs[0][0] != "v"):
+        return None
+    saved, k = [], 0
+    for kind, v in spec.saved:
+        if kind == "T":
+            saved.append(arrays[k])
+            k += 1
+        else:
+            saved.append(v)
+    out_in = spec.attrs[0][1]
+    needs = spec.next_edges
+    x = saved[0] if needs[1] is not None else None
+    w = saved[1] if needs[0] is not None else None
+    if (not isinstance(out_in, bool) or len(needs) != 3 or not _plain_float(gd)
+            or (x is not None and not _plain_float(gd, x)) or (w is not None and not _plain_float(gd, w))
+            or gd.ndim != 2 or (x is not None and x.ndim != 2) or (w is not None and w.ndim != 2)):
+        return None
+    dt = gd.dtype
+    # the results as _b_linear computes them, each exactly its input's shape and dtype
+    # (no _fit) and returned (result_idx): then they are written straight into place
+    shapes = {}
+    if w is not None:
+        shapes[0] = (gd.shape[0], w.shape[1] if out_in else w.shape[0])
+    if x is not None:
+        shapes[1] = (gd.shape[1], x.shape[1]) if out_in else (x.shape[1], gd.shape[1])
+    if needs[2] is not None:
+        shapes[2] = (gd.shape[1],)
+    if tuple(sorted(shapes)) != tuple(spec.result_idx) or len(s.writes) != len(shapes):
+        return None
+    outs = [None, None, None]
+    for i, wr in zip(spec.result_idx, s.writes):
+        meta = spec.input_meta[i]
+        if meta is None or meta[0] != shapes[i] or meta[1] != dt or not _fresh_c(wr, shapes[i], dt):
+            return None
+        outs[i] = wr
+    return _Step("w", _linear_back_into, (gd, x, w, out_in, *outs), {}, s.writes, True)
+
+
+def _lower_select(s):
+    if len(s.args) != 5 or len(s.writes) != 1:
+        return None
+    o, rdt, x, cond, y = s.args
+    out = s.writes[0]
+    if (o is not None or not _plain_float(x) or np.dtype(rdt) != x.dtype
+            or not isinstance(cond, np.ndarray) or cond.dtype != np.bool_
+            or cond.shape != x.shape or type(y) not in (float, int) or y != 0
+            or np.copysign(1.0, y) < 0 or not _fresh_c(out, x.shape, x.dtype)):
+        return None
+    bits = np.dtype(f"i{x.dtype.itemsize}")
+    return _Step("w", _select_into, (out, x, cond, bits), {}, s.writes, True)
+
+
+def _lower_call(s):
+    from .. import optimizer as O
+    fn, opt, args = s[1], s[2], s[3]
+    if fn is not O.Adam.step or args != (None,) or type(opt).step is not O.Adam.step:
+        return None
+    if len(opt.param_groups) != 1:
+        return None
+    group = opt.param_groups[0]
+    flat = group.get("_flat")
+    if not flat:
+        return None
+    return ("call", _AdamReplay(opt, group, flat), opt, ())
+
+
+@functools.lru_cache(maxsize=None)
+def _saved_mod():
+    from ..autograd import saved
+    return saved
+
+
+class _AdamReplay:
+    """Adam.step on a flat group, replayed (Note [Replay lowerings]): the checks step()
+    makes, then its own _flat_update; any other case calls step() itself."""
+
+    def __init__(self, opt, group, flat):
+        self.group, self.flat = group, flat
+        self.params = tuple(group["params"])
+        self.name = f"{type(opt).__name__}.step"
+        # the Where each watched parameter's last "…step" mutation was logged with
+        self.wheres = {}
+        for p in self.params:
+            for v, op, where in reversed(p._storage.mutations or ()):
+                if op == self.name:
+                    self.wheres[id(p)] = where
+                    break
+
+    def __call__(self, opt):
+        group, flat, params = self.group, self.flat, self.params
+        ps = group["params"]
+        # step() takes the flat path with no closure, no clip, every parameter ready, no
+        # mutation context: anything else is step() itself
+        if (opt._grad_clip is not None or len(opt.param_groups) != 1
+                or opt.param_groups[0] is not group or group.get("_flat") is not flat
+                or "grad_clip" in group or _saved_mod().MUTATION_CTX is not None
+                or len(ps) != len(params) or not all(map(operator.is_, ps, params))
+                or ("max_exp_avg_sq" in flat["bufs"]) != bool(group.get("amsgrad", False))
+                or len(opt._checked_grads(group)) != len(params)):
+            return type(opt).step(opt)
+        opt._flat_update(params, flat, opt._lr(group), group, {})
+        for p in params:   # bump(p, name), with the recorded Where
+            st = p._storage
+            st.version += 1
+            if st.watched:
+                log = st.mutations
+                if log is None:
+                    log = st.mutations = []
+                elif len(log) >= 32:
+                    del log[:16]
+                log.append((st.version, self.name, self.wheres.get(id(p), "an oar.jit replay")))
+        return None
 
 
 class _Step:
@@ -626,7 +840,7 @@ class Program:
 
     def __init__(self, rec, in_tensors, result, spec, outs):
         self.spec = spec
-        steps = rec.steps
+        steps = _lower(rec.steps)   # Note [Replay lowerings]
         for t in outs:
             fn = t._grad_fn
             if (fn is not None and id(fn) not in rec.ran) or (fn is None and t.requires_grad):
@@ -894,9 +1108,8 @@ class Program:
 
     def run(self, in_tensors):
         """Replay; None when a guard on external tensors fails (the caller re-records)."""
-        for t, d, rg in self.ext_checks:
-            if (t._data is not d or t._requires_grad is not rg or t._hooks
-                    or getattr(t, "_post_acc_hooks", None)):
+        for t, d, rg in self.ext_checks:   # (_post_acc_hooks: a class default of Tensor)
+            if t._data is not d or t._requires_grad is not rg or t._hooks or t._post_acc_hooks:
                 return None, False
         if self.layers and _layer_state(self.layers) != self.layer_state:
             return None, False   # train()/eval() or a forward hook changed since capture
