@@ -574,3 +574,19 @@ def test_legacy_tensor_types_match_torch(name):
     alias, real_alias = ours(same), real(real_same)
     assert (alias is same) == (real_alias is real_same)
     assert alias.data_ptr() == same.data_ptr()
+
+
+def test_softmax_and_log_softmax_methods_and_functions_match_torch():
+    torch = pytest.importorskip("torch")
+    import oar.torch as otorch
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    t, o = torch.tensor(x), otorch.tensor(x)
+    for name in ("softmax", "log_softmax"):
+        for dim in (0, 1, -1):
+            want = getattr(t, name)(dim).numpy()
+            np.testing.assert_allclose(getattr(o, name)(dim).numpy(), want, rtol=1e-6)
+            np.testing.assert_allclose(getattr(otorch, name)(o, dim).numpy(), want, rtol=1e-6)
+        with pytest.raises(TypeError):   # dim is required, as in torch
+            getattr(o, name)()
+        with pytest.raises(TypeError):
+            getattr(t, name)()

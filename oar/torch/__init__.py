@@ -31,3 +31,13 @@ from .serialization import load, save  # noqa: F401,E402
 from . import functional  # noqa: F401,E402  (import torch.functional as F)
 from . import distributed  # noqa: F401,E402  (torch.distributed)
 from ._compile import compile  # noqa: A001,F401,E402  (torch.compile)
+
+
+def softmax(input, dim, dtype=None):
+    """torch.softmax: torch.nn.functional.softmax(input, dim, dtype=dtype)."""
+    return nn.functional.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    """torch.log_softmax: torch.nn.functional.log_softmax(input, dim, dtype=dtype)."""
+    return nn.functional.log_softmax(input, dim, dtype=dtype)

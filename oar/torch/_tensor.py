@@ -197,6 +197,17 @@ class Tensor(_CoreTensor):
             return self
         return self.to(d)
 
+    # ------------------------------------------------------------- softmax methods
+    def softmax(self, dim, dtype=None):
+        """torch.Tensor.softmax: F.softmax(self, dim, dtype=dtype) (dim required)."""
+        from .nn.functional import softmax
+        return softmax(self, dim, dtype=dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        """torch.Tensor.log_softmax: F.log_softmax(self, dim, dtype=dtype) (dim required)."""
+        from .nn.functional import log_softmax
+        return log_softmax(self, dim, dtype=dtype)
+
     # ------------------------------------------------------------- interop
     def numpy(self, *, force=False):
         """An ndarray over this tensor's memory (no copy), as in PyTorch: writes through
