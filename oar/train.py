@@ -126,13 +126,14 @@ def load_digits():
 # one set of weights loads into each: they compute the same function and differ only in
 # what the backward keeps. Per Conv-BN-LeakyReLU block of the cnn, with A the bytes of one
 # activation of the block (N x C x H x W floats):
-#   bn          conv saves its input; BatchNorm (recorded ops) saves x - mean and x_hat;
-#               LeakyReLU saves its output, which the next conv or pool saves too: 3 A
+#   bn          BatchNorm (one op, Note [BatchNorm op]) saves its input, the conv's output,
+#               plus per-channel mean and invstd; LeakyReLU saves its output, which the
+#               next conv or pool saves too: 2 A
 #   abn         InPlaceABN overwrites the conv's output and saves only that, the tensor the
 #               next layer saves anyway, plus per-channel statistics: 1 A
 #   checkpoint  the block keeps its input only; its activations are recomputed at backward,
 #               one block at a time
-# (PyTorch's own batch_norm saves its input and LeakyReLU its input: also 3 A per block.)
+# (PyTorch's own batch_norm saves its input and LeakyReLU its input: also 2 A per block.)
 # BatchNorm2D and InPlaceABN2D both use Paddle's momentum 0.9 and LeakyReLU's slope 0.01,
 # so the running statistics agree too. Checkpointing reruns each block at backward, and
 # with it BatchNorm's running-statistics update (as in PyTorch): the only difference in
@@ -518,9 +519,9 @@ def plot(path, results, title, why=""):
 
 # --------------------------------------------------------------------------- report
 _WHY = {
-    "cnn": ("why: per block, BatchNorm + LeakyReLU keep three tensors of the block's size for "
-            "backward (the conv's input, BatchNorm's x - mean and x_hat); InPlaceABN keeps one, "
-            "its output, and recomputes x_hat from it; checkpointing keeps each block's input "
+    "cnn": ("why: per block, BatchNorm + LeakyReLU keep two tensors of the block's size for "
+            "backward (BatchNorm's input and LeakyReLU's output); InPlaceABN keeps one, its "
+            "output, and recomputes x_hat from it; checkpointing keeps each block's input "
             "and recomputes the block at backward."),
     "relu-cnn": ("why: in training an in-place ReLU saves nothing -- its input (the conv's "
                  "output) is saved by nobody, so it is freed either way; only inference, "
@@ -532,9 +533,10 @@ _WHY = {
 
 
 _WHY_PLOT = {
-    "cnn": "Per block, BatchNorm + LeakyReLU keep 3 tensors of the block's size for backward "
-           "(conv input, x - mean, x_hat), InPlaceABN keeps 1 (its output);\ncheckpointing "
-           "keeps only each block's input and recomputes the block in backward (green).",
+    "cnn": "Per block, BatchNorm + LeakyReLU keep 2 tensors of the block's size for backward "
+           "(BatchNorm's input, LeakyReLU's output), InPlaceABN keeps 1 (its output);\n"
+           "checkpointing keeps only each block's input and recomputes the block in backward "
+           "(green).",
     "relu-cnn": "In training an in-place ReLU saves nothing: the conv output it overwrites is "
                 "saved by nobody, so it is freed either way.\nOnly inference, which keeps "
                 "nothing for backward, gains.",

@@ -210,18 +210,19 @@ def _abn_bytes(model_kind):
     return tl[-1].saved_created, tl[-1].saved, out
 
 
-def test_inplace_abn_holds_one_activation_where_batchnorm_holds_three():
-    """Analytic counts (A = 8*4*6*6 floats): BatchNorm + LeakyReLU keep x - mean, x_hat and
-    the output (3 A) plus per-channel rsqrt; InPlaceABN keeps its output (A) plus its
+def test_inplace_abn_holds_one_activation_where_batchnorm_holds_two():
+    """Analytic counts (A = 8*4*6*6 floats): BatchNorm (one op, Note [BatchNorm op]) +
+    LeakyReLU keep the conv's output (BatchNorm's input), the per-channel mean and invstd
+    and LeakyReLU's output (2 A + 2 C floats); InPlaceABN keeps its output (A) plus its
     per-channel invstd (and mean/kept nothing else)."""
     A = 8 * 4 * 6 * 6 * 4
     bn_created, bn_all, _ = _abn_bytes("bn")
     abn_created, abn_all, _ = _abn_bytes("abn")
-    assert bn_created == 3 * A + 4 * 4            # + BatchNorm's per-channel rsqrt (C floats)
+    assert bn_created == 2 * A + 2 * 4 * 4        # + BatchNorm's mean and invstd (C floats each)
     assert abn_created == A + 4 * 4               # + InPlaceABN's per-channel invstd
     # existing before: the block's input x (saved by the conv for its weight's gradient;
     # x needs none, so the conv weight is not saved) and the norm's parameters it saves:
-    # BatchNorm's `x_hat * weight` saves weight, InPlaceABN saves weight and bias
+    # BatchNorm saves weight, InPlaceABN saves weight and bias
     assert bn_all - bn_created == A + 4 * 4
     assert abn_all - abn_created == A + 2 * 4 * 4
 

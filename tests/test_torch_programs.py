@@ -63,9 +63,7 @@ PROGRAMS: dict[str, dict] = {
 FAST = {"polynomial_custom_function", "tensorqs_tutorial", "autogradqs_tutorial"}
 
 # Programs that do not run on oar yet: name -> triage line (see /tmp/h4_triage.md while it lasts)
-XFAIL: dict[str, str] = {
-    'modelsyt_tutorial': "BatchNorm is a composition in oar -- first error: expected line 109: 'grad_fn=<NativeBatchNormBackward0>)', got 'grad_fn=<AddBackward0>)'",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _params():

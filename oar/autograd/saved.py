@@ -167,10 +167,10 @@ def unhooked(tensor):
 # each unpack at backward calls unpack_hook(packed) and uses the tensor it returns. Only
 # the innermost pair applies; the stack is thread-local, like grad mode. With no pair
 # pushed in any thread (`_HOOKED == 0`), SavedTensor pays one global test.
-# What oar saves can differ from PyTorch's set (so the pack/unpack counts differ): a
-# composite op (oar's batch_norm is a few recorded ops; PyTorch's kernel saves input,
-# weight, running stats and the batch statistics: 6) saves what its parts save, and index
-# arrays (max_pool2d's argmax, gather's index) are attrs of the node, never packed. For
+# What oar saves can differ from PyTorch's set (so the pack/unpack counts differ):
+# batch_norm saves input, weight, mean and invstd (4; PyTorch's kernel also saves the
+# running stats: 6), a composite op saves what its parts save, and index arrays
+# (max_pool2d's argmax, gather's index) are attrs of the node, never packed. For
 # mul, exp, relu, matmul, linear and conv2d the counts are PyTorch's (tests/
 # test_saved_tensor_hooks.py).
 # Versions: PyTorch checks no version for a packed tensor ("we can't track versions through

@@ -134,6 +134,39 @@ def _cdot(a, b):
     return np.einsum("ncs,ncs->c", a.reshape(n, c, -1), b.reshape(n, c, -1))
 
 
+def bn_backward(dy, xh, invstd, wa, training, needs):
+    """The batch-norm backward in NumPy, shared by BatchNorm's op (Note [BatchNorm op]) and
+    InPlaceABN's (Note [In-place activated batch norm]): (dx, dgamma, dbeta) from dy (the
+    gradient of y = x_hat * gamma + beta), x_hat (overwritten: dx is computed in its
+    memory), invstd (C values), gamma as an array or None, training (batch statistics:
+    dx also flows through the mean and variance) and needs[0:3] (truthy where x, gamma,
+    beta need a gradient; the others are None):
+        dbeta = sum(dy), dgamma = sum(dy * x_hat),
+        dx = gamma * invstd * (dy - mean(dy) - x_hat * mean(dy * x_hat))   (training)
+        dx = gamma * invstd * dy                                           (running stats)
+    sums and means per channel (over every axis but 1)."""
+    shape = _bshape(dy.ndim)
+    gx = gw = None
+    gb = _csum(dy) if needs[2] is not None else None
+    if needs[1] is not None or (needs[0] is not None and training):
+        sum_dyx = _cdot(dy, xh)
+        if needs[1] is not None:
+            gw = sum_dyx
+    if needs[0] is not None:
+        k = invstd if wa is None else wa * invstd
+        if training:
+            n = dy.size // dy.shape[1]
+            sum_dy = gb if gb is not None else _csum(dy)
+            np.multiply(xh, (sum_dyx / n).reshape(shape), out=xh)
+            np.subtract(dy, xh, out=xh)
+            xh -= (sum_dy / n).reshape(shape)
+            xh *= k.reshape(shape)
+            gx = xh
+        else:
+            gx = dy * k.reshape(shape)
+    return gx, gw, gb
+
+
 # Note [InPlaceABN selections without masks]
 # The activation, its derivative and its inverse select between two branches per element;
 # NumPy's masked forms (where=, np.where, copyto) are 5-25x slower than plain ufuncs on
@@ -193,9 +226,10 @@ def _b_abn(c, g):
         f += p
         dy = np.multiply(ga, f, out=f)
     gx = gw = gb = None
-    if needs[2] is not None:
-        gb = _csum(dy)
-    if needs[0] is not None or needs[1] is not None:
+    if needs[0] is None and needs[1] is None:
+        if needs[2] is not None:
+            gb = _csum(dy)
+    else:
         w, b = c.input(1), c.input(2)
         kept = c.input(5)
         with np.errstate(all="ignore"):   # y = act^-1(z), then x_hat = (y - beta) / gamma
@@ -214,22 +248,7 @@ def _b_abn(c, g):
         xh = y                              # x_hat, recovered
         if kept_ch:                         # Note [InPlaceABN conditioning]
             xh[:, list(kept_ch)] = kept._data
-        sum_dyx = _cdot(dy, xh)
-        if needs[1] is not None:
-            gw = sum_dyx
-        if needs[0] is not None:
-            invstd = c.input(4)._data
-            k = invstd if wa is None else wa * invstd
-            if training:
-                n = z.size // z.shape[1]
-                sum_dy = gb if gb is not None else _csum(dy)
-                np.multiply(xh, (sum_dyx / n).reshape(shape), out=xh)
-                np.subtract(dy, xh, out=xh)
-                xh -= (sum_dy / n).reshape(shape)
-                xh *= k.reshape(shape)
-                gx = xh
-            else:
-                gx = dy * k.reshape(shape)
+        gx, gw, gb = bn_backward(dy, xh, c.input(4)._data, wa, training, needs)
     return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a, z.dtype))
                  for a in (gx, gw, gb)) + (None, None, None)
 

@@ -735,6 +735,105 @@ def _update_running(running_mean, running_var, mean, var, n, keep):
         running_var.mul_(keep).add_(var * (new * n / max(n - 1, 1)))
 
 
+# Note [BatchNorm op]
+# batch_norm is one op, BATCH_NORM, as PyTorch's native_batch_norm: its node is
+# NativeBatchNormBackward0 (in training and in evaluation, as torch 2.13 names both) and its
+# next_functions are the (input, weight, bias) edges. The kernel returns (y, mean, invstd,
+# var): y = (x - mean) * (invstd * gamma) + beta, with the batch's biased statistics in
+# training (var = mean((x - mean)^2), invstd = 1 / sqrt(var + eps)) or the running ones in
+# evaluation (attrs); only y takes part in autograd. When x or gamma needs a gradient, the
+# node's saved tensors are set right after dispatch (_batch_norm_op): x, gamma (a
+# reference), and the mean and invstd results (C values each), each saved once and
+# versioned like any saved tensor: nothing else of x's size, where the composition it
+# replaces kept x - mean and x_hat (beta's gradient alone needs nothing saved). The backward recomputes x_hat = (x - mean) * invstd and runs abn.bn_backward (the
+# formula InPlaceABN's backward uses); under create_graph it is written in oar ops, with the
+# statistics recomputed from x in training so that second derivatives see their dependence
+# on x. var is returned for the running-statistics update (_update_running, unchanged).
+# Inputs outside what the op covers (a non-floating input, mixed dtypes, running statistics
+# that require grad in evaluation) go through the composition, whose results, dtypes and
+# checks are unchanged.
+def _k_bn(x, w, b, running_mean, running_var, training, eps):
+    from .abn import _bshape, _cdot, _csum
+    dt = x.dtype
+    shape = _bshape(x.ndim)
+    with np.errstate(all="ignore"):
+        if training:
+            n = x.size // x.shape[1]
+            mean = (_csum(x) / n).astype(dt, copy=False)
+            y = np.subtract(x, mean.reshape(shape))
+            var = (_cdot(y, y) / n).astype(dt, copy=False)
+        else:
+            mean = np.array(running_mean, dt)
+            var = np.array(running_var, dt)
+            y = np.subtract(x, mean.reshape(shape))
+        invstd = (1 / np.sqrt(var + dt.type(eps))).astype(dt, copy=False)
+    y *= (invstd if w is None else invstd * w).reshape(shape)
+    if b is not None:
+        y += b.reshape(shape)
+    return y, mean, invstd, var
+
+
+def _b_bn(c, g):
+    """Note [BatchNorm op]: PyTorch's batch-norm backward."""
+    training, eps = c.attrs[2], c.attrs[3]
+    needs = c.needs
+    nd = g.ndim
+    axes = [0] + list(range(2, nd))
+    shape = [1, -1] + [1] * (nd - 2)
+    if needs[0] is None and needs[1] is None:     # beta's gradient only: nothing was saved
+        if grad_mode.is_grad_enabled():
+            return None, None, g.sum(axis=axes)
+        from .abn import _csum
+        return None, None, Tensor._wrap(np.ascontiguousarray(_csum(np.asarray(g._data))))
+    x, w = c.input(0), c.input(1)
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        if training:
+            xc = x - x.mean(axis=axes).reshape(shape)
+            invstd = ((xc * xc).mean(axis=axes).reshape(shape) + eps).rsqrt()
+        else:
+            xc = x - c.input(3).reshape(shape)
+            invstd = c.input(4).reshape(shape)
+        xh = xc * invstd
+        gx = gw = gb = None
+        if needs[2] is not None:
+            gb = g.sum(axis=axes)
+        if needs[1] is not None:
+            gw = (g * xh).sum(axis=axes)
+        if needs[0] is not None:
+            k = invstd if w is None else invstd * w.reshape(shape)
+            if training:
+                gx = (g - g.mean(axis=axes).reshape(shape)
+                      - xh * (g * xh).mean(axis=axes).reshape(shape)) * k
+            else:
+                gx = g * k
+        return gx, gw, gb
+    from .abn import bn_backward
+    xd = x._data
+    dt = xd.dtype
+    dy = np.ascontiguousarray(g._data, dt)
+    mean, invstd = c.input(3)._data, c.input(4)._data
+    xh = np.subtract(xd, mean.reshape(shape))
+    xh *= invstd.reshape(shape)
+    gx, gw, gb = bn_backward(dy, xh, invstd, None if w is None else w._data, training, needs)
+    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a, dt))
+                 for a in (gx, gw, gb))
+
+
+BATCH_NORM = R.OpDef(
+    "batch_norm", _k_bn, _b_bn, inputs=("input", "weight", "bias"),     # saved: _batch_norm_op
+    attrs=(("running_mean", None), ("running_var", None), ("training", False), ("eps", 1e-5)),
+    optional=("weight", "bias"), node_name="NativeBatchNormBackward",
+    doc="Batch normalisation over axis 1, saving input, mean, invstd (Note [BatchNorm op]).")
+
+
+def _bn_op_ok(x, running_mean, running_var, weight, bias, training):
+    """Note [BatchNorm op]: one floating dtype throughout, and no gradient wanted for
+    running statistics used in evaluation."""
+    if not _loss_op_ok(x, running_mean, running_var, weight, bias):
+        return False
+    return training or not (running_mean.requires_grad or running_var.requires_grad)
+
+
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.9, epsilon=1e-5, name=None, *, eps=None, torch_momentum=None):
     """Paddle's momentum convention: running = momentum * running + (1 - momentum) * batch
@@ -758,6 +857,10 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     if not training and (running_mean is None or running_var is None):
         raise ArgValueError("batch_norm: running_mean and running_var are needed when not "
                             "training")
+    keep = momentum if torch_momentum is None else 1 - torch_momentum
+    if _bn_op_ok(x, running_mean, running_var, weight, bias, training):   # Note [BatchNorm op]
+        return _batch_norm_op(x, running_mean, running_var, weight, bias, training, epsilon,
+                              keep)
     axes = [0] + list(range(2, x.ndim))
     shape = [1, -1] + [1] * (x.ndim - 2)
     if training:
@@ -765,7 +868,6 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         xc = x - mean.reshape(shape)
         var = (xc * xc).mean(axis=axes)
         if running_mean is not None:
-            keep = momentum if torch_momentum is None else 1 - torch_momentum
             _update_running(running_mean, running_var, mean.detach(), var.detach(),
                            x._data.size // x._data.shape[1], keep)
         y = xc * (var.reshape(shape) + epsilon).rsqrt()
@@ -775,6 +877,23 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         y = y * weight.reshape(shape)
     if bias is not None:
         y = y + bias.reshape(shape)
+    return y
+
+
+def _batch_norm_op(x, running_mean, running_var, weight, bias, training, eps, keep):
+    """batch_norm through BATCH_NORM (Note [BatchNorm op]); arguments already checked."""
+    from ..autograd.saved import SavedTensor
+    attrs = (None, None, True, float(eps)) if training else (
+        running_mean._data, running_var._data, False, float(eps))
+    y, mean, invstd, var = R.dispatch(BATCH_NORM, (x, weight, bias), attrs)
+    node = y._grad_fn
+    if node is not None and (node.next_edges[0] is not None or node.next_edges[1] is not None):
+        # x or gamma needs a gradient: each saved tensor once (a pack hook sees each once)
+        node.saved = [SavedTensor(x), None if weight is None else SavedTensor(weight), None,
+                      SavedTensor(mean), SavedTensor(invstd)]
+    if training and running_mean is not None:
+        _update_running(running_mean, running_var, mean, var, x._data.size // x._data.shape[1],
+                        keep)
     return y
 
 
