@@ -57,6 +57,14 @@ def shape_str(shape):
     return "[" + ", ".join(str(int(s)) for s in shape) + "]"
 
 
+def per_channel(t, c, op, what, shape):
+    """A normalisation's per-channel tensor (weight, bias, running stats) must hold c values,
+    for an input of `shape` (channels on dim 1)."""
+    if t is not None and t._data.shape != (c,):
+        raise ArgValueError(f"{op}: {what} should contain {c} elements not {t._data.size} "
+                            f"(input {shape_str(shape)})")
+
+
 def floating_like(x, w, op, what="weight"):
     """Input and parameter dtypes must match (PyTorch: 'mat1 and mat2 must have the same
     dtype'); an integer or float64 input to a float32 layer is refused, not widened."""

@@ -282,9 +282,7 @@ def _check(x, weight, bias, running_mean, running_var, training, op):
             continue
         if not isinstance(t, Tensor):
             raise ArgTypeError(f"{op}: {what} must be a Tensor or None, got {type(t).__name__}")
-        if t._data.shape != (c,):
-            raise ArgValueError(f"{op}: {what} should contain {c} elements not {t._data.size} "
-                                f"(input {_c.shape_str(xa.shape)})")
+        _c.per_channel(t, c, op, what, xa.shape)
         if t._data.dtype.kind != "f":
             raise ArgTypeError(f"{op}: {what} must be floating, got {t.dtype.name}")
     if training and xa.size // max(c, 1) <= 1:

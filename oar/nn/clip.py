@@ -46,19 +46,23 @@ class _AssertError(ArgValueError, AssertionError):
     """A bad argument Paddle asserts on (AssertionError)."""
 
 
-def _bound(value, cls, name, allow_zero=False):
-    """A clip bound as a float: a real number or a one-element tensor, finite or +inf,
-    > 0 (>= 0 with allow_zero)."""
+def _real(value, cls, name):
+    """A clip argument as a float: a real number (not bool) or a one-element number tensor."""
     if isinstance(value, Tensor):
         if value._data.size != 1 or value._data.dtype.kind not in "iuf":
             raise _NotANumber(f"{cls}: {name} must be a number, got a {value.dtype.name} tensor "
                               f"of shape {list(value.shape)}")
-        v = float(value._data.reshape(()))
-    elif isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return float(value._data.reshape(()))
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise _NotANumber(f"{cls}: {name} must be a number, got {type(value).__name__} "
                           f"{value!r}"[:120])
-    else:
-        v = float(value)
+    return float(value)
+
+
+def _bound(value, cls, name, allow_zero=False):
+    """A clip bound as a float: a real number or a one-element tensor, finite or +inf,
+    > 0 (>= 0 with allow_zero)."""
+    v = _real(value, cls, name)
     if math.isnan(v) or v < 0 or (v == 0 and not allow_zero):
         need = ">= 0" if allow_zero else "> 0"
         raise ArgValueError(f"{cls}: {name} must be a number {need}, got {v} (a negative or NaN "
@@ -138,13 +142,7 @@ class ClipGradByValue(_PerTensorClip):
 
 def _num(value, cls, name):
     """A bound that may be negative (ClipGradByValue's min and max): a real number, not NaN."""
-    if isinstance(value, Tensor) and value._data.size == 1 and value._data.dtype.kind in "iuf":
-        v = float(value._data.reshape(()))
-    elif isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise _NotANumber(f"{cls}: {name} must be a number, got {type(value).__name__} "
-                          f"{value!r}"[:120])
-    else:
-        v = float(value)
+    v = _real(value, cls, name)
     if math.isnan(v):
         raise ArgValueError(f"{cls}: {name} must be a number, got nan")
     return v

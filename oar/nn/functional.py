@@ -847,9 +847,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     c = x._data.shape[1]
     for what, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
-        if t is not None and t._data.shape != (c,):
-            raise ArgValueError(f"batch_norm: {what} should contain {c} elements not "
-                                f"{t._data.size} (input {_c.shape_str(x._data.shape)})")
+        _c.per_channel(t, c, "batch_norm", what, x._data.shape)
     if training and x._data.size // max(c, 1) <= 1:
         raise ArgValueError(f"batch_norm: Expected more than 1 value per channel when "
                             f"training, got input size {_c.shape_str(x._data.shape)}. Fix: a "
@@ -1193,8 +1191,7 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     c = x._data.shape[1]
     for what, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
-        if t is not None and t._data.shape != (c,):
-            raise ArgValueError(f"{op}: {what} should contain {c} elements not {t._data.size}")
+        _c.per_channel(t, c, op, what, x._data.shape)
     axes = list(range(2, x.ndim))
     shape = [1, -1] + [1] * (x.ndim - 2)
     if use_input_stats or running_mean is None:
