@@ -1,0 +1,437 @@
+"""PyTorch's OpInfo database as the torch door's oracle.
+
+`torch.testing._internal.common_methods_invocations.op_db` lists, for every torch op, sample
+inputs (shapes, dtypes, keyword arguments, non-contiguous and broadcast cases) and the
+spellings the op has: function, method, in-place, `out=`. This module runs each sample
+through oar.torch and torch 2.13 and classifies what it sees:
+
+* "ok"        both agree (values, dtype, shape; or both raise);
+* "refused"   torch runs it, oar raises (code torch users run breaks);
+* "differs"   both run, the results differ (the worst defect: no error);
+* "accepted"  torch raises, oar runs (bad input accepted);
+* "error-class" both raise, but oar's exception is not an instance of torch's class;
+* "grad"      float64 gradients (of a fixed random cotangent) differ or are missing.
+
+Samples are made by torch and copied into oar with their strides (a non-contiguous sample
+stays non-contiguous), each variant on fresh copies, so an in-place op of one variant cannot
+leak into the next. `run_op(opinfo)` returns a list of Finding.
+"""
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+
+import oar.torch as otorch
+
+import torch
+from torch.testing._internal.common_methods_invocations import op_db
+
+OPS = {}
+for _op in op_db:
+    OPS.setdefault(_op.name + ("." + _op.variant_test_name if _op.variant_test_name else ""),
+                   _op)
+
+# dtypes the samples are drawn in (where the OpInfo supports them)
+DTYPES = (torch.float32, torch.float64, torch.int64, torch.bool)
+VARIANTS = ("function", "method", "inplace", "out")
+
+
+@dataclasses.dataclass
+class Finding:
+    op: str
+    variant: str
+    dtype: str
+    kind: str
+    detail: str
+
+    def __str__(self):
+        return f"{self.op} [{self.variant}, {self.dtype}] {self.kind}: {self.detail}"
+
+
+class Unconvertible(Exception):
+    """A sample argument oar has no counterpart for (a torch.memory_format, a generator)."""
+
+
+# ---------------------------------------------------------------- torch -> oar
+def to_oar(v):
+    """A torch sample argument as the oar.torch argument: tensors copied with their strides."""
+    if isinstance(v, torch.Tensor):
+        if v.is_complex() or v.dtype not in _DTYPE_MAP or v.layout != torch.strided:
+            raise Unconvertible(f"tensor of {v.dtype}")
+        t = v.detach()
+        a = t.numpy()
+        if t.numel() and a.base is not None:
+            # keep the layout: the same strides over a copy of the memory it spans
+            a = _strided_copy(t)
+        else:
+            a = a.copy()
+        r = otorch.from_numpy(a) if a.ndim and a.strides and min(a.strides) >= 0 else \
+            otorch.tensor(a)
+        if v.requires_grad:
+            r.requires_grad_(True)
+        return r
+    if isinstance(v, torch.dtype):
+        if v not in _DTYPE_MAP:
+            raise Unconvertible(str(v))
+        return _DTYPE_MAP[v]
+    if isinstance(v, torch.Size):
+        return tuple(v)
+    if isinstance(v, (list, tuple)):
+        return type(v)(to_oar(x) for x in v) if not hasattr(v, "_fields") else \
+            type(v)(*[to_oar(x) for x in v])
+    if isinstance(v, dict):
+        return {k: to_oar(x) for k, x in v.items()}
+    if isinstance(v, (torch.memory_format, torch.Generator, torch.device, torch.layout)):
+        raise Unconvertible(type(v).__name__)
+    return v
+
+
+def _strided_copy(t):
+    """An ndarray with t's shape and strides over a fresh copy of the storage span t reads."""
+    a = t.numpy()
+    lo = min(0, sum((n - 1) * s for n, s in zip(a.shape, a.strides) if s < 0))
+    hi = sum((n - 1) * s for n, s in zip(a.shape, a.strides) if s > 0) + a.itemsize
+    span = np.lib.stride_tricks.as_strided(a, shape=((hi - lo) // a.itemsize,),
+                                           strides=(a.itemsize,))
+    buf = np.array(span, copy=True)
+    return np.lib.stride_tricks.as_strided(buf, shape=a.shape, strides=a.strides)
+
+
+_DTYPE_MAP = {getattr(torch, n): getattr(otorch, n) for n in
+              ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+               "bool")}
+
+
+def clone_torch(v):
+    if isinstance(v, torch.Tensor):
+        r = v.detach().clone(memory_format=torch.preserve_format)
+        return r.requires_grad_(v.requires_grad) if v.requires_grad else r
+    if isinstance(v, (list, tuple)):
+        return type(v)(clone_torch(x) for x in v) if not hasattr(v, "_fields") else \
+            type(v)(*[clone_torch(x) for x in v])
+    if isinstance(v, dict):
+        return {k: clone_torch(x) for k, x in v.items()}
+    return v
+
+
+# ---------------------------------------------------------------- calling
+def resolve(root, dotted):
+    obj = root
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def oar_callable(op, variant):
+    """oar.torch's spelling of `op` in `variant`, or None where oar lacks it."""
+    name = op.name
+    if variant in ("function", "out"):
+        return resolve(otorch, name) if op.op is not None else None
+    if variant == "method":
+        if op.method_variant is None:
+            return None
+        f = getattr(otorch.Tensor, name.split(".")[-1], None)
+        return None if f is None else (lambda self, *a, **k: getattr(self, name.split(".")[-1])(*a, **k))
+    if variant == "inplace":
+        if op.inplace_variant is None:
+            return None
+        iname = op.inplace_variant.__name__
+        f = getattr(otorch.Tensor, iname, None)
+        return None if f is None else (lambda self, *a, **k: getattr(self, iname)(*a, **k))
+    return None
+
+
+def torch_callable(op, variant):
+    if variant in ("function", "out"):
+        return op.op
+    if variant == "method":
+        return op.method_variant
+    if variant == "inplace":
+        return op.inplace_variant
+    return None
+
+
+def _call(fn, sample, out=None):
+    args = (sample[0], *sample[1])
+    kwargs = dict(sample[2])
+    if out is not None:
+        kwargs["out"] = out
+    # random ops draw the same stream in both (oar.torch replicates torch's CPU generator)
+    torch.manual_seed(0)
+    otorch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def _outcome(fn, sample, out=None):
+    try:
+        return True, _call(fn, sample, out)
+    except Exception as e:  # noqa: BLE001 -- classified by the caller
+        return False, e
+
+
+# ---------------------------------------------------------------- comparing
+def _leaves(v):
+    if isinstance(v, (list, tuple)):
+        out = []
+        for x in v:
+            out.extend(_leaves(x))
+        return out
+    return [v]
+
+
+def _np(v):
+    if isinstance(v, torch.Tensor):
+        return v.detach().resolve_conj().resolve_neg().numpy()
+    return np.asarray(v._data) if hasattr(v, "_data") else v
+
+
+def _tol(dt):
+    return {np.dtype(np.float16): (1e-3, 1e-2), np.dtype(np.float32): (1.3e-6, 1e-5)}.get(
+        np.dtype(dt), (1e-7, 1e-7))
+
+
+def compare(t_res, o_res):
+    """None when oar's result matches torch's, else a short description."""
+    tl, ol = _leaves(t_res), _leaves(o_res)
+    if len(tl) != len(ol):
+        return f"{len(ol)} results, torch {len(tl)}"
+    for i, (t, o) in enumerate(zip(tl, ol)):
+        if isinstance(t, torch.Tensor):
+            if not hasattr(o, "_data"):
+                return f"result {i}: {type(o).__name__}, torch a tensor"
+            a, b = _np(t), _np(o)
+            if str(t.dtype).split(".")[-1] != b.dtype.name:
+                return f"result {i}: dtype {b.dtype.name}, torch {t.dtype}"
+            if a.shape != b.shape:
+                return f"result {i}: shape {list(b.shape)}, torch {list(a.shape)}"
+            if a.dtype.kind in "fc":
+                rtol, atol = _tol(a.dtype)
+                if not np.allclose(b.astype(np.float64), a.astype(np.float64), rtol=rtol,
+                                   atol=atol, equal_nan=True):
+                    return f"result {i}: values differ (max abs {_maxdiff(a, b)})"
+            elif not np.array_equal(a, b):
+                return f"result {i}: values differ"
+        elif isinstance(t, (bool, int, float)):
+            if isinstance(o, (torch.Tensor,)) or hasattr(o, "_data"):
+                return f"result {i}: a tensor, torch {type(t).__name__}"
+            if not (o == t or (isinstance(t, float) and np.isnan(t) and np.isnan(o))):
+                if not (isinstance(t, float) and np.isclose(o, t)):
+                    return f"result {i}: {o!r}, torch {t!r}"
+    return None
+
+
+def _maxdiff(a, b):
+    with np.errstate(all="ignore"):
+        return float(np.nanmax(np.abs(a.astype(np.float64) - b.astype(np.float64)))) \
+            if a.size else 0.0
+
+
+# ---------------------------------------------------------------- one op
+def _samples(op, dtype, requires_grad=False):
+    try:
+        return list(op.sample_inputs("cpu", dtype, requires_grad=requires_grad))
+    except Exception:  # noqa: BLE001 -- a sample generator that needs something we lack
+        return []
+
+
+def _as_triple(s):
+    return (s.input, tuple(s.args), dict(s.kwargs))
+
+
+def _out_like(t_res):
+    """An empty tensor of each torch result's dtype: out= resizes it, as torch does."""
+    leaves = _leaves(t_res)
+    if not leaves or not all(isinstance(t, torch.Tensor) for t in leaves):
+        return None
+    outs = [torch.empty(0, dtype=t.dtype) for t in leaves]
+    return outs[0] if isinstance(t_res, torch.Tensor) else tuple(outs)
+
+
+def run_variant(op, variant, dtype, samples):
+    findings = []
+    t_fn = torch_callable(op, variant)
+    if t_fn is None or (variant == "out" and not op.supports_out):
+        return findings
+    o_fn = oar_callable(op, variant)
+    dname = str(dtype).split(".")[-1]
+    for k, s in enumerate(samples):
+        triple = _as_triple(s)
+        try:
+            o_sample = to_oar(triple)
+        except Unconvertible:
+            continue
+        t_sample = clone_torch(triple)
+        t_out = o_out = None
+        if variant == "out":
+            ok, probe = _outcome(op.op, clone_torch(triple))
+            if not ok:
+                continue
+            t_out = _out_like(probe)
+            if t_out is None:
+                continue
+            o_out = to_oar(clone_torch(t_out))
+        t_ok, t_res = _outcome(t_fn, t_sample, t_out)
+        if o_fn is None:
+            if t_ok:
+                findings.append(Finding(op.name, variant, dname, "missing", ""))
+                return findings
+            continue
+        o_ok, o_res = _outcome(o_fn, o_sample, o_out)
+        where = f"sample {k} {_describe(triple)}"
+        if t_ok and not o_ok:
+            findings.append(Finding(op.name, variant, dname, "refused",
+                                    f"{where}: {type(o_res).__name__}: {str(o_res)[:160]}"))
+        elif o_ok and not t_ok:
+            findings.append(Finding(op.name, variant, dname, "accepted",
+                                    f"{where}: torch {type(t_res).__name__}: {str(t_res)[:120]}"))
+        elif not t_ok:
+            if not isinstance(o_res, type(t_res)) and not (
+                    isinstance(t_res, RuntimeError) and isinstance(o_res, RuntimeError)):
+                findings.append(Finding(op.name, variant, dname, "error-class",
+                                        f"{where}: {type(o_res).__name__}, torch "
+                                        f"{type(t_res).__name__}: {str(o_res)[:100]}"))
+        else:
+            if variant == "inplace" and t_res is t_sample[0] and o_res is not o_sample[0]:
+                findings.append(Finding(op.name, variant, dname, "differs",
+                                        f"{where}: in-place result is not self"))
+                continue
+            d = compare(t_res if variant != "out" else t_out,
+                        o_res if variant != "out" else o_out)
+            if d is None and variant == "inplace":
+                d = compare(t_sample[0], o_sample[0])
+            if d is not None:
+                findings.append(Finding(op.name, variant, dname, "differs", f"{where}: {d}"))
+    return findings
+
+
+def _describe(triple):
+    def one(v):
+        if isinstance(v, torch.Tensor):
+            return f"T{list(v.shape)}" + ("" if v.is_contiguous() else "nc")
+        if isinstance(v, (list, tuple)):
+            return "[" + ",".join(one(x) for x in v) + "]"
+        return repr(v)[:30]
+    x, args, kwargs = triple
+    parts = [one(x)] + [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
+    return "(" + ", ".join(parts) + ")"
+
+
+def run_grad(op, samples):
+    """float64 gradients of <result, cotangent> against torch's, for the function variant."""
+    findings = []
+    if not op.supports_autograd or op.op is None or op.name.endswith("_"):
+        return findings
+    o_fn = oar_callable(op, "function")
+    if o_fn is None:
+        return findings
+    for k, s in enumerate(samples):
+        triple = _as_triple(s)
+        t_leaves = [v for v in _leaves([triple[0], list(triple[1]), list(triple[2].values())])
+                    if isinstance(v, torch.Tensor) and v.requires_grad]
+        if not t_leaves:
+            continue
+        try:
+            o_sample = to_oar(triple)
+        except Unconvertible:
+            continue
+        o_leaves = [v for v in _leaves([o_sample[0], list(o_sample[1]),
+                                        list(o_sample[2].values())])
+                    if hasattr(v, "_data") and v.requires_grad]
+        t_ok, t_res = _outcome(op.op, triple)
+        if not t_ok:
+            continue
+        t_outs = [r for r in _leaves(t_res) if isinstance(r, torch.Tensor)
+                  and r.requires_grad and r.dtype.is_floating_point]
+        if not t_outs:
+            continue
+        gen = np.random.default_rng(k)
+        cots = [gen.standard_normal(tuple(r.shape)) for r in t_outs]
+        try:
+            t_grads = torch.autograd.grad(t_outs, t_leaves,
+                                          [torch.from_numpy(c.copy()) for c in cots],
+                                          allow_unused=True)
+        except Exception:  # noqa: BLE001
+            continue
+        o_ok, o_res = _outcome(o_fn, o_sample)
+        where = f"sample {k} {_describe(triple)}"
+        if not o_ok:
+            findings.append(Finding(op.name, "grad", "float64", "refused",
+                                    f"{where}: {type(o_res).__name__}: {str(o_res)[:120]}"))
+            continue
+        o_outs = [r for r in _leaves(o_res) if hasattr(r, "_data") and r.requires_grad
+                  and r._data.dtype.kind == "f"]
+        if len(o_outs) != len(t_outs):
+            findings.append(Finding(op.name, "grad", "float64", "grad",
+                                    f"{where}: {len(o_outs)} differentiable results, torch "
+                                    f"{len(t_outs)}"))
+            continue
+        try:
+            o_grads = otorch.autograd.grad(o_outs, o_leaves,
+                                           [otorch.tensor(c) for c in cots], allow_unused=True)
+        except Exception as e:  # noqa: BLE001
+            findings.append(Finding(op.name, "grad", "float64", "grad",
+                                    f"{where}: backward raised {type(e).__name__}: "
+                                    f"{str(e)[:100]}"))
+            continue
+        for i, (tg, og) in enumerate(zip(t_grads, o_grads)):
+            if tg is None and og is None:
+                continue
+            if tg is None or og is None:
+                tz = tg is None or not tg.any()
+                oz = og is None or not np.asarray(og._data).any()
+                if tz and oz:
+                    continue
+                findings.append(Finding(op.name, "grad", "float64", "grad",
+                                        f"{where}: input {i}: oar {og is not None}, torch "
+                                        f"{tg is not None}"))
+                continue
+            d = compare(tg, og)
+            if d is not None:
+                findings.append(Finding(op.name, "grad", "float64", "grad",
+                                        f"{where}: input {i}: {d}"))
+    return findings
+
+
+def run_op(op, dtypes=DTYPES, variants=VARIANTS, grad=True):
+    findings = []
+    supported = op.supported_dtypes("cpu")
+    for dtype in dtypes:
+        if dtype not in supported:
+            continue
+        samples = _samples(op, dtype)
+        for variant in variants:
+            findings += run_variant(op, variant, dtype, samples)
+    if grad and torch.float64 in supported:
+        findings += run_grad(op, _samples(op, torch.float64, requires_grad=True))
+    return findings
+
+
+def defined_ops():
+    """The OpInfo entries whose function oar.torch defines."""
+    return sorted(k for k, op in OPS.items() if op.op is not None and resolve(otorch, op.name)
+                  is not None)
+
+
+if __name__ == "__main__":   # python -m tests.reference.opinfo [op ...]: a report
+    import collections
+    import sys
+    names = sys.argv[1:] or defined_ops()
+    counts = collections.Counter()
+    per_op = {}
+    for n in names:
+        try:
+            fs = run_op(OPS[n])
+        except Exception as e:  # noqa: BLE001
+            fs = [Finding(n, "harness", "-", "crash", f"{type(e).__name__}: {e}")]
+        per_op[n] = fs
+        for f in fs:
+            counts[f.kind] += 1
+            print(f)
+    bad = [n for n, fs in per_op.items() if fs]
+    print(f"\n{len(names)} ops, {len(names) - len(bad)} clean; findings: {dict(counts)}")
