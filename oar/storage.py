@@ -29,6 +29,7 @@ class Storage:
     # watched this storage: the log exists for error messages (Note [Mutation provenance]).
     watched = False
     mutations = None
+    inference = False   # made under inference_mode (Note [Inference tensors])
 
     # No __init__: storages are made by new_storage(buffer) (a Python __init__ call costs
     # more on the hot path); it sets buffer, nbytes, version 0 and owner None.

@@ -36,7 +36,7 @@ _GRAD_LOCK = threading.Lock()
 
 # How a view was made (ViewMeta.creation), which decides whether it may be written in place
 # under autograd: Note [View creation meta] in autograd/inplace.py.
-DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT = 0, 1, 2
+DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT, INFERENCE_MODE, IN_CUSTOM_FUNCTION = 0, 1, 2, 3, 4
 
 
 class Size(tuple):
@@ -263,7 +263,11 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._storage.version
+        st = self._storage
+        if st.inference:   # Note [Inference tensors]
+            from .autograd.grad_mode import INFERENCE_VERSION_ERROR
+            raise RuntimeError(INFERENCE_VERSION_ERROR)
+        return st.version
 
     def _bump_inplace_version(self):
         self._storage.version += 1
@@ -313,6 +317,10 @@ class Tensor:
         if value and not self._data.dtype.kind == "f":
             raise RuntimeError(f"only Tensors of floating point dtype can require gradients "
                                f"(got {self.dtype.name})")
+        if value and self._storage.inference:   # Note [Inference tensors]
+            from .autograd import grad_mode
+            if not grad_mode.INFERENCE.enabled:
+                raise RuntimeError(grad_mode.INFERENCE_REQUIRES_GRAD_ERROR)
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad=True):

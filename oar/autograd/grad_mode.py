@@ -90,7 +90,23 @@ class set_grad_enabled(_GradModeBase):
 # marked storage keeps its buffer as a separate ndarray object, so no inline fast path
 # (which requires `x._data is x._storage.buffer`) writes into it: every write goes through
 # the checked path, where `check_inference` refuses it before anything is written (Note
-# [Check, then write]).
+# [Check, then write]). The rest of PyTorch's rules, each where it is enforced:
+# - an inference tensor has no autograd state of its own: a view of it is a plain tensor
+#   (not `_is_view()`, no history; ops/registry.py view_of), and an op whose tensor operands
+#   are all inference tensors records nothing even when one requires grad (registry.py
+#   _needs_grad); with a normal operand the op is recorded and an inference leaf that
+#   requires grad receives its .grad;
+# - it may not be saved for backward (`INFERENCE_SAVED_ERROR`, autograd/saved.py
+#   SavedTensor), so `c * s` with s requiring grad raises, and `a.mul_(c)` raises before
+#   the write;
+# - its `_version` raises (tensor.py), and requires_grad=True may be set on it only inside
+#   inference mode (tensor.py);
+# - a view of a *normal* tensor made inside inference mode is a view that carries the
+#   INFERENCE_MODE creation meta (Note [View creation meta]): in place on it, or a use
+#   after its base changed, outside inference mode raises PyTorch's inference_mode message;
+# - inference_mode(True) turns grad mode off, inference_mode(False) turns it *on* and
+#   inference mode off (PyTorch's InferenceMode guard sets grad_mode = !enabled), both
+#   restored on exit.
 class _InferenceState(threading.local):
     enabled = False
 
@@ -124,6 +140,26 @@ INFERENCE_INPLACE_ERROR = (
     "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
+INFERENCE_SAVED_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+INFERENCE_VERSION_ERROR = "Inference tensors do not track version counter."
+INFERENCE_REQUIRES_GRAD_ERROR = ("Setting requires_grad=True on inference tensor outside "
+                                 "InferenceMode is not allowed.")
+
+
+def _set_inference(flag):
+    """Turn this thread's inference mode on or off, keeping `_INFERENCE.count` (threads in
+    inference mode) exact."""
+    if INFERENCE.enabled == flag:
+        return
+    with _ACTIVE_LOCK:
+        _INFERENCE.count += 1 if flag else -1
+    INFERENCE.enabled = flag
+
+
 def check_inference(t, op_name):
     """Note [Inference tensors]: refuse an in-place write into an inference tensor outside
     inference mode (PyTorch's RuntimeError), before anything is written."""
@@ -135,7 +171,8 @@ def check_inference(t, op_name):
 class inference_mode(_GradModeBase):
     """PyTorch's inference_mode(mode=True): no gradient recording, and tensors made inside
     are inference tensors (Note [Inference tensors]). A context manager and a decorator
-    (`@inference_mode()` and bare `@inference_mode`); inference_mode(False) changes nothing."""
+    (`@inference_mode()` and bare `@inference_mode`); inference_mode(False) leaves inference
+    mode and turns grad mode on inside its block, as PyTorch's."""
 
     def __new__(cls, mode=True):
         self = super().__new__(cls)
@@ -154,22 +191,16 @@ class inference_mode(_GradModeBase):
         self.mode = mode
 
     def __enter__(self):
+        # Note [Inference tensors]: grad mode is the opposite of the inference flag
         self._prev = STATE.enabled, INFERENCE.enabled
-        if self.mode:
-            STATE.enabled = False
-            if not INFERENCE.enabled:
-                INFERENCE.enabled = True
-                with _ACTIVE_LOCK:
-                    _INFERENCE.count += 1
+        _set_inference(self.mode)
+        STATE.enabled = not self.mode
         return self
 
     def __exit__(self, *exc):
         was_grad, was_inference = self._prev
-        if INFERENCE.enabled and not was_inference:
-            with _ACTIVE_LOCK:
-                _INFERENCE.count -= 1
+        _set_inference(was_inference)
         STATE.enabled = was_grad
-        INFERENCE.enabled = was_inference
         return False
 
     def __call__(self, fn):

@@ -32,7 +32,8 @@ from .errors import (ArgTypeError, ArgValueError, GraphReleasedError, InplaceLea
                      InplaceViewError)
 from .node import Node, _released_message
 from ..ops import registry as _R   # read at call time only: the registry imports this file
-from ..tensor import DEFAULT, MULTI_OUTPUT, Tensor
+from ..tensor import (DEFAULT, IN_CUSTOM_FUNCTION, INFERENCE_MODE, MULTI_OUTPUT, NO_GRAD_MODE,
+                      Tensor)
 
 _STATE = grad_mode.STATE
 
@@ -109,12 +110,18 @@ def validate_inplace(op, args, attrs, op_name, need_grad):
 # Under no_grad every write is allowed: that is how parameters are updated and initialised.
 
 # Note [View creation meta]
-# A view records how it was made (tensor.py ViewMeta.creation). DEFAULT views may be
-# modified in place under autograd (the base's history is rewritten, Note [CopySlices]).
-# Views made under no_grad, or as one of several outputs (split/chunk/unbind), cannot: their
-# graph cannot be rewritten unambiguously, so an in-place op on them (or a use after their
-# base changed, Note [View grad_fn regeneration]) raises InplaceViewError in PyTorch's words
-# (`_view_error`).
+# A view records how it was made (tensor.py ViewMeta.creation), PyTorch's CreationMeta.
+# DEFAULT views may be modified in place under autograd (the base's history is rewritten,
+# Note [CopySlices]). The others cannot, because their graph cannot be rewritten
+# unambiguously: NO_GRAD_MODE (made under no_grad), INFERENCE_MODE (a view of a normal
+# tensor made under inference_mode, Note [Inference tensors]), MULTI_OUTPUT (one of several
+# outputs: split/chunk/unbind, or a custom Function with several differentiable outputs)
+# and IN_CUSTOM_FUNCTION (a custom Function's output that is a view of its input, or an input
+# returned as is: autograd/function.py; rewriting it would bypass the Function's backward).
+# An in-place op on them under autograd, or a use after their base changed (Note [View
+# grad_fn regeneration]), raises InplaceViewError in PyTorch's words (`_view_error`). Under
+# no_grad the write itself is allowed (PyTorch's check runs only when grad is recorded); the
+# siblings then raise on next use, as in PyTorch.
 
 
 def check_inplace_autograd(self, op_name):
@@ -148,23 +155,35 @@ def check_inplace_autograd(self, op_name):
 
 def _view_error(t, meta, direct):
     """PyTorch's message for a view that is not DEFAULT (Note [View creation meta]), written
-    into directly (`direct`) or used after its base or another view of it was written."""
-    what = (f"Output {meta.out_index} of {meta.op_name} is a view and "
-            + ("is being modified inplace." if direct else
-               "its base or another view of its base has been modified inplace."))
-    if meta.creation == MULTI_OUTPUT:
-        return (what + " This view is the output of a function that returns multiple views "
-                f"({meta.op_name}). Such functions do not allow the output views to be modified "
-                "inplace under autograd, because the gradient of the other outputs would be "
-                "wrong. Fix: replace the inplace operation by an out-of-place one, or take "
-                "the piece with slicing (x[a:b]) instead.")
-    return ("A view was created in no_grad mode and "
-            + ("is being modified inplace" if direct else
-               "its base or another view of its base has been modified inplace")
-            + " with grad mode enabled. Given that this use case is ambiguous and "
-            "error-prone, it is forbidden. Fix: move both the view and the inplace either "
-            "both inside the no_grad block (if you don't want the inplace to be tracked) or "
-            "both outside (if you want the inplace to be tracked).")
+    into directly (`direct`) or used after its base or another view of it was written: the
+    same sentences as torch/csrc/autograd/variable.cpp handle_view_on_rebase, each ending in
+    the fix."""
+    c = meta.creation
+    modified = "is being" if direct else "its base or another view of its base has been"
+    if c in (NO_GRAD_MODE, INFERENCE_MODE) or t._grad_fn is None:
+        prefix = (f"Output {meta.out_index} of {meta.op_name} is a view of a view which was "
+                  "created in" if t._grad_fn is not None else "A view was created in")
+        if c == INFERENCE_MODE:
+            msg = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {meta.out_index} of {meta.op_name} is a view and {modified} modified inplace."
+    if c == MULTI_OUTPUT:
+        return (msg + " This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    if c == IN_CUSTOM_FUNCTION:
+        return (msg + " This view was created inside a custom Function (or because an input "
+                "was returned as-is) and the autograd logic to handle view+inplace would "
+                "override the custom backward associated with the custom Function, leading to "
+                "incorrect gradients. This behavior is forbidden. You can fix this by cloning "
+                "the output of the custom Function.")
+    block = "inference_mode" if c == INFERENCE_MODE else "no_grad"
+    return (msg + " Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside "
+            f"the {block} block (if you don't want the inplace to be tracked) or both outside "
+            "(if you want the inplace to be tracked).")
 
 
 # Note [Memory overlap]

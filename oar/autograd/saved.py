@@ -33,10 +33,13 @@ class SavedTensor:
     __slots__ = ("tensor", "array", "storage", "version", "is_output", "had_fn", "cache")
 
     def __init__(self, tensor, is_output=False):
+        storage = tensor._storage
+        if storage.inference:   # Note [Inference tensors]: never saved, hooks or not
+            from .grad_mode import INFERENCE_SAVED_ERROR
+            raise RuntimeError(INFERENCE_SAVED_ERROR)
         if _HOOKED and _HOOKS.stack:   # Note [Saved tensor hooks]: one global test when none
             self._pack(tensor, is_output, _HOOKS.stack[-1])
             return
-        storage = tensor._storage
         storage.watched = True   # from now on its mutations are logged (Note [Mutation provenance])
         self.storage = storage
         self.version = storage.version

@@ -27,9 +27,11 @@ from ..autograd.inplace import (bump, check_overlap, check_writable, old_value,
 from ..autograd.node import OpNode
 from ..autograd import saved as _saved
 from ..autograd.saved import SavedTensor
-from ..tensor import DEFAULT, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta, wrap_as
+from ..tensor import (DEFAULT, INFERENCE_MODE, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta,
+                      wrap_as)
 
 _STATE = grad_mode.STATE
+_INFERENCE = grad_mode.INFERENCE   # this thread in inference_mode (Note [Inference tensors])
 _UNSET = object()
 _TIMELINE = None   # the recording memory timeline, or None (device.py, Note [Memory timeline])
 _RECORDER = None   # oar.jit's recorder while capturing, or None (Note [Capture and replay])
@@ -125,6 +127,15 @@ def _reusing_gradient_buffer(backward, backward_inplace):
 
 
 # --------------------------------------------------------------------------- helpers
+# Note [Wrapped numbers]
+# A Python value that an op turns into a tensor itself (`as_tensor`: the 2 of `pow(2, t)`, the
+# 1.0 of `where(c, 1.0, 0)`) is what PyTorch calls a wrapped number: it never decides the class
+# of the result (Note [Result class]), the first tensor the user passed does, so
+# `oar.torch.pow(2, t)` is an `oar.torch.Tensor` whose methods mean PyTorch's. The mark is a
+# class-level default (False) overridden on the made tensor only; `result_class` reads it.
+Tensor._wrapped_number = False
+
+
 def as_tensor(value, like=None):
     if isinstance(value, Tensor):
         return value
@@ -133,8 +144,11 @@ def as_tensor(value, like=None):
         # the number as a 0-d tensor of the dtype it would give with `like` (Note [Type
         # promotion]): where(cond, 1.0, int_tensor) is float32, as in PyTorch
         dt = _dt.promote((like._data.dtype,), (), (_dt.scalar_kind(value),))
-        return Tensor._wrap(np.asarray(value, dtype=dt))
-    return to_tensor(value)
+        t = Tensor._wrap(np.asarray(value, dtype=dt))
+    else:
+        t = to_tensor(value)
+    t._wrapped_number = True   # Note [Wrapped numbers]
+    return t
 
 
 def operand(value, op=None, name="other", op_name=None):
@@ -301,15 +315,21 @@ def float_result(rdt):
 # --------------------------------------------------------------------------- autograd glue
 def _needs_grad(args):
     """True when some tensor operand requires grad (Tensor.requires_grad, read from the
-    fields directly for a plain Tensor: this runs on every op)."""
+    fields directly for a plain Tensor: this runs on every op) and, when that operand is an
+    inference tensor, some operand is not (Note [Inference tensors])."""
     for a in args:
         if a.__class__ is _Tensor:
             if (a._requires_grad or a._grad_fn is not None
                     or (a._view is not None and a._base.requires_grad)):
-                return True
+                return not a._storage.inference or _any_normal(args)
         elif isinstance(a, Tensor) and a.requires_grad:
-            return True
+            return not a._storage.inference or _any_normal(args)
     return False
+
+
+def _any_normal(args):
+    """Whether some tensor operand is not an inference tensor (Note [Inference tensors])."""
+    return any(isinstance(a, Tensor) and not a._storage.inference for a in args)
 
 
 def _make_node(op, args, attrs, self_old=None):
@@ -414,11 +434,16 @@ def _fast_arrays(op, args, attrs, need_plain):
 
 # --------------------------------------------------------------------------- dispatch
 def result_class(args):
-    """Note [Result class]: the result class of the first tensor operand."""
+    """Note [Result class]: the result class of the first tensor operand that is not a
+    wrapped number (Note [Wrapped numbers]); with none, of the first tensor operand."""
+    first = None
     for a in args:
         if isinstance(a, Tensor):
-            return a._result_class
-    return Tensor
+            if not a._wrapped_number:
+                return a._result_class
+            if first is None:
+                first = a._result_class
+    return first or Tensor
 
 
 def dispatch(op, args, attrs):
@@ -563,7 +588,8 @@ def dispatch_view(op, x, attrs, multi=False, arrays=None, out_attrs=None):
         arr = op.kernel(x._data, *attrs) if arrays is None else arrays[0]
         return view_of(op, x, arr, attrs, out_attrs)
     arrs = op.kernel(x._data, *attrs) if arrays is None else arrays
-    creation = MULTI_OUTPUT if _STATE.enabled else NO_GRAD_MODE
+    creation = (MULTI_OUTPUT if _STATE.enabled else
+                INFERENCE_MODE if _INFERENCE.enabled else NO_GRAD_MODE)
     return tuple(view_of(op, x, arr, attrs, out_attrs, k, creation)
                  for k, arr in enumerate(arrs))
 
@@ -573,9 +599,12 @@ def view_of(op, x, arr, attrs=(), out_attrs=None, k=0, creation=None):
     shares x's storage, so version counter, and records how it was made (Note [View creation
     meta]). Its node is built only when a gradient is recorded; `out_attrs(k)`, when given,
     computes the node's attrs then (geometry is not free)."""
+    st = x._storage
+    if st.inference:   # Note [Inference tensors]: no autograd state, so not a view
+        return wrap_as(x._result_class, arr, st)
     t = _new(x._result_class)   # Note [Result class]
     t._data = arr
-    st = t._storage = x._storage
+    t._storage = st
     t._requires_grad = False
     t._grad_fn = None
     grad_on = _STATE.enabled
@@ -588,7 +617,8 @@ def view_of(op, x, arr, attrs=(), out_attrs=None, k=0, creation=None):
         x_rg = x._requires_grad or x._grad_fn is not None or x._base.requires_grad
     if creation is None:
         # a view of a no_grad or multi-output view inherits its restriction
-        creation = (DEFAULT if pm is None else pm.creation) if grad_on else NO_GRAD_MODE
+        creation = ((DEFAULT if pm is None else pm.creation) if grad_on else
+                    INFERENCE_MODE if _INFERENCE.enabled else NO_GRAD_MODE)
     t._view = m = _new(ViewMeta)   # its four fields set here: no __init__ call (hot path)
     m.creation = creation
     m.attr_version = st.version

@@ -44,7 +44,7 @@ __all__ = [
     "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like",
     "randint_like", "zeros_like", "ones_like", "empty_like", "full_like", "no_grad",
     "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-    "is_inference_mode_enabled", "is_tensor", "is_floating_point", "is_nonzero",
+    "is_inference_mode_enabled", "is_inference", "is_tensor", "is_floating_point", "is_nonzero",
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "hsplit", "vsplit",
@@ -529,6 +529,11 @@ set_grad_enabled = _gm.set_grad_enabled
 is_grad_enabled = _gm.is_grad_enabled
 inference_mode = _gm.inference_mode
 is_inference_mode_enabled = _gm.is_inference_mode_enabled
+
+
+def is_inference(input):
+    """torch.is_inference: whether input is an inference tensor (Note [Inference tensors])."""
+    return _gm.is_inference(_A.tensor(input, "is_inference", "input"))
 
 
 # --------------------------------------------------------------------------- small queries
