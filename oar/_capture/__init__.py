@@ -473,7 +473,7 @@ def _lower_call(s):
     if len(opt.param_groups) != 1:
         return None
     group = opt.param_groups[0]
-    flat = group.get("_flat")
+    flat = opt._group_flat(group)
     if not flat:
         return None
     return ("call", _AdamReplay(opt, group, flat), opt, ())
@@ -507,23 +507,26 @@ class _AdamReplay:
         # step() takes the flat path with no closure, no clip, every parameter ready, no
         # mutation context: anything else is step() itself
         if (opt._grad_clip is not None or len(opt.param_groups) != 1
-                or opt.param_groups[0] is not group or group.get("_flat") is not flat
+                or opt.param_groups[0] is not group or opt._group_flat(group) is not flat
                 or "grad_clip" in group or _saved_mod().MUTATION_CTX is not None
                 or len(ps) != len(params) or not all(map(operator.is_, ps, params))
                 or ("max_exp_avg_sq" in flat["bufs"]) != bool(group.get("amsgrad", False))
                 or len(opt._checked_grads(group)) != len(params)):
             return type(opt).step(opt)
         opt._flat_update(params, flat, opt._lr(group), group, {})
+        writes = opt._writes_per_step(group)     # Note [Optimizer version bumps]
         for p in params:   # bump(p, name), with the recorded Where
             st = p._storage
-            st.version += 1
-            if st.watched:
-                log = st.mutations
-                if log is None:
-                    log = st.mutations = []
-                elif len(log) >= 32:
-                    del log[:16]
-                log.append((st.version, self.name, self.wheres.get(id(p), "an oar.jit replay")))
+            for _ in range(writes):
+                st.version += 1
+                if st.watched:
+                    log = st.mutations
+                    if log is None:
+                        log = st.mutations = []
+                    elif len(log) >= 32:
+                        del log[:16]
+                    log.append((st.version, self.name,
+                                self.wheres.get(id(p), "an oar.jit replay")))
         return None
 
 

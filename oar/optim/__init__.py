@@ -50,11 +50,22 @@ class Adam(_opt.Adam):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
+        if isinstance(betas, list):        # PyTorch keeps the default betas as a tuple
+            betas = tuple(betas)
         _opt.Optimizer.__init__(self, _named(params), dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
             maximize=maximize, foreach=foreach, capturable=capturable,
             differentiable=differentiable, fused=fused,
             decoupled_weight_decay=decoupled_weight_decay))
+        kinds = {isinstance(b, float) and not isinstance(b, bool) or
+                 (isinstance(b, Tensor) and "tensor") for b in betas}
+        if len(kinds) != 1 or kinds == {False}:
+            raise ArgValueError(f"{type(self).__name__}: betas must be either both floats or "
+                                f"both Tensors, got {betas!r}. Fix: betas=(0.9, 0.999).")
+
+    def _writes_per_step(self, group):
+        # decoupled decay writes the parameter twice (Note [Optimizer version bumps])
+        return 2 if group.get("decoupled_weight_decay") and group["weight_decay"] else 1
 
     def _check_hyper(self, group):
         name = type(self).__name__

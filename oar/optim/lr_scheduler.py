@@ -11,6 +11,8 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
+from contextlib import contextmanager
+from functools import partial
 
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..optimizer import Optimizer as _Optimizer
@@ -18,11 +20,43 @@ from ..optimizer import Optimizer as _Optimizer
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
            "ConstantLR", "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR",
            "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau",
-           "CosineAnnealingWarmRestarts", "OneCycleLR"]
+           "CosineAnnealingWarmRestarts", "CyclicLR", "OneCycleLR"]
 
 _EPOCH_WARNING = ("The epoch parameter in `scheduler.step()` was not necessary and is being "
                   "deprecated where possible. Please use `scheduler.step()` to step the "
                   "scheduler.")
+
+
+# Note [Scheduler state as PyTorch's]
+# A scheduler's state_dict() is its __dict__ without the optimizer, as in PyTorch, so the
+# attributes are PyTorch 2.13's, spelled alike and set at the same moments:
+# `_get_lr_called_within_step` exists once a step has computed rates (True only inside
+# that computation; get_lr() called from outside warns, as PyTorch's does), `_step_count`
+# counts step() calls (CosineAnnealingWarmRestarts's own step() leaves it at 0, as
+# PyTorch's does), and a step() before any optimizer.step() warns on the first step after
+# construction (the optimizer's step() sets `_opt_called`, which PyTorch's wrapper sets).
+_GET_LR_WARNING = ("To get the last learning rate computed by the scheduler, please use "
+                   "`get_last_lr()`.")
+_ORDER_WARNING = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+    "later, you should call them in the opposite order: `optimizer.step()` before "
+    "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
+    "value of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+
+
+def _warn_get_lr(sched):
+    if not sched._get_lr_called_within_step:
+        warnings.warn(_GET_LR_WARNING, UserWarning, stacklevel=3)
+
+
+@contextmanager
+def _within_step(sched):
+    sched._get_lr_called_within_step = True
+    try:
+        yield
+    finally:
+        sched._get_lr_called_within_step = False
 
 
 def _check_optimizer(optimizer):
@@ -38,6 +72,7 @@ class LRScheduler:
     """Base class: sets every group's 'initial_lr' and applies the first rate at
     construction; step() advances one epoch (or batch) and writes the new rates."""
     _is_initial = False
+    _get_lr_called_within_step = False      # Note [Scheduler state as PyTorch's]
 
     def __init__(self, optimizer, last_epoch=-1):
         _check_optimizer(optimizer)
@@ -80,19 +115,22 @@ class LRScheduler:
 
     def step(self, epoch=None):
         """Advances to the next epoch (or to `epoch`, deprecated) and writes its rates."""
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=2)
         self._step_count += 1
         if epoch is not None:
             warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
+        with _within_step(self):
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed = getattr(self, "_get_closed_form_lr", None)
+                values = closed() if closed is not None else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
@@ -146,6 +184,7 @@ class LambdaLR(_LambdaState, LRScheduler):
 
     def get_lr(self):
         """base rate * lambda(epoch) for each group."""
+        _warn_get_lr(self)
         return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
@@ -159,6 +198,7 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
 
     def get_lr(self):
         """The current rates times lambda(epoch) (unchanged at construction)."""
+        _warn_get_lr(self)
         if self._is_initial:
             return _lrs(self.optimizer)
         return [g["lr"] * f(self.last_epoch)
@@ -174,6 +214,7 @@ class StepLR(LRScheduler):
 
     def get_lr(self):
         """The rates of this epoch (times gamma at each multiple of step_size)."""
+        _warn_get_lr(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return _lrs(self.optimizer)
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
@@ -193,6 +234,7 @@ class MultiStepLR(LRScheduler):
 
     def get_lr(self):
         """The rates of this epoch (times gamma ** count at a milestone)."""
+        _warn_get_lr(self)
         if self.last_epoch not in self.milestones:
             return _lrs(self.optimizer)
         return [g["lr"] * self.gamma ** self.milestones[self.last_epoch]
@@ -214,6 +256,7 @@ class ConstantLR(LRScheduler):
 
     def get_lr(self):
         """The rates of this epoch."""
+        _warn_get_lr(self)
         if self.last_epoch == 0:
             return [g["lr"] * self.factor for g in self.optimizer.param_groups]
         if self.last_epoch != self.total_iters:
@@ -240,6 +283,7 @@ class LinearLR(LRScheduler):
 
     def get_lr(self):
         """The rates of this epoch."""
+        _warn_get_lr(self)
         if self.last_epoch == 0:
             return [g["lr"] * self.start_factor for g in self.optimizer.param_groups]
         if self._is_initial or self.last_epoch > self.total_iters:
@@ -264,6 +308,7 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self):
         """The rates of this epoch."""
+        _warn_get_lr(self)
         if self._is_initial:
             return _lrs(self.optimizer)
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
@@ -281,6 +326,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self):
         """The rates of this epoch."""
+        _warn_get_lr(self)
         if self._is_initial or self.last_epoch > self.total_iters:
             return _lrs(self.optimizer)
         f = ((1.0 - self.last_epoch / self.total_iters)
@@ -302,6 +348,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self):
         """The rates of this epoch."""
+        _warn_get_lr(self)
         if self._is_initial:
             return _lrs(self.optimizer)
         e, T, lo = self.last_epoch, self.T_max, self.eta_min
@@ -335,12 +382,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self):
         """The rates of this epoch."""
+        _warn_get_lr(self)
         return [self.eta_min + (base - self.eta_min)
                 * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2 for base in self.base_lrs]
 
     def step(self, epoch=None):
         """Advances one epoch (or to a fractional `epoch`) and writes the rates."""
-        self._step_count += 1
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:
@@ -362,7 +409,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             else:
                 self.T_i, self.T_cur = self.T_0, epoch
         self.last_epoch = math.floor(epoch)
-        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        with _within_step(self):
+            values = self.get_lr()
+        for g, lr in zip(self.optimizer.param_groups, values):
             g["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
 
@@ -391,11 +440,19 @@ class SequentialLR(LRScheduler):
         self.optimizer = optimizer
         for g in optimizer.param_groups:
             g["lr"] = g["initial_lr"]
-        for s in schedulers:
-            s.last_epoch -= 1
+        self.recursive_undo()
         idx = bisect_right(milestones, 0)
         schedulers[idx]._initial_step()
         self._last_lr = schedulers[idx].get_last_lr()
+
+    def recursive_undo(self, sched=None):
+        """Undoes the initial step of every scheduler given, nested ones included."""
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for s in scheds._schedulers:
+                self.recursive_undo(s)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
 
     def step(self):
         """Steps the scheduler whose phase this is (restarting it at a milestone)."""
@@ -538,6 +595,123 @@ class ReduceLROnPlateau(LRScheduler):
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates: the rate cycles between base_lr and max_lr (triangular,
+    triangular2, exp_range or a custom scale_fn); momentum (or beta1) cycles inversely."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, g in zip(base_lrs, optimizer.param_groups):
+                g["lr"] = lr
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ArgValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ArgValueError("optimizer must support momentum or beta1 with "
+                                    "`cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for mm, bm, g in zip(self.max_momentums, self.base_momentums,
+                                     optimizer.param_groups):
+                    if self.use_beta1:
+                        g["betas"] = (mm, *g["betas"][1:])
+                    else:
+                        g["momentum"] = mm
+                    g["max_momentum"], g["base_momentum"] = mm, bm
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = self._triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = self._triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        """The scaling policy at x (cycle number or iteration)."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x):
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x):
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma, x):
+        return gamma ** x
+
+    def get_lr(self):
+        """The rates of this batch (and, with cycle_momentum, the momenta it writes)."""
+        _warn_get_lr(self)
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base + (top - base) * scale_factor * self.scale_fn(at)
+               for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            moms = [top - (top - base) * scale_factor * self.scale_fn(at)
+                    for base, top in zip(self.base_momentums, self.max_momentums)]
+            for g, m in zip(self.optimizer.param_groups, moms):
+                if self.use_beta1:
+                    g["betas"] = (m, *g["betas"][1:])
+                else:
+                    g["momentum"] = m
+        return lrs
+
+    def state_dict(self):
+        """The attributes but the optimizer and the built-in scale function; a custom
+        scale_fn is saved only when it is a callable object (its __dict__), as in PyTorch."""
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        """Restores what state_dict() returned."""
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
 def _format_param(name, optimizer, value):
     n = len(optimizer.param_groups)
     if isinstance(value, (list, tuple)):
@@ -626,6 +800,7 @@ class OneCycleLR(LRScheduler):
 
     def get_lr(self):
         """The rates of this step (and, with cycle_momentum, the momenta it writes)."""
+        _warn_get_lr(self)
         step = self.last_epoch
         if step > self.total_steps:
             raise ArgValueError(f"Tried to step {step} times. The specified number of total "

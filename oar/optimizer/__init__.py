@@ -4,10 +4,19 @@ PyTorch spelling in oar.optim (`lr=`, positional params, `zero_grad(set_to_none=
 # Note [Optimizer steps do not allocate]
 # step() updates parameters in place with NumPy ufuncs writing into preallocated state
 # (moments and one or two scratch buffers per parameter, created at the first step), then
-# bumps each parameter's version once (Note [Version counter]) so a graph that saved the old
+# bumps each parameter's version (Note [Version counter]) so a graph that saved the old
 # value still catches the change. After the first step a step allocates nothing
 # proportional to the parameters: tests/test_training.py checks it with the storage
 # accounting and with tracemalloc, which sees NumPy's own allocations.
+#
+# Note [Optimizer version bumps]
+# A parameter's version counts the in-place writes a step makes to it, as PyTorch's
+# _version counts its in-place ops: one per step (`param.add_`/`addcdiv_`), and two for
+# PyTorch's decoupled weight decay (AdamW, Adam(decoupled_weight_decay=True)) with a
+# nonzero decay, which first runs `param.mul_(1 - lr * weight_decay)`. Each class says
+# how many with _writes_per_step(group); PyTorch 2.13 counts the same with foreach on or
+# off, and never bumps the gradient. The Paddle-spelling classes keep one per step. The
+# oar.jit replay of Adam's flat step (Note [Replay lowerings]) bumps the same number.
 
 from __future__ import annotations
 
@@ -130,9 +139,11 @@ class Optimizer:
                     f"shape {list(p.shape)}, the result of an op). Fix: "
                     "optimise the leaf it was computed from, or use "
                     "t.detach().requires_grad_() to make a new leaf.")
-        group = dict(defaults)
-        group.update({k: v for k, v in g.items() if k != "params"})
-        group["params"] = ps
+        # the group's own keys in their order, then the missing defaults (PyTorch's and
+        # Paddle's add_param_group: param_group.setdefault(name, default))
+        group = {k: (ps if k == "params" else v) for k, v in g.items()}
+        for k, v in defaults.items():
+            group.setdefault(k, v)
         self._check_hyper(group)
         if "grad_clip" in group:          # a group's own clip (Note [Gradient clipping])
             _check_grad_clip(group["grad_clip"], name)
@@ -197,7 +208,7 @@ class Optimizer:
         # a learning-rate scheduler is saved as its state, under Paddle's "LR_Scheduler" key
         # (a checkpoint holds data, never objects: Note [Loading never runs code])
         out = {"param_groups": [{k: v for k, v in g.items()
-                                 if k not in ("params", "_flat", "grad_clip")
+                                 if k not in ("params", "grad_clip")
                                  and not (k == "lr" and isinstance(v, lr.LRScheduler))}
                                 for g in self.param_groups]}
         sched = self.param_groups[0]["lr"]
@@ -236,7 +247,7 @@ class Optimizer:
                                     f"{len(sg['params'])} parameters, the optimizer "
                                     f"{len(g['params'])}")
             merged = dict(g)
-            merged.update({k: v for k, v in sg.items() if k not in ("params", "_flat")})
+            merged.update({k: v for k, v in sg.items() if k != "params"})
             self._check_hyper(merged)
             new_groups.append(merged)
         plan = []              # (group index, param, entry) once every entry is checked
@@ -292,7 +303,8 @@ class Optimizer:
                 self.state[id(p)] = {k: (Tensor._wrap(np.array(v, dtype=p._data.dtype))
                                          if isinstance(v, np.ndarray) and k != "step" else v)
                                      for k, v in entry.items()}
-                self.param_groups[gi]["_flat"] = False    # loaded state lives in separate buffers
+                # loaded state lives in separate buffers (Note [Flat Adam])
+                self._set_group_flat(self.param_groups[gi], False)
                 continue
             for k, v in entry.items():   # copy into the existing (possibly flat) buffers
                 if isinstance(v, np.ndarray) and k in own and isinstance(own[k], Tensor):
@@ -332,6 +344,7 @@ class Optimizer:
         closure (PyTorch) is called first, with gradients enabled, and its loss returned."""
         if _R._RECORDER is not None and not _R._RECORDER.unit:   # Note [Capture and replay]
             return _R._RECORDER.call_unit(Optimizer.step, self, closure)
+        self._opt_called = True    # Note [Scheduler state as PyTorch's]
         loss = _call_closure(closure)
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
         todo, grads = self._clip_grads(todo)
@@ -340,8 +353,30 @@ class Optimizer:
             for p in params:
                 _saved.before_write(p)   # Note [Mutation of saved tensors allowed]
                 self._update(p, grads.get(id(p), p._grad._data), rate, group)
-                bump(p, f"{type(self).__name__}.step")
+                _bump_step(self, p, group)
         return loss
+
+    def _writes_per_step(self, group):
+        """How many times a step writes each parameter in place: its version goes up that
+        often (Note [Optimizer version bumps])."""
+        return 1
+
+    # The flat buffers of Note [Flat Adam] live beside the parameter groups, not in them: a group
+    # holds only the framework's own keys (what PyTorch's param_groups and state_dict show).
+    # Pairs (group, flat), found by identity, so a deep copy or pickle keeps them matched.
+    # flat is None before the group's first step, False once its state lives in separate
+    # buffers (loaded from a state dict).
+    _flats = ()
+
+    def _group_flat(self, group):
+        """The flat buffers of `group` (Note [Flat Adam]), None or False."""
+        for g, flat in self._flats:
+            if g is group:
+                return flat
+        return None
+
+    def _set_group_flat(self, group, flat):
+        self._flats = [(g, f) for g, f in self._flats if g is not group] + [(group, flat)]
 
     def _clip_grads(self, todo):
         """Note [Gradient clipping]: each group's checked parameters go through the group's
@@ -527,26 +562,28 @@ class Adam(Optimizer):
         PyTorch, is called first with gradients enabled and its loss returned)."""
         if _R._RECORDER is not None and not _R._RECORDER.unit:   # Note [Capture and replay]
             return _R._RECORDER.call_unit(Adam.step, self, closure)
+        self._opt_called = True    # Note [Scheduler state as PyTorch's]
         loss = _call_closure(closure)
         todo = [(group, self._checked_grads(group)) for group in self.param_groups]
         todo, grads = self._clip_grads(todo)
         for group, ready in todo:
             params = group["params"]
-            flat = group.get("_flat")
+            flat = self._group_flat(group)
             if flat is None and all(id(p) not in self.state for p in params):
-                flat = group["_flat"] = self._make_flat(params, group.get("amsgrad", False))
+                flat = self._make_flat(params, group.get("amsgrad", False))
+                self._set_group_flat(group, flat)
             if flat and len(ready) == len(params) and \
                     ("max_exp_avg_sq" in flat["bufs"]) == bool(group.get("amsgrad", False)):
                 for p in params:   # Note [Mutation of saved tensors allowed]
                     _saved.before_write(p)
                 self._flat_update(params, flat, self._lr(group), group, grads)
                 for p in params:
-                    bump(p, f"{type(self).__name__}.step")
+                    _bump_step(self, p, group)
                 continue
             for p in ready:
                 _saved.before_write(p)   # Note [Mutation of saved tensors allowed]
                 self._update(p, grads.get(id(p), p._grad._data), self._lr(group), group)
-                bump(p, f"{type(self).__name__}.step")
+                _bump_step(self, p, group)
         return loss
 
     def _make_flat(self, params, amsgrad=False):
@@ -616,6 +653,12 @@ def _adam_moments(m, v, s, g, t, rate, b1, b2, eps, vmax=None):
     s += eps
     np.divide(m, s, out=s)
     s *= rate / (1 - b1 ** t)
+
+
+def _bump_step(opt, p, group):
+    """Note [Optimizer version bumps]: p's version goes up once per in-place write."""
+    for _ in range(opt._writes_per_step(group)):
+        bump(p, f"{type(opt).__name__}.step")
 
 
 class AdamW(Adam):
