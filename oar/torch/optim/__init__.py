@@ -88,6 +88,15 @@ class _TorchStateDict:
                         k: (int(round(float(v._data if isinstance(v, _CoreTensor) else v)))
                             if k == "step" else v) for k, v in st.items()}
         self.set_state_dict(core)
+        # PyTorch's groups become the saved ones (their keys, in their order, 'params'
+        # where the state dict has it, keys it lacks dropped); oar keeps each group object,
+        # which the flat Adam buffers are found by (Note [Flat Adam])
+        for g, sg in zip(self.param_groups, groups):
+            new = {k: g[k] for k in sg}
+            if "param_names" in g and "param_names" not in sg:
+                new["param_names"] = g["param_names"]
+            g.clear()
+            g.update(new)
 
     def __repr__(self):
         s = type(self).__name__ + " ("
