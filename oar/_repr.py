@@ -268,11 +268,15 @@ def torch_repr(t, dtype_str) -> str:
         if a.dtype not in (default_float, np.dtype(np.int64), np.dtype(np.bool_)):
             suffixes.append("dtype=" + dtype_str(t))
         body = torch_data_str(a, indent)
-    fn = t.grad_fn
+    try:
+        fn = t.grad_fn
+    except RuntimeError:   # a view whose history cannot be rebuilt: PyTorch prints <Invalid>
+        fn = None
+        suffixes.append("grad_fn=<Invalid>")
     if fn is not None:
         name = getattr(fn, "name", None)    # a method in PyTorch, a property on some nodes
         name = (name() if callable(name) else name) or type(fn).__name__
         suffixes.append(f"grad_fn=<{name}>")
-    elif t.requires_grad:
+    elif t.requires_grad and not suffixes[-1:] == ["grad_fn=<Invalid>"]:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

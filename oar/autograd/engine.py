@@ -78,15 +78,19 @@ def _add(a, b):
 
 
 def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inputs=None,
-                 allow_unused=False):
+                 allow_unused=False, accumulate_into=None):
     """roots: list of (node, out_nr); root_grads: matching Tensors.
 
     With `inputs` (a list of Tensors) the gradients reaching them are returned instead of
-    being accumulated into .grad (oar.grad).
+    being accumulated into .grad (oar.grad). With `accumulate_into` (a list of Tensors:
+    backward(inputs=...)) they are accumulated into those tensors' .grad only.
     """
     buffers, root_nodes = _root_buffers(roots, root_grads)
     deps = _collect(root_nodes)
-    capture = None if inputs is None else _Capture(inputs, root_nodes)
+    if accumulate_into is not None:
+        capture = _Into(accumulate_into, root_nodes)
+    else:
+        capture = None if inputs is None else _Capture(inputs, root_nodes)
     token = None if create_graph else object()   # this run's mark: Note [Gradient ownership]
     prev = grad_mode.STATE.enabled
     grad_mode.STATE.enabled = create_graph   # the formulas record a graph only for create_graph
@@ -99,7 +103,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
         grad_mode.STATE.enabled = prev
         if timeline is not None:
             timeline.backward_ends()
-    return None if capture is None else capture.results_for(inputs, allow_unused)
+    return None if inputs is None else capture.results_for(inputs, allow_unused)
 
 
 # --------------------------------------------------------------------------- preparation
@@ -156,6 +160,33 @@ class _Capture:
                     "appears to not have been used in the graph. Check the input or set "
                     "allow_unused=True to get None for it.")
         return self.results
+
+
+class _Into(_Capture):
+    """backward(inputs=...), as PyTorch: the gradients reaching `inputs` accumulate into
+    their .grad (a leaf through its own AccumulateGrad, so its hooks and post-accumulate
+    hooks run; a non-leaf as a retained gradient), no other leaf's .grad changes, and a
+    node runs only when one of its next nodes leads to an input (an input's own grad_fn
+    runs only when another input lies behind it)."""
+
+    def __init__(self, inputs, root_nodes):
+        _Capture.__init__(self, inputs, root_nodes)
+        reach = self.useful
+        self.useful = {n for n in reach
+                       if any(e is not None and e[0] in reach for e in n.next_edges)}
+        self.tensors = inputs
+
+    def step(self, node, grads_in, token, retain_graph):
+        if node.__class__ is AccumulateGrad:
+            if (node, 0) in self.where:
+                return _run_node(node, grads_in, token, retain_graph)
+            return ()
+        for nr, g in grads_in.items():
+            for i in self.where.get((node, nr), ()):
+                self.tensors[i]._retain(g)   # a copy: g flows on unchanged
+        if node not in self.useful:
+            return ()
+        return _run_node(node, grads_in, token, retain_graph)
 
 
 # --------------------------------------------------------------------------- the walk

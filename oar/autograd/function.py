@@ -14,19 +14,29 @@ class PyLayerContext:
     """The ctx passed to a PyLayer's forward and backward: saved tensors and flags."""
     def __init__(self):
         self._saved = ()
+        self._to_save = ()
         self._dirty = ()
+        self._non_diff = ()
         self.needs_input_grad = ()
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
-        """Saves tensors for backward (checked against in-place changes on use)."""
-        saved = tuple(SavedTensor(t) if t is not None else None for t in tensors)
+        """Saves tensors for backward (checked against in-place changes on use). As in
+        PyTorch, they are saved when forward returns (Note [Function outputs]), so their
+        versions are those after forward."""
+        self._to_save = tensors
+
+    def _save(self):
+        """Note [Function outputs]: the tensors given to save_for_backward become saved
+        tensors now that forward has returned and a node is recorded."""
+        saved = tuple(SavedTensor(t) if t is not None else None for t in self._to_save)
         for s in saved:
             # PyTorch unpacks a Function's saved tensors together with the Function's own
             # node, so a later detach_() of one is not an error there (built-in ops do raise)
             if s is not None:
                 s.had_fn = False
         self._saved = saved
+        self._to_save = ()
 
     @property
     def saved_tensors(self):
@@ -125,14 +135,55 @@ class PyLayerNode(Node):
             self.released = True
 
 
+# Note [Function outputs]
+# What PyLayer.apply does with forward's outputs, after forward ran (under no_grad), as
+# PyTorch's custom_function.cpp _wrap_outputs does:
+# - an input returned as is (not marked dirty) comes back as a new view of that input, so
+#   attaching the node to it does not overwrite the input's own history;
+# - every output that is a view (an input returned as is, or a view of an input made in
+#   forward), unless it is a dirty input, gets the IN_CUSTOM_FUNCTION creation meta: writing
+#   into it in place under autograd, or using it after its base was written, raises PyTorch's
+#   "This view was created inside a custom Function" error (Note [View creation meta]),
+#   because CopySlices would bypass the Function's backward. When the node is recorded and
+#   several outputs are differentiable, the views get MULTI_OUTPUT instead;
+# - inputs marked dirty must all be returned (PyTorch's RuntimeError otherwise, grad or
+#   not); they follow Note [Dirty inputs];
+# - outputs marked non-differentiable get no history (an input among them comes back as a
+#   detached alias); backward receives zeros for them;
+# - the tensors given to save_for_backward are saved only now, and only when the node is
+#   recorded: their versions are those after forward (so forward may save an input and then
+#   modify it in place with mark_dirty), and an inference tensor is refused only when the
+#   Function is recorded (Note [Inference tensors]).
+_DIRTY_NOT_RETURNED = ("Some elements marked as dirty during the forward method were not "
+                       "returned as output. The inputs that are modified inplace must all be "
+                       "outputs of the Function.")
+
+
+def _custom_view(cls, o, k, inputs):
+    """Output k of Function cls, o, as PyTorch returns it (Note [Function outputs]): an
+    input returned as is becomes a new view of it; a view is marked IN_CUSTOM_FUNCTION."""
+    from ..tensor import IN_CUSTOM_FUNCTION, ViewMeta, wrap_as
+    if id(o) in inputs:
+        t = wrap_as(o._result_class, o._data, o._storage)
+        t._base = o if o._view is None else o._base   # requires_grad follows the base
+        t._view = ViewMeta(IN_CUSTOM_FUNCTION, o._storage.version, cls.__name__, k)
+        return t
+    if o._view is not None:
+        o._view.creation = IN_CUSTOM_FUNCTION
+        o._view.op_name = cls.__name__
+        o._view.out_index = k
+    return o
+
+
 class PyLayer:
     """Subclass with static forward(ctx, *args) and backward(ctx, *grads)."""
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        """Runs forward(ctx, *args) and records a node whose backward is backward(ctx, *grads)."""
+        """Runs forward(ctx, *args) and records a node whose backward is backward(ctx, *grads)
+        (Note [Function outputs])."""
         from .inplace import attach_outputs, bump_dirty
-        from ..tensor import Tensor
+        from ..tensor import MULTI_OUTPUT, Tensor
         ctx = PyLayerContext()
         tensors = [a for a in args if isinstance(a, Tensor)]
         need = grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors)
@@ -143,14 +194,42 @@ class PyLayer:
         single = not isinstance(out, tuple)
         outs = (out,) if single else out
         dirty = {id(d) for d in ctx._dirty}
+        if dirty - {id(o) for o in outs}:
+            raise RuntimeError(_DIRTY_NOT_RETURNED)
         inputs = {id(t) for t in tensors}
-        # an input returned as is (not marked dirty) comes back as a new alias, as in PyTorch:
-        # attaching this node to the input itself would overwrite the input's own history
-        outs = tuple(Tensor._wrap(o._data, o._storage) if isinstance(o, Tensor) and id(o) in inputs
-                     and id(o) not in dirty else o for o in outs)
+        non_diff = {id(t) for t in ctx._non_diff}
+        if need and len(outs) > 1 and any(isinstance(d, Tensor) and d._view is not None
+                                          for d in ctx._dirty):
+            raise RuntimeError(
+                "If your Function modifies inplace an input that is a view of another Tensor, "
+                "your Function cannot return more than one Tensor. This is not supported by "
+                "the current autograd engine. You should either make sure the input is not a "
+                "view (using .clone() for example) or make your Function only return one "
+                "Tensor (potentially splitting it into two Functions: one doing the inplace "
+                "that returns a single Tensor and a second one that does the other "
+                "operations). You can ask on the forum https://discuss.pytorch.org/ if you "
+                "need help to do this change.")
+        new_outs = []
+        for k, o in enumerate(outs):
+            if isinstance(o, Tensor) and id(o) not in dirty:
+                if id(o) in non_diff and id(o) in inputs:
+                    o = o.detach()   # PyTorch: a detached alias of the input
+                else:
+                    o = _custom_view(cls, o, k, inputs)
+            new_outs.append(o)
+        # ctx.mark_non_differentiable named the tensors forward returned: follow the aliases
+        non_diff |= {id(n) for n, o in zip(new_outs, outs) if id(o) in non_diff}
+        outs = tuple(new_outs)
         out = outs[0] if single else outs
         dirty_view = bump_dirty(cls.__name__, ctx._dirty, outs, tensors, need)   # Note [Dirty inputs]
         if need:
+            diff = [o for o in outs if isinstance(o, Tensor) and id(o) not in non_diff
+                    and o._data.dtype.kind == "f"]
+            if len(diff) > 1:   # several differentiable outputs: their views are MULTI_OUTPUT
+                for o in outs:
+                    if isinstance(o, Tensor) and o._view is not None:
+                        o._view.creation = MULTI_OUTPUT
+            ctx._save()
             node = PyLayerNode(edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
             node.cls = cls
             node.ctx = ctx
@@ -161,7 +240,7 @@ class PyLayer:
             node.arg_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
             node.n_args = len(args)
             ctx._node = node
-            attach_outputs(node, outs, dirty, dirty_view)   # Note [Dirty inputs]
+            attach_outputs(node, outs, dirty, dirty_view, non_diff)   # Note [Dirty inputs]
         else:
             ctx._node = None
         return out

@@ -48,12 +48,26 @@ def _root_grad(t, g):
     return g
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
-    """Computes the gradients of tensors w.r.t. the leaves, accumulating them into .grad."""
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Computes the gradients of tensors w.r.t. the leaves, accumulating them into .grad;
+    with `inputs` (a tensor or a sequence of tensors), only into those tensors' .grad."""
     from ..tensor import Tensor
     tensors = [tensors] if isinstance(tensors, Tensor) else _tensors(list(tensors), "tensors",
                                                                       "backward", Tensor)
     grad_tensors = _grads_for(grad_tensors, len(tensors), "backward", Tensor)
+    if inputs is not None:
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        if not inputs:
+            raise ArgValueError("`inputs` argument to `backward()` cannot be empty.")
+        for i, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise ArgTypeError(f"all inputs have to be Tensors or GradientEdges, but got "
+                                   f"{type(t).__name__} (at position {i})")
+            if not t.requires_grad:
+                raise RuntimeError(f"backward(): input {i} (shape {list(t.shape)}) does not "
+                                   "require grad, so no gradient can be accumulated into it "
+                                   "(can't retain_grad on Tensor that has requires_grad=False)."
+                                   " Fix: pass tensors that require grad as inputs=")
     if retain_graph is None:
         retain_graph = create_graph
     roots, grads = [], []
@@ -64,7 +78,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
         roots.append(edge)
         grads.append(_root_grad(t, g))
     if roots:
-        engine.run_backward(roots, grads, retain_graph=retain_graph, create_graph=create_graph)
+        engine.run_backward(roots, grads, retain_graph=retain_graph, create_graph=create_graph,
+                            accumulate_into=inputs)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

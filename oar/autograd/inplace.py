@@ -485,14 +485,15 @@ def bump_dirty(fn_name, dirty, outs, tensors, need_grad):
     return dirty_view
 
 
-def attach_outputs(node, outs, dirty_ids, dirty_view):
+def attach_outputs(node, outs, dirty_ids, dirty_view, non_diff=()):
     """Note [Dirty inputs], once the node exists: each floating output's gradient flows into
-    output i of `node`; a dirty view rewrites its base's history instead."""
+    output i of `node` (not those marked non-differentiable: Note [Function outputs]); a
+    dirty view rewrites its base's history instead."""
     if dirty_view is not None:
         rebase_history(dirty_view, node, dirty_view._base._edge())
         return
     for i, o in enumerate(outs):
-        if isinstance(o, Tensor) and o._data.dtype.kind == "f":
+        if isinstance(o, Tensor) and o._data.dtype.kind == "f" and id(o) not in non_diff:
             old, old_nr = o._grad_fn, o._out_nr
             o._grad_fn = node
             o._out_nr = i

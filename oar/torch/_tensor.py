@@ -261,20 +261,11 @@ class Tensor(_CoreTensor):
 
     # ------------------------------------------------------------- autograd
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Computes the gradient of this tensor w.r.t. the graph leaves into their .grad.
-        Without `gradient` the tensor must hold one element (PyTorch: no implicit ones)."""
-        if inputs is not None:
-            raise ArgValueError("backward(): inputs= is not supported by oar; call "
-                                "oar.torch.autograd.grad(outputs, inputs) instead")
-        if not self.requires_grad:   # Paddle returns silently; PyTorch refuses
-            raise RuntimeError("element 0 of tensors does not require grad and does not have "
-                               "a grad_fn")
-        if gradient is None and self._data.size != 1:
-            raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        if retain_graph is None:
-            retain_graph = create_graph
-        _CoreTensor.backward(self, gradient, retain_graph=retain_graph,
-                             create_graph=create_graph)
+        """Computes the gradient of this tensor w.r.t. the graph leaves into their .grad
+        (only into `inputs`' .grad when given). Without `gradient` the tensor must hold one
+        element (PyTorch: no implicit ones)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 Tensor._result_class = Tensor

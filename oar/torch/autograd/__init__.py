@@ -32,3 +32,39 @@ def Variable(data, requires_grad=False, volatile=False):   # noqa: N802  (PyTorc
     return data
 
 
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,   # noqa: F811
+             grad_variables=None, inputs=None):
+    """torch.autograd.backward: the gradients of `tensors` accumulated into the leaves' .grad,
+    or only into `inputs`' .grad (leaves or not) when given. As PyTorch: every tensor must
+    require grad, and one without a gradient must hold one element (no implicit ones, unlike
+    the Paddle door's oar.autograd.backward)."""
+    from ...autograd import functional as core
+    from ...tensor import Tensor as T
+    if grad_variables is not None:   # PyTorch's deprecated spelling
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments "
+                               "both passed to backward(). Please only use 'grad_tensors'.")
+        grad_tensors = grad_variables
+    tensors = [tensors] if isinstance(tensors, T) else list(tensors)
+    if grad_tensors is None or isinstance(grad_tensors, T):
+        grads = [grad_tensors] + [None] * (len(tensors) - 1) if tensors else []
+    else:
+        grads = list(grad_tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"grad_tensors should have the same length as tensors: got "
+                           f"{len(tensors)} tensors and {len(grads)} gradients")
+    if inputs is not None and not isinstance(inputs, T) and len(inputs) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if not isinstance(t, T):
+            raise TypeError(f"backward(): all tensors have to be Tensors, but got "
+                            f"{type(t).__name__} at position {i}")
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        if g is None and t._data.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    core.backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph,
+                  inputs=inputs)
