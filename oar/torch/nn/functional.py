@@ -25,7 +25,7 @@ __all__ = [
     "linear", "relu", "relu_", "relu6", "elu", "elu_", "leaky_relu", "leaky_relu_", "gelu",
     "silu", "mish", "hardtanh", "hardtanh_", "hardswish", "hardsigmoid", "logsigmoid",
     "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "normalize",
-    "cosine_similarity", "dropout", "dropout1d", "dropout2d", "conv1d", "conv2d",
+    "cosine_similarity", "dropout", "dropout1d", "dropout2d", "dropout3d", "conv1d", "conv2d",
     "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
     "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
@@ -244,28 +244,80 @@ def dropout(input, p=0.5, training=True, inplace=False):
                     "dropout")
 
 
-def _feature_dropout(input, p, training, inplace, fname, batched_ndim):
-    _t(input, fname)
-    nd = input.ndim
-    if nd not in (batched_ndim - 1, batched_ndim):
-        raise RuntimeError(f"{fname}: Expected {batched_ndim - 1}D or {batched_ndim}D input, "
-                           f"but received a {nd}D input")
+# Note [Feature dropout dims]
+# dropout1d/2d/3d as torch 2.13's functional.py: dropout1d refuses anything but 2-D or 3-D
+# input (RuntimeError); dropout2d and dropout3d only warn for other ranks (deprecated, never
+# refused) and run. The noise is drawn with shape (N, C, 1, ...) from the first two
+# dimensions (ATen's feature_dropout, which needs at least 2), after dropout1d/3d add a
+# batch dimension to an unbatched input; dropout2d's 3-D input is taken as (N, C, L), with
+# torch's second warning. So a 2-D input to dropout2d is element-wise dropout, as torch's.
+def _feature_dropout(input, p, training, inplace, fname, unsqueeze):
+    """Channel dropout: noise over input's first two dimensions (after a leading batch
+    dimension for an unbatched input when `unsqueeze`), Note [Feature dropout dims]."""
     shape = input._data.shape
-    if nd == batched_ndim - 1 and fname == "dropout1d":      # (C, L): unbatched
-        noise = (shape[0],) + (1,) * (nd - 1)
-    else:
-        noise = shape[:2] + (1,) * (nd - 2)
+    if unsqueeze:
+        shape = (1,) + shape
+    if len(shape) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    noise = shape[:2] + (1,) * (len(shape) - 2)
+    if unsqueeze:
+        noise = noise[1:]
     return _dropout(input, p, training, inplace, noise, fname)
 
 
+def _warn_rank(fname, nd, ranks, spatial):
+    import warnings
+    warnings.warn(
+        f"{fname}: Received a {nd}-D input to {fname}, which is deprecated and will result "
+        "in an error in a future release. To retain the behavior and silence this warning, "
+        f"please use dropout instead. Note that {fname} exists to provide channel-wise "
+        f"dropout on inputs with {spatial} spatial dimensions, a channel dimension, and an "
+        f"optional batch dimension (i.e. {ranks[0]}D or {ranks[1]}D inputs).", stacklevel=3)
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of (N, C, L) input with probability p in training."""
-    return _feature_dropout(input, p, training, inplace, "dropout1d", 3)
+    """Zeroes whole channels of (N, C, L) or (C, L) input with probability p in training."""
+    _check_p(p)
+    _t(input, "dropout1d")
+    nd = input.ndim
+    if nd not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
+    return _feature_dropout(input, p, training, inplace, "dropout1d", nd == 2)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of (N, C, H, W) input with probability p in training."""
-    return _feature_dropout(input, p, training, inplace, "dropout2d", 4)
+    """Zeroes whole channels of (N, C, H, W) input with probability p in training; other
+    ranks warn as torch's (Note [Feature dropout dims])."""
+    _check_p(p)
+    _t(input, "dropout2d")
+    nd = input.ndim
+    if nd not in (3, 4):
+        _warn_rank("dropout2d", nd, (3, 4), 2)
+    if nd == 3:
+        import warnings
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    return _feature_dropout(input, p, training, inplace, "dropout2d", False)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability p in
+    training; other ranks warn as torch's (Note [Feature dropout dims])."""
+    _check_p(p)
+    _t(input, "dropout3d")
+    nd = input.ndim
+    if nd not in (4, 5):
+        _warn_rank("dropout3d", nd, (4, 5), 3)
+    return _feature_dropout(input, p, training, inplace, "dropout3d", nd != 5)
 
 
 # ------------------------------------------------------------------ conv and pooling

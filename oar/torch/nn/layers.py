@@ -23,7 +23,7 @@ from .modules import Module, _check_device
 __all__ = [
     "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "Dropout", "Dropout1d",
-    "Dropout2d", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Tanh",
+    "Dropout2d", "Dropout3d", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Tanh",
     "Sigmoid", "Hardtanh", "Hardswish", "Hardsigmoid", "LogSigmoid", "Softplus", "Softmax",
     "LogSoftmax", "Softmin", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "Embedding", "Flatten", "Unflatten",
@@ -396,8 +396,15 @@ class Dropout1d(_DropoutNd):
 
 
 class Dropout2d(_DropoutNd):
-    """Zeroes whole channels of (N, C, H, W) input with probability p in training."""
+    """Zeroes whole channels of (N, C, H, W) input with probability p in training; other
+    ranks warn and run, as torch's (Note [Feature dropout dims])."""
     _fn = staticmethod(F.dropout2d)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability p in
+    training; other ranks warn and run, as torch's (Note [Feature dropout dims])."""
+    _fn = staticmethod(F.dropout3d)
 
 
 # ---------------------------------------------------------------------- activations
