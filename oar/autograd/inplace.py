@@ -88,7 +88,7 @@ def validate_inplace(op, args, attrs, op_name, need_grad):
     else:
         rdt = None
     if not op.fill_like:
-        check_writable(self, op_name)
+        check_writable(self, op_name, op.expanded_write)
     if not op.own_overlap_check:
         for a in args[1:]:
             if isinstance(a, Tensor):
@@ -198,10 +198,24 @@ def _view_error(t, meta, direct):
 #   (`check_overlap`). The identical window (`x.mul_(x)`) is fine. Ops with their own rule
 #   (index_put_, setitem) set OpDef.own_overlap_check.
 
+# Note [Writes into expanded tensors]
+# PyTorch 2.13 lets two in-place ops write into a destination whose elements share memory
+# (an expanded tensor), with a deprecation warning: index_put_ (so `x[idx] = v`) and
+# masked_fill_ (so `x[mask] = s`); the write goes to the shared memory, so every alias shows
+# it. Their OpDef.expanded_write holds torch's warning; the PyTorch door then warns and writes,
+# the Paddle door refuses as before (Paddle's expand copies, so a write there changes one row
+# where oar's shared memory would change all). Writes into one row of an expanded tensor
+# (`x[0] = 1` selects a non-overlapping view) need no exception.
 
-def check_writable(self, op_name):
+
+def check_writable(self, op_name, expanded_write=None):
     """Refuse writes where several elements share one memory location (Note [Memory overlap])."""
     if has_internal_overlap(self._data):
+        if expanded_write is not None and self._result_class is not Tensor:
+            # Note [Writes into expanded tensors]
+            import warnings
+            warnings.warn(expanded_write, UserWarning, stacklevel=4)
+            return
         raise RuntimeError(
             f"unsupported operation: `{op_name}` writes into a tensor of shape "
             f"{_R.fmt_shape(self._data.shape)} with strides {list(self.stride())} in which more "

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
-from ..autograd.inplace import check_inplace_autograd, check_overlap, metadata_inplace
+from ..autograd.inplace import (check_inplace_autograd, check_overlap, check_writable,
+                                metadata_inplace)
 from ..tensor import Tensor
 from . import args as A
 from . import registry as R
@@ -277,6 +278,9 @@ INDEX_PUT_ = OpDef("index_put_", _k_put, _b_put, kind="inplace", inputs=("x", "v
                    attrs=(("accumulate", False),), check=_check_put, needs={"x": ("key",), "value": ("key",)},
                    node_name="IndexPutBackward", own_overlap_check=True,
                    doc="x[key] = value (or += with accumulate=True).")
+INDEX_PUT_.expanded_write = (   # Note [Writes into expanded tensors]
+    "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor")
 R.OPS["index_put_"] = INDEX_PUT_
 
 
@@ -814,6 +818,9 @@ def _b_fill(c, g):
 
 def _check_fill(self, args, attrs, op_name):
     v = args[1]
+    if isinstance(v, Tensor) and self._result_class is not Tensor:
+        # torch's fill_(Tensor) refuses an expanded destination, fill_(number) does not
+        check_writable(self, op_name)
     if isinstance(v, Tensor) and v._data.size != 1:
         raise ArgValueError(f"{op_name}(): fill_ only supports a 0-dimension value tensor (a "
                             f"number or a one-element tensor), got shape "
@@ -843,3 +850,527 @@ def _meta_inplace(name, out_of_place):
 for _n in ("reshape", "squeeze", "unsqueeze", "flatten", "transpose", "t"):
     R.register_function(_n + "_", _meta_inplace(_n + "_", R.FUNCTIONS[_n]))
 R.register_function("swapdims_", _meta_inplace("swapdims_", R.FUNCTIONS["swapdims"]))
+
+
+# ---------------------------------------------------------------- the PyTorch door's indexing
+# Note [Torch indexing]
+# The PyTorch door's `x[key]` and `x[key] = value` follow torch 2.13's
+# python_variable_indexing.cpp + ATen/TensorIndexing.h step by step (the core's getitem
+# above follows NumPy, which the Paddle door keeps); the two differ where users can see it:
+# - The key (wrapTuple): a tuple is the list of items; a non-tuple sequence shorter than 32
+#   that holds a tensor, a sequence, a slice, None or Ellipsis is one too (with torch's
+#   deprecation warning), so `x[[[0, 1], [2, 0]]]` is `x[[0, 1], [2, 0]]`; any other list,
+#   range or ndarray is one index tensor made as indexing_tensor_from_data makes it: bool stays
+#   a mask, a uint8 ndarray is a byte mask, anything else int64 (floats truncated).
+# - The basic items apply left to right at the dim reached so far (applySlicing), on the
+#   geometry, exactly as torch: an int selects *now*, so `x[0, :, [0, 1]]` is
+#   `x[0][:, [0, 1]]` (shape [4, 2]; NumPy gives [2, 4]); a bool or a 0-d bool/uint8 tensor
+#   is an unsqueeze plus an index; each Ellipsis advances by ndim - specified dims; None takes
+#   torch's unsqueeze stride; a full slice inside a tuple is skipped; a 0-d integer tensor or
+#   ndarray is an int. The view is one node named after the last view op torch applies
+#   (SelectBackward0, SliceBackward0, UnsqueezeBackward0; AliasBackward0 when none applies):
+#   torch chains one node per op, oar keeps one with the same gradient (Note [View geometry]).
+# - Index tensors are recorded at the dim reached (a mask spans its dims) and applied by one
+#   INDEX on the view (IndexBackward0), after at::index's checks and with its messages.
+# - setitem converts the value first (valueToTensor: a tensor, or a Python number checked
+#   with c10's overflow rule; a list or ndarray is a TypeError), then `copy_to` on the basic
+#   view (copy_ for the same shape, fill_ for a 0-d value, else leading 1-dims dropped,
+#   expand and copy_), or index_put_ on it (value's leading 1-dims dropped). Each is an
+#   ordinary in-place op on a view of x, so x's history becomes CopySlices and its version
+#   bumps once, as in torch; `x[False] = v` writes nothing and bumps nothing.
+# - Writes torch allows into an expanded tensor (select a row of it, index_put_, masked_fill_
+#   with torch's deprecation warning): Note [Writes into expanded tensors].
+
+import operator as _operator
+import warnings as _warnings
+
+_SEQ_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and "
+                "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
+                "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+                "which will result either in an error or a different result")
+_UINT8_WARNING = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                  "torch.bool instead.")
+_INDEX_DTYPES = frozenset(np.dtype(d) for d in (np.int64, np.int32, np.uint8, np.bool_))
+
+
+def _tp_name(o):
+    """Python's tp_name of o's type, as torch's messages print it ('float', 'numpy.bool')."""
+    t = type(o)
+    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):    # Py_TPFLAGS_HEAPTYPE
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+def _is_long(o):
+    """THPUtils_checkLong: a Python int (not a bool) or a NumPy integer scalar."""
+    c = o.__class__
+    return c is int or (isinstance(o, (int, np.integer)) and c is not bool)
+
+
+def _is_sequence(o):
+    """PySequence_Check, for what can reach an index."""
+    return isinstance(o, (list, tuple, range, str, bytes, np.ndarray, Tensor)) or (
+        not isinstance(o, dict) and hasattr(type(o), "__getitem__")
+        and hasattr(type(o), "__len__"))
+
+
+def _torch_items(idx):
+    """wrapTuple(index) -> the tuple of items."""
+    if idx.__class__ is tuple:
+        return idx
+    if isinstance(idx, (Tensor, np.ndarray)) or not _is_sequence(idx):
+        return (idx,)
+    try:
+        n = len(idx)
+    except TypeError:
+        return (idx,)
+    if n >= 32:
+        return (idx,)
+    for i in range(n):
+        try:
+            o = idx[i]
+        except Exception:
+            return (idx,)
+        if o is None or o is Ellipsis or isinstance(o, slice) or _is_sequence(o):
+            _warnings.warn(_SEQ_WARNING, UserWarning, stacklevel=3)
+            return tuple(idx)
+    return (idx,)
+
+
+def _sequence_index(o):
+    """sequenceToVariable: a list / range / ndarray as an index array (bool or uint8 masks
+    stay, the rest becomes int64 as torch's indexing_tensor_from_data makes it)."""
+    if isinstance(o, np.ndarray):
+        a = o
+    else:
+        if isinstance(o, (str, bytes)):
+            raise ArgTypeError(f"new(): invalid data type '{type(o).__name__}'")
+        try:
+            a = np.asarray([it._data if isinstance(it, Tensor) else it for it in o]
+                           if isinstance(o, (list, tuple)) else list(o))
+        except ValueError as e:
+            raise ArgValueError(f"__getitem__(): could not make an index tensor of "
+                                f"{type(o).__name__}: {e}") from None
+    k = a.dtype.kind
+    if k == "b" or a.dtype == np.uint8:
+        return a.copy()
+    if k in "iuf":
+        return a.astype(np.int64)
+    raise ArgTypeError(f"new(): invalid data type '{a.dtype.name if k != 'U' else 'str'}'")
+
+
+class _Plan:
+    """The geometry and steps applySlicing produces (Note [Torch indexing])."""
+    __slots__ = ("shape", "strides", "offset", "steps", "last", "adv")
+
+    def __init__(self, a):
+        item = a.itemsize
+        self.shape = list(a.shape)
+        self.strides = [s // item for s in a.strides]
+        self.offset = 0
+        self.steps = []
+        self.last = None
+        self.adv = []       # (dim, ndarray) in the order recorded
+
+
+def _select(p, dim, i, real_dim):
+    nd = len(p.shape)
+    if nd == 0 and dim == 0 and i == 0:
+        raise A.IndexRangeError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+            "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    n = p.shape[dim] if dim < nd else 0
+    if not (n >= -i and n > i):
+        raise A.IndexRangeError(f"index {i} is out of bounds for dimension {real_dim} with size {n}")
+    i %= n
+    p.offset += i * p.strides[dim]
+    del p.shape[dim], p.strides[dim]
+    p.steps.append(("select", dim, i))
+    p.last = "select"
+
+
+def _dim_range_error(dim, nd):
+    lo, hi = (-nd, nd - 1) if nd else (-1, 0)
+    return A.IndexRangeError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                             f"but got {dim})")
+
+
+def _slice(p, dim, s, optimize):
+    step = 1 if s.step is None else _operator.index(s.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    start = None if s.start is None else _operator.index(s.start)
+    stop = None if s.stop is None else _operator.index(s.stop)
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    nd = len(p.shape)
+    if dim >= nd:
+        raise _dim_range_error(dim, nd)
+    n = p.shape[dim]
+    b, e, _ = slice(start, stop, step).indices(n)
+    if optimize and b == 0 and e == n and step == 1:
+        return
+    size = max(0, (e - b + step - 1) // step)
+    p.offset += b * p.strides[dim]
+    p.shape[dim] = size
+    p.strides[dim] *= step
+    p.steps.append(("slice", dim, b, size, step))
+    p.last = "slice"
+
+
+def _unsqueeze(p, dim):
+    nd = len(p.shape)
+    if dim > nd:
+        raise _dim_range_error(dim, nd + 1)
+    st = 1 if dim >= nd else p.shape[dim] * p.strides[dim]
+    p.shape.insert(dim, 1)
+    p.strides.insert(dim, st)
+    p.steps.append(("unsqueeze", dim, st))
+    p.last = "unsqueeze"
+
+
+def _specified_dims(items):
+    """count_specified_dimensions: a mask tensor counts its dims, None / Ellipsis / bools 0."""
+    n = 0
+    for o in items:
+        if isinstance(o, Tensor):
+            n += o._data.ndim if o._data.dtype.kind == "b" or o._data.dtype == np.uint8 else 1
+        elif not (o is None or o is Ellipsis or o is True or o is False):
+            n += 1
+    return n
+
+
+def _torch_plan(x, items, optimize, check_count=True):
+    """applySlicing over `items`: the geometry of the basic view and the recorded indices."""
+    p = _Plan(x._data)
+    ndim = x._data.ndim
+    specified = _specified_dims(items)
+    if check_count and specified > ndim:
+        raise A.IndexRangeError(f"too many indices for tensor of dimension {ndim}")
+    dim = 0
+    for real_dim, o in enumerate(items):
+        if _is_long(o):
+            _select(p, dim, int(o), real_dim)
+            continue
+        if o.__class__ is slice:
+            _slice(p, dim, o, optimize)
+            dim += 1
+            continue
+        if o is Ellipsis:
+            dim += ndim - specified
+            continue
+        if o is None:
+            _unsqueeze(p, dim)
+            dim += 1
+            continue
+        if o is True or o is False:
+            _unsqueeze(p, dim)
+            p.adv.append((dim, np.zeros(1 if o else 0, np.int64)))
+            dim += 1
+            continue
+        if isinstance(o, Tensor):
+            a = o._data
+        elif _is_sequence(o):
+            a = _sequence_index(o)
+        else:
+            try:
+                i = _operator.index(o)
+            except TypeError:
+                raise A.IndexDtypeError(
+                    "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                    f"Variables are valid indices (got {_tp_name(o)})") from None
+            _select(p, dim, int(i), real_dim)
+            continue
+        k = a.dtype.kind
+        if a.ndim == 0 and k in "iub":
+            if k == "b" or a.dtype == np.uint8:
+                _unsqueeze(p, dim)
+                p.adv.append((dim, np.zeros(1 if a else 0, np.int64)))
+                dim += 1
+            else:
+                _select(p, dim, int(a), real_dim)
+            continue
+        p.adv.append((dim, a))
+        dim += a.ndim if (k == "b" or a.dtype == np.uint8) else 1
+    return p
+
+
+def _strided_at(src, shape, strides, offset):
+    """An ndarray over src's memory with element strides and offset relative to src's first
+    element (the geometry torch computes; valid by construction)."""
+    item = src.itemsize
+    shape = tuple(shape)
+    bstrides = tuple(s * item for s in strides)
+    if offset == 0:
+        return np.lib.stride_tricks.as_strided(src, shape, bstrides, writeable=src.flags.writeable)
+    from .views import _At
+    it = dict(src.__array_interface__)
+    it["data"] = (it["data"][0] + offset * item, it["data"][1])
+    it["shape"], it["strides"] = shape, bstrides
+    it.pop("descr", None)
+    o = _At()
+    o.__array_interface__, o.base = it, src
+    return np.asarray(o)
+
+
+def _replay(a, steps):
+    """The basic view of `steps` applied to the array a (a dense stand-in: Note [View geometry])."""
+    p = _Plan(a)
+    for st in steps:
+        if st[0] == "select":
+            _, d, i = st
+            p.offset += i * p.strides[d]
+            del p.shape[d], p.strides[d]
+        elif st[0] == "slice":
+            _, d, b, size, step = st
+            p.offset += b * p.strides[d]
+            p.shape[d] = size
+            p.strides[d] *= step
+        else:
+            _, d, s = st
+            p.shape.insert(d, 1)
+            p.strides.insert(d, s)
+    return _strided_at(a, p.shape, p.strides, p.offset)
+
+
+def _basic_view(x, p, alias):
+    """The view of plan p over x (x itself when no step applies, unless `alias`)."""
+    if not p.steps:
+        if not alias:
+            return x
+        return _generic_view(x, "alias", lambda a: a[...], arrays=x._data[...])
+    steps = p.steps
+    arr = _strided_at(x._data, p.shape, p.strides, p.offset)
+    return _generic_view(x, p.last, lambda a: _replay(a, steps), arrays=arr)
+
+
+def _index_key(base, adv, op):
+    """at::index's checks on the recorded indices -> a NumPy key of int arrays and slices."""
+    out = []     # (dim, int64 array) after masks are expanded
+    for dim, a in adv:
+        if a.dtype not in _INDEX_DTYPES:
+            raise A.IndexDtypeError("tensors used as indices must be long, int, byte or bool "
+                                    "tensors")
+        if a.dtype == np.uint8:
+            _warnings.warn(_UINT8_WARNING, UserWarning, stacklevel=4)
+            a = a.astype(np.bool_)
+        if a.dtype == np.bool_:
+            sh = base._data.shape
+            for j in range(a.ndim):
+                if dim + j >= len(sh) or a.shape[j] != sh[dim + j]:
+                    raise A.IndexRangeError(
+                        f"The shape of the mask {list(a.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {list(sh)} at index {dim + j}")
+            out.extend((dim + j, nz) for j, nz in enumerate(np.nonzero(a)))
+        else:
+            out.append((dim, a.astype(np.int64, copy=False)))
+    nd = base._data.ndim
+    n = out[-1][0] + 1
+    if n > nd:
+        raise A.IndexRangeError(f"too many indices for tensor of dimension {nd} (got {n})")
+    try:
+        np.broadcast_shapes(*(a.shape for _, a in out))
+    except ValueError:
+        raise A.IndexRangeError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes "
+            + ", ".join(str(list(a.shape)) for _, a in out)) from None
+    key = [slice(None)] * n
+    for dim, a in out:
+        size = base._data.shape[dim]
+        if a.size:
+            bad = (a < -size) | (a >= size)
+            if bad.any():
+                raise A.IndexRangeError(f"index {int(a[bad].flat[0])} is out of bounds for "
+                                        f"dimension {dim} with size {size}")
+        key[dim] = a
+    return tuple(key)
+
+
+def torch_getitem(x, idx):
+    """x[idx] as torch 2.13 (Note [Torch indexing])."""
+    c = idx.__class__
+    if c is int or c is slice:      # the common cases: select / slice, straight to NumPy
+        if c is slice or x._data.ndim == 0:
+            p = _Plan(x._data)
+            if c is slice:
+                _slice(p, 0, idx, False)     # get_item: a single slice is never skipped
+            else:
+                _select(p, 0, idx, 0)
+            return _basic_view(x, p, True)
+        n = x._data.shape[0]
+        if not (n >= -idx and n > idx):
+            raise A.IndexRangeError(f"index {idx} is out of bounds for dimension 0 with size {n}")
+        arr = x._data[idx, ...]
+        if x._view is None and x._grad_fn is None and not x._requires_grad:
+            return R.view_of(_SELECT, x, arr)    # Note [Fast basic index]
+        return _generic_view(x, "select", lambda a: a[idx, ...], arrays=arr)
+    simple = (idx is None or idx is Ellipsis or c is bool or _is_long(idx))
+    items = (idx,) if simple else _torch_items(idx)
+    p = _torch_plan(x, items, optimize=False if c is slice else True, check_count=not simple)
+    if not p.adv:
+        return _basic_view(x, p, True)
+    base = _basic_view(x, p, False)
+    key = _index_key(base, p.adv, "__getitem__")
+    return R.dispatch(INDEX, (base, key), ())
+
+
+_SELECT = generic_view_op("select")
+
+# c10's names of the C types in "value cannot be converted to type ... without overflow"
+_C_NAMES = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+            "uint8": "uint8_t", "float16": "double", "float32": "float", "float64": "double",
+            "bool": "bool"}
+
+
+def _overflow(x):
+    return ArgValueError(f"value cannot be converted to type {_C_NAMES.get(x._data.dtype.name, x._data.dtype.name)} "
+                         "without overflow")
+
+
+def _torch_scalar(x, v):
+    """valueToTensor for a Python number: a 0-d tensor of x's dtype, with c10's overflow
+    rule (an int wraps into an unsigned type down to -max; a float must lie in range)."""
+    dt = x._data.dtype
+    k = dt.kind
+    if isinstance(v, complex):
+        if v.imag != 0 and k != "b":
+            raise _overflow(x)
+        v = v.real
+    if isinstance(v, (int, np.integer)) and not isinstance(v, float):
+        v = int(v)
+        if not -2 ** 63 <= v < 2 ** 63:
+            raise ArgValueError("Overflow when unpacking long long")
+        if k in "iu":
+            info = np.iinfo(dt)
+            if k == "u" and v < 0:
+                if -v > info.max:
+                    raise _overflow(x)
+                v %= info.max + 1
+            elif not info.min <= v <= info.max:
+                raise _overflow(x)
+    elif k in "iu":
+        info = np.iinfo(dt)
+        if not (math.isfinite(v) and info.min <= v <= info.max):
+            raise _overflow(x)
+        v = int(v)
+    elif dt == np.float32 and math.isfinite(v) and abs(v) > np.finfo(np.float32).max:
+        raise _overflow(x)
+    with np.errstate(over="ignore"):
+        return wrap_scalar(x, np.asarray(v).astype(dt))
+
+
+def wrap_scalar(x, arr):
+    from ..tensor import wrap_as
+    return wrap_as(x._result_class, arr)
+
+
+def _torch_value(x, value):
+    """valueToTensor: a tensor as is, a Python (or NumPy integer) number as a 0-d tensor of
+    x's dtype; anything else is torch's TypeError."""
+    if isinstance(value, Tensor):
+        return value
+    c = value.__class__
+    if _is_long(value) or c is bool or isinstance(value, (float, complex)):
+        return _torch_scalar(x, value)
+    raise ArgTypeError(f"can't assign a {_tp_name(value)} to a {x.type()}")
+
+
+def _strip_ones(shape):
+    """slicePrefix1sSize: shape without its leading 1-dims."""
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return tuple(shape[i:])
+
+
+def _copy_to(dst, src):
+    """at::indexing::copy_to."""
+    ds, ss = dst._data.shape, src._data.shape
+    if ds == ss:
+        return copy_(dst, src)
+    if src._data.ndim == 0:
+        return R.dispatch_inplace(FILL_, (dst, src), (), "fill_")
+    st = _strip_ones(ss)
+    if st != ss:
+        src = R.FUNCTIONS["view"](src, list(st))
+    if st != ds:
+        if len(st) > len(ds):
+            raise ArgValueError(
+                f"expand({src.type()}{{{list(st)}}}, size={list(ds)}): the number of sizes "
+                f"provided ({len(ds)}) must be greater or equal to the number of dimensions in "
+                f"the tensor ({len(st)})")
+        for j in range(1, len(st) + 1):
+            if st[-j] != 1 and st[-j] != ds[-j]:
+                raise ArgValueError(
+                    f"The expanded size of the tensor ({ds[-j]}) must match the existing size "
+                    f"({st[-j]}) at non-singleton dimension {len(ds) - j}.  Target sizes: "
+                    f"{list(ds)}.  Tensor sizes: {list(st)}")
+        src = R.FUNCTIONS["expand"](src, list(ds))
+    return copy_(dst, src)
+
+
+def _torch_index_put(dst, adv, value):
+    """dispatch_index_put_ of THPVariable_setitem: value's leading 1-dims dropped, then
+    index_put_ with at::index's checks."""
+    _autograd_first(dst, "index_put_")
+    key = _index_key(dst, adv, "index_put_")
+    vs = value._data.shape
+    st = _strip_ones(vs)
+    if st != vs:
+        value = R.FUNCTIONS["view"](value, list(st))
+    region = _region_shape(dst, key)
+    try:
+        ok = np.broadcast_shapes(region, st) == region
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ArgValueError(f"shape mismatch: value tensor of shape {list(st)} cannot be "
+                            f"broadcast to indexing result of shape {list(region)}")
+    # canDispatchToMaskedFill: one mask and a one-element value write any dtype (cast)
+    if value._data.dtype != dst._data.dtype and not (
+            len(adv) == 1 and adv[0][1].dtype in (np.bool_, np.uint8) and value._data.size == 1):
+        raise ArgValueError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{_TORCH_NAMES.get(dst._data.dtype.name)} for the destination and "
+            f"{_TORCH_NAMES.get(value._data.dtype.name)} for the source.")
+    if value._storage is dst._storage and value._data.size and dst._data.size and \
+            _ranges_meet(dst._data, value._data):
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.")
+    R.dispatch_inplace(INDEX_PUT_, (dst, value, key), (False,), "index_put_")
+
+
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool"}
+
+
+def _ranges_meet(a, b):
+    """at::get_overlap_status's test: the memory ranges of a and b intersect."""
+    from .views import extent
+    ea, eb = extent(a), extent(b)
+    return ea is not None and eb is not None and ea[0] < eb[1] and eb[0] < ea[1]
+
+
+def torch_setitem(x, idx, value):
+    """x[idx] = value as torch 2.13 (Note [Torch indexing])."""
+    v = _torch_value(x, value)
+    if idx is False:
+        return
+    c = idx.__class__
+    simple = idx is None or idx is Ellipsis or c is bool or c is slice or _is_long(idx)
+    if idx is True:
+        items = (None,)     # set_item: copy_to(self.unsqueeze(0), value)
+    else:
+        items = (idx,) if simple else _torch_items(idx)
+    p = _torch_plan(x, items, optimize=True, check_count=not simple)
+    dst = _basic_view(x, p, False)
+    if not p.adv:
+        _copy_to(dst, v)
+    else:
+        _torch_index_put(dst, p.adv, v)
+
+
+def torch_delitem(x, idx):
+    raise ArgTypeError("Tensor does not support deleting items")

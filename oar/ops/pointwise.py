@@ -602,9 +602,12 @@ def _masked_fill_back(ctx, g):
 
 
 # the result keeps x's dtype (PyTorch and Paddle): `int_tensor.masked_fill(m, 0.5)` is int
-pointwise_op("masked_fill", _masked_fill_k, _masked_fill_back, needs={"x": ("mask",), "value": ("mask",)},
+_masked_fill = pointwise_op("masked_fill", _masked_fill_k, _masked_fill_back, needs={"x": ("mask",), "value": ("mask",)},
                 inputs=("x", "mask", "value"), check=_check_mask, promote=(0,),
                 doc="x with the elements where mask is True set to value (keeps x's dtype).")
+_masked_fill.expanded_write = (   # Note [Writes into expanded tensors]
+    "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar")
 
 
 # ---------------------------------------------------------------- issue 10: more unary ops

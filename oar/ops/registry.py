@@ -45,7 +45,7 @@ class OpDef:
                  "attrs", "differentiable", "check", "node_name", "result_dtype",
                  "inplace_ok", "method", "function", "call", "fill_like", "own_overlap_check",
                  "fast", "fast_attrs", "fast_const", "view_name", "optional", "number_attrs", "promote",
-                 "doc")
+                 "doc", "expanded_write")
 
     def __init__(self, name, kernel, backward=None, needs=None, kind="general",
                  backward_inplace=None,
@@ -82,6 +82,7 @@ class OpDef:
         self.node_name = node_name or "".join(p.title() for p in name.split("_")) + "Backward"
         self.fill_like = fill_like
         self.own_overlap_check = own_overlap_check   # op.check handles operand overlap
+        self.expanded_write = None   # Note [Writes into expanded tensors]: torch's warning text
         # Note [Fast path]
         # `fast(*arrays, *fast_const, out=...)` computes the op's forward exactly when every
         # tensor operand is floating with one dtype, numbers are Python floats/ints and attrs

@@ -1250,7 +1250,6 @@ def as_strided_(x, size, stride, storage_offset=None, name=None):
 def resize_(x, *sizes, name=None):
     """Resizes x in place: x itself takes shape `sizes` (contiguous strides from its storage
     offset; Note [resize_]) and is returned."""
-    import sys
     from ..autograd.grad_mode import check_inference
     from ..autograd.inplace import bump
     A.tensor(x, "resize_")
@@ -1260,10 +1259,18 @@ def resize_(x, *sizes, name=None):
                            "that requires grad). Fix: resize a detached copy, "
                            "`y = x.detach().clone(); y.resize_(...)`, or make a new tensor.")
     check_inference(x, "resize_")
+    resize_without_bump(x, shape)
+    bump(x, "resize_")
+    return x
+
+
+def resize_without_bump(x, shape):
+    """x takes `shape` as Note [resize_] says, without the version bump: for callers that
+    write x next and bump once for both (the torch door's out=, Note [Torch signatures])."""
+    import sys
     a = x._data
     if shape == a.shape:
-        bump(x, "resize_")
-        return x
+        return
     numel = _prod(shape)
     st = x._storage
     flat, lo = _storage_flat(st)
@@ -1287,8 +1294,6 @@ def resize_(x, *sizes, name=None):
         del buf
     start = offset - lo
     x._data = flat[start:start + numel].reshape(shape)
-    bump(x, "resize_")
-    return x
 
 
 def resize_as_(x, other, name=None):

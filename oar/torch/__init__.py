@@ -41,3 +41,8 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """torch.log_softmax: torch.nn.functional.log_softmax(input, dim, dtype=dtype)."""
     return nn.functional.log_softmax(input, dim, dtype=dtype)
+
+
+# Note [Torch signatures]: torch's keyword names and out= on every function and method
+from ._binding import install as _install_torch_signatures  # noqa: E402
+_install_torch_signatures(globals(), Tensor, vars(nn.functional))

@@ -16,6 +16,7 @@ from ..tensor import FAST_CLASSES, Size as _CoreSize
 from ..tensor import Tensor as _CoreTensor
 from ..nn.layers import Parameter as _CoreParameter
 from .._repr import torch_repr
+from ..ops import indexing as _indexing
 
 import importlib
 _core = importlib.import_module("oar.tensor")   # the module (oar.tensor is also a function)
@@ -158,6 +159,11 @@ class Tensor(_CoreTensor):
     Note [Door conflicts] (oar/torch/_functions.py) lists what differs from the core's
     (Paddle's) meaning; everything else is the core's shared code."""
     __slots__ = ()
+
+    # torch 2.13's indexing rules, not NumPy's (Note [Torch indexing], oar/ops/indexing.py)
+    __getitem__ = _indexing.torch_getitem
+    __setitem__ = _indexing.torch_setitem
+    __delitem__ = _indexing.torch_delitem
 
     # ------------------------------------------------------------- metadata
     @property

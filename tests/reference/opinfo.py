@@ -19,6 +19,8 @@ leak into the next. `run_op(opinfo)` returns a list of Finding.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import types
 import warnings
 
 import numpy as np
@@ -126,20 +128,57 @@ def resolve(root, dotted):
     return obj
 
 
+def _rebound(fn):
+    """A function of PyTorch's test suite (`lambda self, c, o: torch.where(c, self, o)`)
+    with its global `torch` (and `F`) meaning oar.torch: the same program on oar; None
+    when fn is not one."""
+    if isinstance(fn, functools.partial):
+        inner = _rebound(fn.func) or _by_name(fn.func)
+        return None if inner is None else functools.partial(inner, *fn.args, **fn.keywords)
+    if not isinstance(fn, types.FunctionType) or not fn.__module__.startswith("torch.testing"):
+        return None
+    g = dict(fn.__globals__)
+    g["torch"] = otorch
+    g["F"] = otorch.nn.functional
+    g["np"] = np
+    return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def _by_name(fn):
+    """oar.torch's counterpart of a torch function, by its module path and name."""
+    mod = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__name__", "")
+    if mod.startswith("torch.nn.functional"):
+        return getattr(otorch.nn.functional, name, None)
+    if mod.startswith("torch._C._nn"):
+        return getattr(otorch.nn.functional, name, None)
+    return getattr(otorch, name, None)
+
+
 def oar_callable(op, variant):
     """oar.torch's spelling of `op` in `variant`, or None where oar lacks it."""
     name = op.name
     if variant in ("function", "out"):
-        return resolve(otorch, name) if op.op is not None else None
+        if op.op is None:
+            return None
+        if resolve(otorch, name) is None:
+            return None
+        return _rebound(op.op) or resolve(otorch, name)
     if variant == "method":
         if op.method_variant is None:
             return None
+        r = _rebound(op.method_variant)
+        if r is not None:
+            return r
         f = getattr(otorch.Tensor, name.split(".")[-1], None)
         return None if f is None else (lambda self, *a, **k: getattr(self, name.split(".")[-1])(*a, **k))
     if variant == "inplace":
         if op.inplace_variant is None:
             return None
-        iname = op.inplace_variant.__name__
+        r = _rebound(op.inplace_variant)
+        if r is not None:
+            return r
+        iname = getattr(op.inplace_variant, "__name__", "")
         f = getattr(otorch.Tensor, iname, None)
         return None if f is None else (lambda self, *a, **k: getattr(self, iname)(*a, **k))
     return None
