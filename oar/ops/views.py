@@ -1254,7 +1254,7 @@ def resize_(x, *sizes, name=None):
     from ..autograd.inplace import bump
     A.tensor(x, "resize_")
     shape = A.shape_args(sizes, "resize_")
-    if x.requires_grad:
+    if x.requires_grad and not x._storage.inference:   # Note [Inference tensors]: no autograd
         raise RuntimeError("cannot resize variables that require grad (resize_ of a tensor "
                            "that requires grad). Fix: resize a detached copy, "
                            "`y = x.detach().clone(); y.resize_(...)`, or make a new tensor.")
