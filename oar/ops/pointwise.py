@@ -11,7 +11,8 @@ import numpy as np
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor
 from .. import dtypes as _dt
-from .registry import FUNCTIONS, OpDef, declare, float_result, install, zero_grad
+from .registry import (FUNCTIONS, OpDef, declare, float_result, install, int_scalars,
+                       zero_grad)
 
 # Kernels run after the dtype checks (autograd/inplace.py check_pointwise_inplace, Note
 # [In-place shape and dtype]; dispatch_out) that use PyTorch's canCast: `uint8 += int64` and
@@ -285,6 +286,58 @@ clip.__signature__ = _clip_spelling.__signature__
 install("clip", clip)
 install("clamp", clip)
 
+
+# Note [Clamp with tensor bounds]
+# PyTorch's clamp.Tensor overload (the torch door's clamp/clip with a tensor min or max, in
+# oar/torch/_functions.py) takes its bounds as operands, not attributes: they take part in
+# type promotion (a uint8 tensor clamped by an int8 tensor computes in int16, so
+# `u.clamp_(min=int8_t)` compares -3 as -3, not as 253) and they get gradients
+# (clamp_backward_min_max: min's where x < min and min < max, max's where x > max or
+# max < min). The Paddle door keeps clip's bounds as attributes: Paddle 3.3 gives them none.
+def _clamp_t(out, rdt, x, lo, hi):
+    """np.clip computed in the common dtype rdt of x and the bounds, cast into out."""
+    if out is None:
+        return np.asarray(np.clip(x, lo, hi, dtype=rdt, casting=_UNSAFE))
+    return np.clip(x, lo, hi, out=out, dtype=rdt, casting=_UNSAFE)
+
+
+def _clamp_t_back(ctx, g):
+    x, lo, hi = ctx.input(0), ctx.input(1), ctx.input(2)
+    needs = ctx.needs
+    gx = glo = ghi = None
+    if needs[0]:
+        m = None if lo is None else x >= lo
+        if hi is not None:
+            m = x <= hi if m is None else m & (x <= hi)
+        gx = _where(m, g, 0.0)   # Note [Masked gradients select]
+    if lo is not None and hi is not None:
+        if needs[1]:
+            glo = _where((x < lo) & (lo < hi), g, 0.0)
+        if needs[2]:
+            ghi = _where((x > hi) | (hi < lo), g, 0.0)
+    elif lo is not None and needs[1]:
+        glo = _where(x < lo, g, 0.0)
+    elif hi is not None and needs[2]:
+        ghi = _where(x > hi, g, 0.0)
+    return gx, glo, ghi
+
+
+def _check_clamp_t(op_name, args, attrs, rdt):
+    if args[1] is None and args[2] is None:
+        raise ArgValueError(f"{op_name}(): At least one of 'min' or 'max' must not be None. "
+                            "Fix: pass min=, max= or both.")
+
+
+CLAMP_TENSOR = OpDef("clamp_tensor", _clamp_t, _clamp_t_back, kind="pointwise",
+                     inputs=("x", "min", "max"), optional=("min", "max"),
+                     needs={"x": ("x", "min", "max"), "min": ("x", "min", "max"),
+                            "max": ("x", "min", "max")},
+                     check=_check_clamp_t, method=False, function=False, node_name="ClampBackward",
+                     doc="x clamped elementwise into [min, max], tensor bounds (Note [Clamp with "
+                         "tensor bounds]).")
+declare(CLAMP_TENSOR)
+
+
 # ---------------------------------------------------------------- binary
 def _check_alpha(op_name, args, attrs, rdt):
     """PyTorch's alpha rules for add/sub (and bool subtraction)."""
@@ -516,6 +569,32 @@ _LOGIC_DOCS = {"equal": "Boolean x == y, with broadcasting.",
                "logical_and": "Boolean x and y (nonzero is true), with broadcasting.",
                "logical_or": "Boolean x or y (nonzero is true), with broadcasting.",
                "logical_xor": "Boolean x xor y (nonzero is true), with broadcasting."}
+# Note [Comparisons in the common dtype]
+# PyTorch compares in the operands' common dtype (TensorIterator's, Note [Type promotion]),
+# converting each operand to it first: an integer scalar wraps into an unsigned tensor's type
+# (`uint8_t < -3` compares with 253, `uint8_t == -3` is true at 253), a 0-d tensor is cast
+# to the dim tensor's type (`float16_t == float64_0d(0.1)` compares two float16 0.1s). NumPy
+# would compare the mathematical values; the kernel converts as PyTorch does.
+_COMPARISONS = (np.equal, np.not_equal, np.greater, np.greater_equal, np.less, np.less_equal)
+
+
+def _compare_kernel(uf):
+    def k(out, rdt, x, y):
+        dims, zeros, skinds = [], [], []
+        for a in (x, y):
+            if isinstance(a, np.ndarray):
+                (dims if a.ndim else zeros).append(a.dtype)
+            else:
+                skinds.append(_dt.scalar_kind(a))
+        ct = _dt.promote(tuple(dims), tuple(zeros), tuple(skinds))
+        x, y = (a.astype(ct, copy=False) if isinstance(a, np.ndarray) else a for a in (x, y))
+        x, y = int_scalars((x, y), ct)
+        return uf(x, y, out=out)
+    k.__doc__ = (f"Elementwise {uf.__name__} in the operands' common dtype (Note [Comparisons "
+                 "in the common dtype]).")
+    return k
+
+
 for _name, _uf, _al in (("equal", np.equal, ("eq",)), ("not_equal", np.not_equal, ("ne",)),
                         ("greater_than", np.greater, ("gt", "greater")),
                         ("greater_equal", np.greater_equal, ("ge",)),
@@ -523,7 +602,8 @@ for _name, _uf, _al in (("equal", np.equal, ("eq",)), ("not_equal", np.not_equal
                         ("less_equal", np.less_equal, ("le",)),
                         ("logical_and", np.logical_and, ()), ("logical_or", np.logical_or, ()),
                         ("logical_xor", np.logical_xor, ())):
-    pointwise_op(_name, (lambda uf: lambda out, rdt, x, y: uf(x, y, out=out))(_uf), None,
+    pointwise_op(_name, (_compare_kernel(_uf) if _uf in _COMPARISONS else
+                         (lambda uf: lambda out, rdt, x, y: uf(x, y, out=out))(_uf)), None,
       inputs=("x", "y"), inplace=False, result_dtype=_bool_result, aliases=_al,
       doc=_LOGIC_DOCS[_name])
 pointwise_op("logical_not", lambda out, rdt, x: np.logical_not(x, out=out), None, inplace=False,

@@ -5,6 +5,7 @@ import collections
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..tensor import Tensor, wrap_as
 from . import args as _args
@@ -304,6 +305,8 @@ registry.register_function("std", _stat(STD))
 
 
 def _k_lse(x, axes, keepdim):
+    if x.dtype.kind in "biu":   # integers and bools: in the default float dtype, as both frameworks
+        x = x.astype(_dt.DEFAULT_FLOAT.np)
     m = np.max(x, axis=axes, keepdims=True, initial=-np.inf) if x.size == 0 else \
         np.max(x, axis=axes, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
@@ -334,7 +337,10 @@ def _bool_red(npfn, fname):
         x = _args.input_tensor(x, fname)
         if dim is not None:
             axis = dim
-        return wrap_as(x._result_class, np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim, fname), keepdims=bool(keepdim))))
+        r = np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim, fname), keepdims=bool(keepdim)))
+        if x._data.dtype == np.uint8 and x._result_class is not Tensor:
+            r = r.astype(np.uint8)   # PyTorch: any/all of uint8 are uint8 (Paddle has no uint8 kernel)
+        return wrap_as(x._result_class, r)
     fn.__name__ = fname
     fn.__doc__ = (f"Boolean: whether {fname} elements of x are nonzero, over axis "
                   "(all axes when None).")
@@ -360,6 +366,8 @@ registry.register_function("count_nonzero", count_nonzero)
 def _k_cumsum(x, axis, dtype):
     if axis is None:
         return np.cumsum(x.reshape(-1), dtype=_np_dtype(dtype))
+    if x.ndim == 0:   # along dim 0 of a 0-d tensor: 0-d, as PyTorch and Paddle (NumPy: 1-D)
+        return np.cumsum(x.reshape(1), dtype=_np_dtype(dtype)).reshape(())
     return np.cumsum(x, axis=axis, dtype=_np_dtype(dtype))
 
 

@@ -19,7 +19,9 @@ from ..ops import args as A
 from ..ops.reduce import (cumulative_indices, index_tensor as _index, median_indices,
                           mode_indices, pick as _pick, selected,
                           sorted_indices as _sorted_indices)
+from ..ops import registry as _R
 from ..ops.registry import FUNCTIONS as _CORE
+from ..ops.registry import OPS as _OPS
 from ..ops.views import chunk_sizes as _chunk_sizes
 from ..tensor import Tensor as _CoreTensor
 from ..tensor import wrap_as
@@ -311,6 +313,46 @@ def _cumsum(input, dim, *, dtype=None, out=None):
     return _CORE["cumsum"](x, d, dtype=dtype)
 
 
+def _flatten(input, start_dim=0, end_dim=-1):
+    # PyTorch returns input itself when there is nothing to merge (start_dim == end_dim, a
+    # 1-D tensor included: `x.flatten() is x`); a 0-d tensor becomes 1-D. Paddle makes a new
+    # tensor object every time (the core's flatten).
+    x = _tensor(input, "flatten")
+    if x._data.ndim and _dim(x, start_dim, "flatten", "start_dim") == _dim(
+            x, end_dim, "flatten", "end_dim"):
+        return x
+    return _CORE["flatten"](x, start_dim, end_dim)
+
+
+def _clamp_spelling(fname, inplace):
+    """clamp/clip (and clamp_/clip_): tensor bounds are operands (Note [Clamp with tensor
+    bounds]); numbers go to the core's clip, whose bounds are attributes."""
+    def fn(input, min=None, max=None, *, out=None):
+        x = _tensor(input, fname)
+        if isinstance(min, _CoreTensor) or isinstance(max, _CoreTensor):
+            if any(v is not None and not isinstance(v, _CoreTensor) for v in (min, max)):
+                raise ArgTypeError(
+                    f"{fname}() received an invalid combination of arguments: a Tensor and a "
+                    f"number for min/max (min={type(min).__name__}, max={type(max).__name__}). "
+                    "Fix: pass both bounds as tensors, or both as numbers.")
+            op = _OPS["clamp_tensor"]
+            if inplace:
+                return _R.dispatch_inplace(op, (x, min, max), (), fname)
+            if out is not None:
+                return _R.dispatch_out(op, (x, min, max), (), out)
+            return _R.dispatch(op, (x, min, max), ())
+        if inplace:
+            return _CORE["clip_"](x, min, max)
+        return _CORE["clip"](x, min, max, out=out)
+    return fn
+
+
+_clamp = _clamp_spelling("clamp", False)
+_clip = _clamp_spelling("clip", False)
+_clamp_ = _clamp_spelling("clamp_", True)
+_clip_ = _clamp_spelling("clip_", True)
+
+
 # --------------------------------------------------------------------------- gathers and scatters
 def _gather(input, dim, index, *, sparse_grad=False, out=None):
     x = _tensor(input, "gather")
@@ -520,6 +562,16 @@ _DOCS = {
     "numel": "The number of elements of input, a Python int.",
     "norm": "PyTorch's norm: with a number p (or 'fro'), the vector p-norm over every dim "
             "given (all when None); 'nuc' is the nuclear norm of a matrix.",
+    "flatten": "input with dims start_dim .. end_dim merged into one (a view when possible); "
+               "input itself when there is nothing to merge.",
+    "clamp": "input clamped elementwise into [min, max]; tensor bounds broadcast, promote and "
+             "get gradients.",
+    "clip": "Alias of clamp.",
+    "clamp_": "clamp written into self, in place; returns self.",
+    "clip_": "Alias of clamp_.",
+    "from_numpy": "A tensor over the ndarray's memory, no copy: writes through either side "
+                  "are visible to the other and bypass the version counter, as in PyTorch "
+                  "(Note [Shared memory with NumPy]).",
     "from_numpy": "A tensor over the ndarray's memory, no copy: writes through either side "
                   "are visible to the other and bypass the version counter, as in PyTorch "
                   "(Note [Shared memory with NumPy]).",
@@ -534,7 +586,8 @@ _PUBLIC = {
     "scatter_add": _scatter_add, "scatter_add_": _scatter_add_, "index_add": _index_add,
     "index_add_": _index_add_, "transpose": _transpose, "transpose_": _transpose_,
     "equal": _equal, "allclose": _allclose, "numel": _numel, "from_numpy": _from_numpy,
-    "norm": _norm,
+    "norm": _norm, "flatten": _flatten, "clamp": _clamp, "clip": _clip, "clamp_": _clamp_,
+    "clip_": _clip_,
 }
 for _n, _f in _PUBLIC.items():
     _named(_n, _f, _DOCS[_n])
@@ -559,7 +612,8 @@ _METHODS = ("split", "split_with_sizes", "chunk", "unbind", "tensor_split", "max
             "median", "kthvalue", "mode", "sort", "argsort", "msort", "topk", "aminmax",
             "cummax", "cummin", "cumsum", "gather", "index_select", "scatter", "scatter_",
             "scatter_add", "scatter_add_", "index_add", "index_add_", "transpose",
-            "transpose_", "equal", "allclose", "norm")
+            "transpose_", "equal", "allclose", "norm", "flatten", "clamp", "clip", "clamp_",
+            "clip_")
 for _n in _METHODS:
     setattr(Tensor, _n, _PUBLIC[_n])
 del _n, _f
