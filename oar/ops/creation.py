@@ -220,13 +220,108 @@ def full(shape, fill_value, dtype=None, name=None, requires_grad=False, device=N
         return _finish(np.full(shp, fill_value, _dtype(dtype)), requires_grad)
 
 
+# Note [Layout of *_like]
+# PyTorch's *_like functions (empty_like, zeros_like, ones_like, full_like, rand_like,
+# randn_like, randint_like) default to memory_format=preserve_format: a result of x's shape
+# laid out like x. A non-overlapping, dense x (a transpose, a permute) gives exactly x's
+# strides (`empty_like(zeros(4, 3).t()).stride() == (1, 3)`); any other x (a slice with
+# gaps, an expand) gives dense strides in x's stride order (ATen's infer_dense_strides: dims
+# sorted by stride, stably, a zero stride keeping its place, equal strides putting the
+# smaller size first). A random *_like fills the result in memory order (Note [Random
+# sources]), so its draws land where PyTorch's do. Paddle's *_like are contiguous: the
+# Paddle door keeps C order.
+def like_layout(x, dtype):
+    """An uninitialised array of x's shape and `dtype` laid out as Note [Layout of *_like]
+    says for x's door, or None where that is C order (the Paddle door, a contiguous x)."""
+    a = x._data
+    if a.ndim < 2 or a.size == 0 or x._result_class is Tensor:
+        return None
+    sizes = a.shape
+    strides = [s // a.itemsize for s in a.strides]
+    if min(strides) < 0:
+        return None
+    if not _dense(sizes, strides):
+        strides = _infer_dense_strides(sizes, strides)
+    if strides == _contiguous_strides(sizes):   # (NumPy's c_contiguous ignores size-1 dims)
+        return None
+    dt = np.dtype(dtype)
+    buf = np.empty(a.size, dt)
+    return np.lib.stride_tricks.as_strided(buf, sizes, [s * dt.itemsize for s in strides])
+
+
+def _contiguous_strides(sizes):
+    out, acc = [], 1
+    for n in reversed(sizes):
+        out.append(acc)
+        acc *= max(n, 1)
+    return out[::-1]
+
+
+def _dense(sizes, strides):
+    """ATen's is_non_overlapping_and_dense."""
+    perm = sorted(range(len(sizes)), key=lambda d: (sizes[d] < 2, strides[d] if sizes[d] >= 2 else 0))
+    need = 1
+    for d in perm:
+        if sizes[d] < 2:
+            return True
+        if strides[d] != need:
+            return False
+        need *= sizes[d]
+    return True
+
+
+def _infer_dense_strides(sizes, strides):
+    """ATen's infer_dense_strides: dense strides keeping the stride order of `strides`."""
+    nd = len(sizes)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if sizes[d0] > sizes[d1] else 0
+
+    for i in range(1, nd):   # insertion sort, as ATen (stable; zero strides stay)
+        d1 = i
+        for j in range(1, i + 1):
+            d0 = i - j
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * nd
+    cur = 1
+    for d in perm:
+        out[d] = cur
+        if sizes[d] > 1:
+            cur *= sizes[d]
+    return out
+
+
+def relayout_like(t, x):
+    """t (a fresh C-ordered tensor of x's shape, made for x) laid out like x (Note [Layout of
+    *_like]); its values, taken in C order, fill the new layout in memory order."""
+    arr = like_layout(x, t._data.dtype)
+    if arr is None:
+        return t
+    from .random import _write
+    _write(arr, t._data)
+    out = _finish(arr, t.requires_grad)
+    out.__class__ = t.__class__
+    return out
+
+
 def _like(fn):
     def like(x, dtype=None, name=None, requires_grad=False, device=None, **kwargs):
         x = _args.tensor(x, fn.__name__ + "_like")
         _no_other_keywords(kwargs, fn.__name__ + "_like")
         _device(device, fn.__name__ + "_like")
-        return _as_class(fn(list(x.shape), dtype=dtype if dtype is not None else x.dtype,
-                            requires_grad=requires_grad), x)
+        return _as_class(relayout_like(fn(list(x.shape), dtype=dtype if dtype is not None
+                                          else x.dtype, requires_grad=requires_grad), x), x)
     like.__doc__ = (f"{fn.__name__}() with x's shape (and x's dtype unless dtype is given); "
                     "the result is of x's door (Note [Result class]).")
     return like
@@ -249,8 +344,8 @@ def full_like(x, fill_value, dtype=None, name=None, requires_grad=False, device=
     """A new tensor shaped like x filled with fill_value (x's dtype unless given)."""
     x = _args.tensor(x, "full_like")
     _device(device, "full_like")
-    return _as_class(full(list(x.shape), fill_value, dtype=dtype if dtype is not None
-                          else x.dtype, requires_grad=requires_grad), x)
+    return _as_class(relayout_like(full(list(x.shape), fill_value, dtype=dtype if dtype is not
+                                        None else x.dtype, requires_grad=requires_grad), x), x)
 
 
 def arange(start=0, end=None, step=1, dtype=None, name=None, requires_grad=False, device=None):

@@ -660,7 +660,12 @@ def tile(x, repeat_times, name=None):
     for r, n in zip(reps, xs):
         inter += [1, n]
         shape += [r, n]
-    return y.reshape(inter).expand(shape).reshape([r * n for r, n in zip(reps, xs)])
+    out = y.reshape(inter).expand(shape).reshape([r * n for r, n in zip(reps, xs)])
+    # every repeat count 1: the reshapes above are all views of x, but tile/repeat always
+    # copy in PyTorch and Paddle (writing the result must not change x)
+    if out._storage is x._storage:
+        out = registry.FUNCTIONS["clone"](out)
+    return out
 
 
 registry.register_function("tile", tile)

@@ -11,7 +11,8 @@ from ..tensor import Tensor
 from ..autograd.errors import ArgTypeError, ArgValueError
 from . import args as _args
 from . import registry
-from .creation import _as_class, _device, _dtype, _finish, _shape_and_dtype, shape_keyword
+from .creation import (_as_class, _device, _dtype, _finish, _shape_and_dtype, like_layout,
+                       relayout_like, shape_keyword)
 from .registry import OpDef, declare
 
 # Note [Random sources]
@@ -121,6 +122,12 @@ def _floating(dt, op):
     return dt
 
 
+def _c_order(a):
+    """a as a C-ordered array of its own shape: np.ascontiguousarray would make a 0-d draw
+    1-D (`randn(())` has shape (), as in PyTorch and Paddle)."""
+    return np.asarray(a, order="C")
+
+
 def _random_tensor(op, shape, dtype, requires_grad, device, generator, draw, default=None,
                    floating=True):
     """The common frame of rand/randn/randint/randperm: checks first (Note [Check, then
@@ -130,7 +137,7 @@ def _random_tensor(op, shape, dtype, requires_grad, device, generator, draw, def
     if floating:
         _floating(dt, op)
     src = source(generator)
-    return _finish(np.ascontiguousarray(draw(src, shape, dt)), requires_grad)
+    return _finish(_c_order(draw(src, shape, dt)), requires_grad)
 
 
 def rand(*shape, dtype=None, name=None, requires_grad=False, device=None, generator=None,
@@ -218,12 +225,12 @@ def normal(mean=0.0, std=1.0, shape=None, name=None, *, size=None, generator=Non
         # PyTorch: out.normal_(0, 1), then out * std + mean in out's dtype
         z = src.normal(shp, dt)
         r = (z * np.asarray(s, dt) + np.asarray(m, dt)).astype(dt, copy=False)
-        return _as_class(_finish(np.ascontiguousarray(r), requires_grad), like)
+        return _as_class(_finish(_c_order(r), requires_grad), like)
     mean = _args.number(mean, "normal", "mean")
     std = _std(_args.number(std, "normal", "std"), "normal")
     dt = _floating(_dtype(dtype), "normal")
     r = src.normal(_args.shape(shape, "normal"), dt, mean, std)
-    return _finish(np.ascontiguousarray(r), requires_grad)
+    return _finish(_c_order(r), requires_grad)
 
 
 def uniform(shape, dtype=None, min=0.0, max=1.0, seed=0, name=None, *, device=None,
@@ -260,14 +267,22 @@ def rand_like(x, dtype=None, name=None, *, device=None, requires_grad=False, gen
               memory_format=None, layout=None):
     """rand() with x's shape and dtype (unless dtype is given), of x's door."""
     x, shp, dt = _like_args(x, "rand_like", dtype, device)
-    return _as_class(rand(shp, dtype=dt, requires_grad=requires_grad, generator=generator), x)
+    return _as_class(relayout_like(rand(shp, dtype=dt, requires_grad=requires_grad,
+                                        generator=generator), x), x)   # Note [Layout of *_like]
 
 
 def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False, generator=None,
                memory_format=None, layout=None):
     """randn() with x's shape and dtype (unless dtype is given), of x's door."""
     x, shp, dt = _like_args(x, "randn_like", dtype, device)
-    return _as_class(randn(shp, dtype=dt, requires_grad=requires_grad, generator=generator), x)
+    arr = like_layout(x, _dtype(dt))   # Note [Layout of *_like]
+    if arr is None:
+        return _as_class(randn(shp, dtype=dt, requires_grad=requires_grad, generator=generator), x)
+    _floating(arr.dtype, "randn_like")
+    # normal_ on a tensor that is not contiguous: PyTorch's element-by-element path, in
+    # memory order (no 16-wide normal_fill)
+    _write(arr, source(generator).normal(iteration_order(arr).shape, arr.dtype, contiguous=False))
+    return _as_class(_finish(arr, requires_grad), x)
 
 
 def randint_like(x, low=0, high=None, dtype=None, name=None, *, device=None,
@@ -277,8 +292,8 @@ def randint_like(x, low=0, high=None, dtype=None, name=None, *, device=None,
     x, shp, dt = _like_args(x, "randint_like", dtype, device)
     if high is None:
         low, high = 0, low
-    return _as_class(randint(low, high, shp, dtype=dt, generator=generator,
-                             requires_grad=requires_grad), x)
+    return _as_class(relayout_like(randint(low, high, shp, dtype=dt, generator=generator,
+                                           requires_grad=requires_grad), x), x)
 
 
 for _n, _f in dict(seed=seed, manual_seed=manual_seed, rand=rand, randn=randn, randint=randint,
@@ -364,11 +379,8 @@ for _op in (OpDef("normal_", _k_normal_, _fill_grad, kind="inplace", check=_chec
 def _k_exponential_(out, lam, generator):
     src = source(generator)
     if isinstance(src, NumpySource):
-        v = src.rng.exponential(1.0 / lam, size=out.shape)
-    else:   # -log(1 - u) / lambda from the source's uniforms (not PyTorch's MKL stream)
-        u = src.uniform(out.shape, np.float64)
-        v = -np.log1p(-u) / lam
-    return _write(out, np.asarray(v).astype(out.dtype))
+        return _write(out, np.asarray(src.rng.exponential(1.0 / lam, size=out.shape)).astype(out.dtype))
+    return _write(out, src.exponential(iteration_order(out).shape, out.dtype, lam))
 
 
 declare(OpDef("exponential_", _k_exponential_, _fill_grad, kind="inplace", check=_check_float,
@@ -440,14 +452,15 @@ def bernoulli(x, p=None, name=None, *, generator=None, out=None):
     if isinstance(src, NumpySource):
         r = (src.rng.random(pa.shape) < pa).astype(pa.dtype)
     else:
-        r = src.bernoulli(pa.shape, np.ascontiguousarray(pa), pa.dtype)
-    return _as_class(_finish(np.ascontiguousarray(r)), x)
+        r = src.bernoulli(pa.shape, _c_order(pa), pa.dtype)
+    return _as_class(_finish(_c_order(r)), x)
 
 
 def multinomial(x, num_samples=1, replacement=False, name=None, *, generator=None):
     """Category indices drawn from each row of x (1-D or 2-D, non-negative finite weights with
     a positive sum), checked as PyTorch checks them (RuntimeError-compatible errors). With a
-    torch.Generator the draws come from its uniforms (not PyTorch's own sampling order)."""
+    torch.Generator the draws are PyTorch's: without replacement (or one sample) its
+    exponential race, with replacement inverse-CDF picks from its uniforms."""
     x = _args.input_tensor(x, "multinomial")
     n = _args.integer(num_samples, "multinomial", "num_samples")
     if not isinstance(replacement, (bool, np.bool_)):
@@ -479,6 +492,8 @@ def multinomial(x, num_samples=1, replacement=False, name=None, *, generator=Non
         raise ArgValueError("multinomial(): invalid multinomial distribution (with "
                             "replacement=False, not enough non-negative category to sample).")
     src = source(generator)
+    if not isinstance(src, NumpySource) and (not replacement or n == 1):
+        return _as_class(_finish(_exponential_race(src, w, n)), x)
     out = np.empty((rows.shape[0], n), np.int64)
     for i, r in enumerate(rows):
         if isinstance(src, NumpySource):
@@ -486,6 +501,19 @@ def multinomial(x, num_samples=1, replacement=False, name=None, *, generator=Non
         else:
             out[i] = _choice(src, r, n, bool(replacement))
     return _as_class(_finish(out.reshape(w.shape[:-1] + (n,))), x)
+
+
+def _exponential_race(src, w, n):
+    """PyTorch's multinomial without replacement (or of one sample) on the CPU: q =
+    empty_like(w).exponential_(1) drawn in w's memory order, then the n largest of w / q
+    (argmax for one), in w's dtype: the same draws and the same picks as torch."""
+    q = np.empty_like(w)
+    _write(q, src.exponential(iteration_order(q).shape, w.dtype))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.divide(w, q, dtype=w.dtype)
+    if n == 1:
+        return np.argmax(r, axis=-1, keepdims=True).astype(np.int64)
+    return np.argsort(-r, axis=-1, kind="stable")[..., :n].astype(np.int64)
 
 
 def _choice(src, weights, n, replacement):

@@ -23,6 +23,9 @@
 #   `_sincos256`. float64 uses libm log/cos/sin and fma. Fewer than 16 elements use the scalar
 #   Box-Muller over two random64 uniforms with log1p, caching the sine sample in the generator.
 # * random_(from, to): `random() % range + from`, or random64 when range >= 2**28.
+# * exponential_(lambd): per element -1 / lambd * log1p(-u) in double, u a random64 uniform
+#   (multinomial without replacement, or one sample: q = exponential_(1) in self's dtype, then
+#   the top num_samples of self / q).
 # * randperm(n), n < 2**32 / 20: arange, then for i < n - 1 swap r[i] with r[i + random() % (n-i)].
 # * bernoulli_(p) with a scalar p (dropout): with MKL on an Intel CPU, ONE 32-bit draw seeds an
 #   MKL VSL MCG31m1 stream whose i-th output decides element i (u_i < p); on other CPUs (AMD) each
@@ -467,6 +470,16 @@ class TorchCPUGenerator:
             raw = self.random32(n)
         return (raw % np.uint64(mod)).astype(dt).reshape(shape)
 
+    def exponential(self, shape, dtype=np.float32, lambd=1.0) -> np.ndarray:
+        """tensor.exponential_(lambd) on a fresh tensor: per element one random64 double
+        uniform u, then -1 / lambd * log1p(-u) in double (libm), cast to dtype. ATen's default
+        CPU kernel (its MKL path is compiled only into fbcode builds); torch.multinomial
+        without replacement draws through it."""
+        shape, dt = _as_shape(shape), _np_dtype(dtype)
+        u = self._uniform_f64(_numel(shape))
+        v = (-1.0 / float(lambd)) * _libm(math.log1p, -u)
+        return v.astype(dt).reshape(shape)
+
     def randperm(self, n, dtype=np.int64) -> np.ndarray:
         """torch.randperm(n): in-place Fisher-Yates driven by `random() % (n - i)`."""
         n, dt = int(n), _np_dtype(dtype)
@@ -491,7 +504,7 @@ class TorchCPUGenerator:
         array broadcastable to `shape` (then uniforms are float32 unless p is float64)."""
         shape, dt = _as_shape(shape), _np_dtype(dtype)
         n = _numel(shape)
-        if isinstance(p, np.ndarray) and p.ndim > 0:
+        if isinstance(p, np.ndarray):   # a tensor p, 0-d included: the per-element path
             pa = p
             if pa.dtype.kind != "f":
                 raise RuntimeError(f"bernoulli_ expected a floating-point probability tensor, "

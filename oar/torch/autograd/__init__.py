@@ -8,7 +8,8 @@ import importlib as _importlib
 from ...autograd import function as _function
 from ...autograd import grad_mode as _grad_mode
 from ...autograd.function import Function  # noqa: F401
-from ...autograd.functional import backward, grad  # noqa: F401
+from ...autograd.functional import backward  # noqa: F401
+from ...autograd.functional import grad as _core_grad
 from ...autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                                    no_grad, set_grad_enabled)
 from . import functional, graph  # noqa: F401
@@ -30,6 +31,23 @@ def Variable(data, requires_grad=False, volatile=False):   # noqa: N802  (PyTorc
     if requires_grad:
         data.requires_grad_(True)
     return data
+
+
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """torch.autograd.grad: the gradients of outputs w.r.t. inputs as a tuple (Paddle's
+    paddle.grad returns a list), each of its input's door (Note [Result class])."""
+    res = _core_grad(outputs, inputs, grad_outputs=grad_outputs, retain_graph=retain_graph,
+                     create_graph=create_graph, only_inputs=only_inputs,
+                     allow_unused=bool(allow_unused), is_grads_batched=is_grads_batched,
+                     materialize_grads=materialize_grads)
+    ins = (inputs,) if not isinstance(inputs, (list, tuple)) else tuple(inputs)
+    for r, t in zip(res, ins):
+        if r is not None and r.__class__ is not t._result_class:
+            r.__class__ = t._result_class
+    return tuple(res)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,   # noqa: F811
