@@ -41,6 +41,14 @@ CONFIGS = [
     ("RMSprop", dict()),
     ("RMSprop", dict(momentum=0.9, centered=True, weight_decay=0.1)),
     ("RMSprop", dict(momentum=0.5, maximize=True, alpha=0.9)),
+    ("Adamax", dict()),
+    ("Adamax", dict(lr=0.01, weight_decay=0.1, maximize=True, betas=[0.8, 0.9])),
+    ("NAdam", dict()),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", dict()),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, maximize=True, betas=(0.5, 0.6))),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
 ]
 CONFIG_IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'defaults'}"
               for n, kw in CONFIGS]
@@ -146,6 +154,22 @@ def test_values_after_five_steps_are_torchs(name, kw, dtype):
     tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
     for a, b in zip(pt, po):
         np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), **tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam"])
+def test_adam_relatives_over_twelve_steps_are_torchs(name, dtype):
+    # beta2 = 0.9 takes RAdam past rho_t > 5 at step 6 (both of its branches); NAdam's
+    # float32 mu_product keeps float64 runs equal to rounding
+    kw = dict(lr=0.01, betas=(0.9, 0.9), weight_decay=0.01)
+    (pt, ot, _, _), (po, oo, _, _) = (_run(torch, name, kw, dtype, steps=12),
+                                      _run(otorch, name, kw, dtype, steps=12))
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+    for a, b in zip(pt, po):
+        np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), **tol)
+    for i, entry in ot.state_dict()["state"].items():
+        for k, v in entry.items():
+            np.testing.assert_allclose(oo.state_dict()["state"][i][k].numpy(), v.numpy(), **tol)
 
 
 @pytest.mark.parametrize("name,kw", CONFIGS, ids=CONFIG_IDS)

@@ -31,3 +31,10 @@ class ArgTypeError(TypeError, RuntimeError):
 class ArgValueError(ValueError, RuntimeError):
     """An argument with a value the op cannot accept (Paddle ValueError, PyTorch
     RuntimeError)."""
+
+
+class DtypeNotImplementedError(NotImplementedError, ArgTypeError):
+    """An op that has no kernel for an operand's dtype (`bool_tensor // bool_tensor`, frac of
+    an int tensor): PyTorch raises NotImplementedError ("... not implemented for 'Bool'"),
+    Paddle a RuntimeError (a missing kernel) or a TypeError; NotImplementedError is a
+    RuntimeError, and ArgTypeError keeps the TypeError older oar code raised."""

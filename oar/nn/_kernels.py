@@ -40,15 +40,6 @@ def _window_view(xp, shape, strides):
     return as_strided(xp, shape, strides, writeable=False)
 
 
-def _pad_hw(x, ph, pw, value=0.0):
-    if ph == 0 and pw == 0:
-        return x
-    n, c, h, w = x.shape
-    xp = np.full((n, c, h + 2 * ph, w + 2 * pw), value, x.dtype)    # np.pad is 5x slower
-    xp[:, :, ph:ph + h, pw:pw + w] = x
-    return xp
-
-
 # ---------------------------------------------------------------- conv2d
 def _conv_geom(x, w, stride, padding, dilation):
     sh, sw = stride
@@ -103,7 +94,17 @@ def _cols_nhwc(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
     return cols.reshape(n * oh * ow, kh * kw * c)
 
 
-def _k_conv(x, w, b, stride, padding, dilation):
+def _k_conv(x, w, b, stride, padding, dilation, groups=1):
+    if groups == 1:
+        return _conv_one(x, w, b, stride, padding, dilation)
+    # Note [Grouped conv]: one im2col + matmul per group, channel slices of x and weight
+    cg, og = x.shape[1] // groups, w.shape[0] // groups
+    return np.concatenate([_conv_one(x[:, i * cg:(i + 1) * cg], w[i * og:(i + 1) * og],
+                                     None if b is None else b[i * og:(i + 1) * og],
+                                     stride, padding, dilation) for i in range(groups)], axis=1)
+
+
+def _conv_one(x, w, b, stride, padding, dilation):
     if x.ndim != 4 or w.ndim != 4 or x.shape[1] != w.shape[1]:
         raise ValueError(f"conv2d: input {list(x.shape)} (N, C, H, W) and weight "
                          f"{list(w.shape)} (O, C, kh, kw) do not match")
@@ -123,27 +124,53 @@ def _k_conv(x, w, b, stride, padding, dilation):
     return np.add(out, b[:, None, None], out=np.empty(out.shape, out.dtype))
 
 
+# Note [Grouped conv]
+# groups=G splits the input channels and the output channels (the weight's dim 0) into G
+# equal, consecutive slices; output slice i is the convolution of input slice i with weight
+# slice i (PyTorch's grouped convolution). The kernel and the backward run the ungrouped
+# code once per group and concatenate: gradients of x along dim 1, of weight and bias along
+# dim 0.
 def _b_conv(c, g):
     _first_order_only("conv2d")
-    stride, padding, dilation = c.attrs
+    stride, padding, dilation, groups = c.attrs
     (n, ch, h, wd), xdt = c.input_meta[0]
     wa = c.input(1)._data if c.needs[0] else None
     xa = c.input(0)._data if c.needs[1] else None
+    wshape = c.input_meta[1][0]
     ga = g._data
+    if groups == 1:
+        res = _conv_grads(xa, wa, ga, c.needs, (n, ch, h, wd), xdt, wshape, stride, padding,
+                          dilation)
+    else:
+        cg, og = ch // groups, wshape[0] // groups
+        parts = [_conv_grads(None if xa is None else xa[:, i * cg:(i + 1) * cg],
+                             None if wa is None else wa[i * og:(i + 1) * og],
+                             ga[:, i * og:(i + 1) * og], c.needs, (n, cg, h, wd), xdt,
+                             (og,) + tuple(wshape[1:]), stride, padding, dilation)
+                 for i in range(groups)]
+        res = tuple(None if parts[0][k] is None else
+                    np.concatenate([p[k] for p in parts], axis=1 if k == 0 else 0)
+                    for k in range(3))
+    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a)) for a in res)
+
+
+def _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilation):
+    """(gx, gw, gb) arrays of one (ungrouped) convolution (Note [Conv layouts])."""
+    n, ch, h, wd = xshape
     sh, sw = stride
     ph, pw = padding
     dh, dw = dilation
-    o, _, kh, kw = c.input_meta[1][0]
+    o, _, kh, kw = wshape
     oh, ow = ga.shape[2:]
     geom = (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
     gx = gw = gb = None
     if _channels_last(ch, kw, dw, ow):      # Note [Conv layouts]
         gt = np.ascontiguousarray(ga.transpose(0, 2, 3, 1)).reshape(-1, o)       # (M, O)
-        if c.needs[1]:
+        if needs[1]:
             gw = (gt.T @ _cols_nhwc(xa, *geom)).reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
-        if c.needs[2]:
+        if needs[2]:
             gb = np.ones(gt.shape[0], gt.dtype) @ gt     # a BLAS sum: 5x np.sum over axis 0
-        if c.needs[0]:
+        if needs[0]:
             # (kh*kw, M, C): the column gradient of each kernel offset is contiguous
             dcols = np.matmul(gt, wa.transpose(2, 3, 0, 1).reshape(kh * kw, o, ch))
             dxp = np.zeros((n, h + 2 * ph, wd + 2 * pw, ch), xdt)
@@ -154,11 +181,11 @@ def _b_conv(c, g):
             gx = dxp[:, ph:ph + h, pw:pw + wd].transpose(0, 3, 1, 2)
     else:
         gt = np.ascontiguousarray(ga.transpose(1, 0, 2, 3)).reshape(o, -1)       # (O, M)
-        if c.needs[1]:
+        if needs[1]:
             gw = (gt @ _cols_nchw(xa, *geom).T).reshape(o, ch, kh, kw)
-        if c.needs[2]:
+        if needs[2]:
             gb = gt @ np.ones(gt.shape[1], gt.dtype)
-        if c.needs[0]:
+        if needs[0]:
             dcols = (wa.reshape(o, -1).T @ gt).reshape(ch, kh, kw, n, oh, ow)
             dxp = np.zeros((ch, n, h + 2 * ph, wd + 2 * pw), xdt)
             for i in range(kh):
@@ -166,13 +193,13 @@ def _b_conv(c, g):
                     dxp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
                         j * dw:j * dw + sw * (ow - 1) + 1:sw] += dcols[:, i, j]
             gx = dxp[:, :, ph:ph + h, pw:pw + wd].transpose(1, 0, 2, 3)
-    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a))
-                 for a in (gx, gw, gb))
+    return gx, gw, gb
 
 
 CONV2D = OpDef("conv2d", _k_conv, _b_conv, needs={"x": ("weight",), "weight": ("x",)}, inputs=("x", "weight", "bias"),
-               attrs=(("stride", (1, 1)), ("padding", (0, 0)), ("dilation", (1, 1))),
-               doc="2-D convolution (cross-correlation) of an NCHW input with a weight, plus bias.")
+               attrs=(("stride", (1, 1)), ("padding", (0, 0)), ("dilation", (1, 1)),
+                      ("groups", 1)),
+               doc="2-D (grouped, Note [Grouped conv]) convolution (cross-correlation) of an NCHW input with a weight, plus bias.")
 
 
 def _input(x, op, name="input"):
@@ -194,11 +221,10 @@ def _batched(x, op):
 
 
 def conv_args(weight_shape, stride, padding, dilation, groups, op="conv2d"):
-    """Parse conv2d's configuration once: ((sh, sw), (lh, lw), (eh, ew), (dh, dw)) where l is
-    the symmetric padding and e an extra bottom/right padding ('same' with an even kernel)."""
+    """Parse conv2d's configuration once: ((sh, sw), (lh, lw), (eh, ew), (dh, dw), groups)
+    where l is the symmetric padding and e an extra bottom/right padding ('same' with an
+    even kernel)."""
     g = _c.count(groups, op, "groups", 1)
-    if g != 1:
-        raise NotImplementedError(f"{op}: groups != 1 is not supported yet (got groups={g})")
     st = _c.pair(stride, op, "stride", 1)
     dil = _c.pair(dilation, op, "dilation", 1)
     extra = (0, 0)
@@ -219,7 +245,7 @@ def conv_args(weight_shape, stride, padding, dilation, groups, op="conv2d"):
                                    "of {'valid', 'same'} (or an int / a pair of ints)")
     else:
         pd = _c.pair(padding, op, "padding", 0)
-    return st, pd, extra, dil
+    return st, pd, extra, dil, g
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW",
@@ -233,13 +259,18 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     if weight._data.ndim != 4:
         raise _c.ArgValueError(f"{op}: weight must be 4-D [out_channels, in_channels, kh, kw], "
                                f"got {_c.shape_str(weight._data.shape)}")
-    st, pd, extra, dil = _parsed or conv_args(weight._data.shape, stride, padding, dilation, groups)
+    st, pd, extra, dil, g = _parsed or conv_args(weight._data.shape, stride, padding, dilation,
+                                                 groups)
     x, unbatched = _batched(x, op)
     xs, ws = x._data.shape, weight._data.shape
-    if xs[1] != ws[1]:
+    if ws[0] % g:
         raise _c.ArgValueError(
-            f"{op}: Given groups=1, weight of size {_c.shape_str(ws)}, expected input"
-            f"{_c.shape_str(xs)} to have {ws[1]} channels, but got {xs[1]} channels instead")
+            f"{op}: Given groups={g}, expected weight to be divisible by {g} at dimension 0, "
+            f"but got weight of size {_c.shape_str(ws)} instead")
+    if xs[1] != ws[1] * g:
+        raise _c.ArgValueError(
+            f"{op}: Given groups={g}, weight of size {_c.shape_str(ws)}, expected input"
+            f"{_c.shape_str(xs)} to have {ws[1] * g} channels, but got {xs[1]} channels instead")
     _c.floating_like(x, weight, op)
     if bias is not None:
         _input(bias, op, "bias")
@@ -256,217 +287,13 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
         raise _c.ArgValueError(
             f"{op}: Calculated padded input size per channel: ({hh} x {ww}). Kernel size: "
             f"({kh} x {kw}). Kernel size can't be greater than actual input size")
-    out = R.dispatch(CONV2D, (x, weight, bias), (st, pd, dil))
+    out = R.dispatch(CONV2D, (x, weight, bias), (st, pd, dil, g))
     return out.squeeze(0) if unbatched else out
 
 
 # ---------------------------------------------------------------- pooling
-def _offsets(xp, kh, kw, sh, sw, oh, ow):
-    """The kh*kw strided slices of xp, one per kernel offset, each of shape (N, C, OH, OW)."""
-    for i in range(kh):
-        for j in range(kw):
-            yield i, j, xp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
-
-
-def _k_maxpool(x, k, s, p):
-    kh, kw = k
-    sh, sw = s
-    ph, pw = p
-    oh = _out_size(x.shape[2], kh, sh, ph, 1)
-    ow = _out_size(x.shape[3], kw, sw, pw, 1)
-    # whole-array maxima over the kernel offsets (a strided 6-D reduction is far slower)
-    parts = [part for _, _, part in _offsets(_pad_hw(x, ph, pw, -np.inf), kh, kw, sh, sw, oh, ow)]
-    if len(parts) == 1:
-        return parts[0].copy()
-    out = np.maximum(parts[0], parts[1])
-    for part in parts[2:]:
-        np.maximum(out, part, out=out)
-    return out
-
-
-# Note [Max-pool backward]
-# The gradient of each window goes to its first maximum in row-major order (PyTorch's
-# choice; a NaN window, whose maximum equals nothing, sends none). NumPy pays per element on
-# strided views, so they are touched twice only: one comparison per kernel offset reads the
-# input into a contiguous (kh*kw, N, C, OH, OW) mask, the first-hit bookkeeping runs on that
-# contiguous mask, and one write per offset puts the window's gradient back. The write
-# selects by bits: the mask as integers 0 / -1 (all bits set) ANDed with the gradient's bits
-# is exactly where(hit, g, +0.0), an inf or nan in g included (a 0/1 float mask times g
-# would make inf * 0 = nan, and -0.0 for negative g); g + 0.0 first turns a -0.0 gradient
-# into +0.0, as adding it into zeros does (PyTorch). When windows cannot overlap (stride
-# >= kernel) each input element belongs to at most one window, so the write is an
-# assignment, not an accumulation; into np.empty when, in addition, the windows tile the
-# padded input exactly (stride == kernel and padded size == output size * kernel), since
-# every element is then written once. Otherwise they accumulate into zeros.
-def _b_maxpool(c, g):
-    _first_order_only("max_pool2d")
-    x = c.input(0)._data
-    out = c.out._data
-    (kh, kw), (sh, sw), (ph, pw) = c.attrs
-    n, ch, h, w = x.shape
-    oh, ow = out.shape[2:]
-    xp = _pad_hw(x, ph, pw, -np.inf)
-    hit = np.empty((kh * kw,) + out.shape, bool)
-    for i, j, part in _offsets(xp, kh, kw, sh, sw, oh, ow):
-        np.equal(part, out, out=hit[i * kw + j])
-    if kh * kw > 1:
-        taken = hit[0].copy()
-        for t in range(1, kh * kw):
-            np.greater(hit[t], taken, out=hit[t])        # a maximum, and none before it
-            if t < kh * kw - 1:
-                taken |= hit[t]
-    bits = np.dtype(f"i{x.dtype.itemsize}")
-    mask = np.negative(hit.view(np.int8), dtype=bits)    # 0 or all bits set
-    ga = np.asarray(g._data, x.dtype)
-    gbits = np.add(ga, ga.dtype.type(0)).view(bits)     # -0.0 -> +0.0, all else unchanged
-    tiles = (sh, sw) == (kh, kw) and xp.shape[2:] == (oh * kh, ow * kw)
-    dxp = (np.empty if tiles else np.zeros)(xp.shape, x.dtype)
-    disjoint = sh >= kh and sw >= kw
-    for i, j, part in _offsets(dxp.view(bits), kh, kw, sh, sw, oh, ow):
-        if disjoint:
-            np.bitwise_and(mask[i * kw + j], gbits, out=part)
-        else:
-            fpart = part.view(x.dtype)
-            fpart += np.bitwise_and(mask[i * kw + j], gbits).view(x.dtype)
-    if ph or pw:
-        dxp = np.ascontiguousarray(dxp[:, :, ph:ph + h, pw:pw + w])
-    return (Tensor._wrap(dxp),)
-
-
-MAXPOOL = OpDef("max_pool2d", _k_maxpool, _b_maxpool, needs={"x": ("x", "out")},
-                attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0))),
-                doc="2-D max pooling over an NCHW input.")
-
-
-def pool_args(kernel_size, stride, padding, op, dilation=1, ceil_mode=False,
-              data_format="NCHW"):
-    """Parse a pooling configuration once: ((kh, kw), (sh, sw), (ph, pw))."""
-    k = _c.pair(kernel_size, op, "kernel_size", 1)
-    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
-        else _c.pair(stride, op, "stride", 1)
-    p = _c.pair(padding, op, "padding", 0)
-    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
-        raise _c.ArgValueError(f"{op}: pad should be at most half of effective kernel size, "
-                               f"but got pad={padding}, kernel_size={kernel_size}")
-    if _c.pair(dilation, op, "dilation", 1) != (1, 1):
-        raise NotImplementedError(f"{op}: dilation != 1 is not supported yet")
-    if ceil_mode:
-        raise NotImplementedError(f"{op}: ceil_mode=True is not supported yet")
-    if data_format != "NCHW":
-        raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported (NCHW only)")
-    return k, s, p
-
-
-def _pool_out(x, k, s, p, op):
-    n, c, h, w = x._data.shape
-    oh, ow = _out_size(h, k[0], s[0], p[0], 1), _out_size(w, k[1], s[1], p[1], 1)
-    if oh < 1 or ow < 1 or h == 0 or w == 0:
-        raise _c.ArgValueError(f"{op}: Given input size: ({c}x{h}x{w}). Calculated output size: "
-                               f"({c}x{max(oh, 0)}x{max(ow, 0)}). Output size is too small "
-                               f"(kernel_size={list(k)}, stride={list(s)}, padding={list(p)})")
-
-
-def _pool_input(x, op):
-    _input(x, op)
-    if x._data.ndim not in (3, 4) or x._data.size == 0:
-        raise _c.ArgValueError(f"{op}: non-empty 3D or 4D (batch mode) tensor expected for "
-                               f"input, got shape {_c.shape_str(x._data.shape)}")
-    if x._data.dtype.kind != "f":
-        raise _c.ArgTypeError(f"{op}: expected a floating input, got {x.dtype.name}")
-    return _batched(x, op)
-
-
-def max_pool2d(x, kernel_size, stride=None, padding=0, *, dilation=1, ceil_mode=False,
-               return_mask=False, return_indices=False, data_format="NCHW", name=None,
-               _parsed=None):
-    """2-D max pooling of NCHW x."""
-    op = "max_pool2d"
-    k, s, p = _parsed or pool_args(kernel_size, stride, padding, op, dilation, ceil_mode,
-                                   data_format)
-    if return_mask or return_indices:
-        raise NotImplementedError(f"{op}: return_mask/return_indices is not supported yet")
-    x, unbatched = _pool_input(x, op)
-    _pool_out(x, k, s, p, op)
-    out = R.dispatch(MAXPOOL, (x,), (k, s, p))
-    return out.squeeze(0) if unbatched else out
-
-
-def _avg_divisor(shape, k, s, p, mode, dtype):
-    """What each window's sum is divided by: k*k (padding counted), the number of input
-    elements in the window (Paddle's exclusive=True), or a given divisor_override."""
-    if isinstance(mode, int) and not isinstance(mode, bool):
-        return mode
-    if mode == "include" or (p[0] == 0 and p[1] == 0):
-        return k[0] * k[1]
-    ones = np.ones((1, 1) + tuple(shape[2:]), dtype)
-    oh = _out_size(shape[2], k[0], s[0], p[0], 1)
-    ow = _out_size(shape[3], k[1], s[1], p[1], 1)
-    cnt = None
-    for _, _, part in _offsets(_pad_hw(ones, *p), k[0], k[1], s[0], s[1], oh, ow):
-        cnt = part.copy() if cnt is None else np.add(cnt, part, out=cnt)
-    return cnt
-
-
-def _k_avgpool(x, k, s, p, mode):
-    oh = _out_size(x.shape[2], k[0], s[0], p[0], 1)
-    ow = _out_size(x.shape[3], k[1], s[1], p[1], 1)
-    out = None
-    for _, _, part in _offsets(_pad_hw(x, *p), k[0], k[1], s[0], s[1], oh, ow):
-        out = part.astype(x.dtype, copy=True) if out is None else np.add(out, part, out=out)
-    out /= _avg_divisor(x.shape, k, s, p, mode, x.dtype)
-    return out
-
-
-def _b_avgpool(c, g):
-    _first_order_only("avg_pool2d")
-    (kh, kw), (sh, sw), (ph, pw), mode = c.attrs
-    shape = c.input_meta[0][0]
-    oh, ow = g._data.shape[2:]
-    dxp = np.zeros((shape[0], shape[1], shape[2] + 2 * ph, shape[3] + 2 * pw), g._data.dtype)
-    part = g._data / _avg_divisor(shape, (kh, kw), (sh, sw), (ph, pw), mode, g._data.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            dxp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += part
-    return (Tensor._wrap(np.ascontiguousarray(dxp[:, :, ph:ph + shape[2], pw:pw + shape[3]])),)
-
-
-AVGPOOL = OpDef("avg_pool2d", _k_avgpool, _b_avgpool,
-                attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0)),
-                       ("divisor", "include")), doc="2-D average pooling over an NCHW input.")
-
-
-def avg_divisor_mode(count_include_pad, exclusive, divisor_override, op="avg_pool2d"):
-    """PyTorch's count_include_pad (default True) and Paddle's exclusive (its opposite) name
-    the same choice; giving both with conflicting meanings is refused."""
-    if divisor_override is not None:
-        d = _c.count(divisor_override, op, "divisor_override", 1)
-        return d
-    if exclusive is not None and count_include_pad is not None \
-            and bool(exclusive) == bool(count_include_pad):
-        raise _c.ArgValueError(f"{op}: exclusive={exclusive} contradicts "
-                               f"count_include_pad={count_include_pad}; give one of them")
-    if exclusive is not None:
-        return "exclude" if exclusive else "include"
-    return "include" if count_include_pad in (None, True) else "exclude"
-
-
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, *,
-               count_include_pad=None, exclusive=None, divisor_override=None,
-               data_format="NCHW", name=None, _parsed=None):
-    """Average pooling. Padding counts in the divisor by default (PyTorch's
-    count_include_pad=True); exclusive=True (Paddle's functional default is also True, pass
-    it explicitly) or count_include_pad=False divides by the number of real elements."""
-    op = "avg_pool2d"
-    if _parsed is None:
-        k, s, p = pool_args(kernel_size, stride, padding, op, 1, ceil_mode, data_format)
-        mode = avg_divisor_mode(count_include_pad, exclusive, divisor_override, op)
-    else:
-        k, s, p, mode = _parsed
-    x, unbatched = _pool_input(x, op)
-    _pool_out(x, k, s, p, op)
-    out = R.dispatch(AVGPOOL, (x,), (k, s, p, mode))
-    return out.squeeze(0) if unbatched else out
-
+# max_pool2d, avg_pool2d and their configuration parsers live in _pool.py (imported at the
+# end of this module, which _pool imports its helpers from).
 
 def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
     """2-D average pooling of NCHW x to output_size."""
@@ -519,11 +346,16 @@ PAD = OpDef("pad", _k_pad, _b_pad, attrs=(("widths", None), ("value", 0.0)),
 
 def pad(x, pad, mode="constant", value=0.0, data_format=None, name=None):
     """`pad` lists (before, after) pairs starting from the LAST dim, as in PyTorch (for NCHW
-    input Paddle's [left, right, top, bottom] is the same list). Negative entries crop."""
+    input Paddle's [left, right, top, bottom] is the same list). Negative entries crop.
+    mode 'reflect', 'replicate' and 'circular' pad 1, 2 or 3 trailing dims of a batched or
+    unbatched input (len(pad) // 2 dims of an input of that many + 1 or + 2 dims, PyTorch's
+    rule; Note [Index padding]); value=None means 0."""
     op = "pad"
     _input(x, op)
-    if mode != "constant":
-        raise NotImplementedError(f"{op}: mode {mode!r} is not supported yet (constant only)")
+    modes = ("constant", "reflect", "replicate", "circular")
+    if mode not in modes:
+        raise NotImplementedError(f"{op}: Unrecognised padding mode {mode}; use one of "
+                                  f"{list(modes)}")     # PyTorch's class and words
     if isinstance(pad, Tensor):
         pad = pad.tolist()
     if not isinstance(pad, (list, tuple)):
@@ -535,10 +367,21 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, name=None):
     if len(pad) // 2 > nd:
         raise _c.ArgValueError(f"{op}: Padding length should be less than or equal to two "
                                f"times the input dimension ({nd}), got {len(pad)}")
-    value = _args.number(value, op, "value")
     widths = [(0, 0)] * nd
     for i in range(len(pad) // 2):
         widths[nd - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise _c.ArgValueError(f'{op}: Padding mode "{mode}" doesn\'t take in value '
+                                   f"argument (got value={value!r})")
+        k = len(pad) // 2
+        if not (1 <= k <= 3 and nd in (k + 1, k + 2)):
+            raise _c.ArgValueError(
+                f"{op}: Only 2D, 3D, 4D, 5D padding with non-constant padding are supported "
+                f"for now: mode {mode!r} pads len(pad) // 2 = {k} trailing dims of an input "
+                f"with {k + 1} or {k + 2} dims, got input {_c.shape_str(x._data.shape)}")
+        return index_pad(x, widths, mode, op)
+    value = _args.number(0.0 if value is None else value, op, "value")
     for d, (lo, hi) in enumerate(widths):
         if x._data.shape[d] + lo + hi < 0:
             raise _c.ArgValueError(f"{op}: the padding {list(pad)} makes dimension {d} of "
@@ -617,3 +460,7 @@ def _b_gelu(c, g):
 GELU = pointwise_op("gelu", _k_gelu, _b_gelu, needs={"x": ("x",)}, attrs=(("approximate", False),), method=False,
          inplace=False, check=_floating_only,
          doc="Elementwise GELU, x * Phi(x) (tanh approximation when approximate).")
+
+
+from ._pool import (AVGPOOL, MAXPOOL, avg_divisor_mode, avg_pool2d, index_pad,  # noqa: E402,F401
+                    max_pool2d, pool_args)

@@ -61,7 +61,8 @@ for dunder, name, sym in (("add", "add", "+"), ("sub", "sub", "-"), ("mul", "mul
                           ("truediv", "div", "/"), ("floordiv", "floor_divide", "//"),
                           ("mod", "remainder", "%"), ("pow", "pow", "**"),
                           ("and", "bitwise_and", "&"), ("or", "bitwise_or", "|"),
-                          ("xor", "bitwise_xor", "^")):
+                          ("xor", "bitwise_xor", "^"), ("lshift", "bitwise_left_shift", "<<"),
+                          ("rshift", "bitwise_right_shift", ">>")):
     setattr(Tensor, f"__{dunder}__", forward(OPS[name], f"__{dunder}__", sym))
     setattr(Tensor, f"__r{dunder}__", reflected(OPS[name], f"__r{dunder}__", sym))
     setattr(Tensor, f"__i{dunder}__", augmented(OPS[name], f"__i{dunder}__", sym))

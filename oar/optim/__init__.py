@@ -7,6 +7,8 @@ own layout; oar.torch.optim's classes (subclasses of these) write and read PyTor
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import optimizer as _opt
 from ..autograd.errors import ArgValueError
 from ..tensor import Tensor
@@ -145,5 +147,176 @@ class RMSprop(_opt.RMSProp):
         return group["alpha"]
 
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adadelta", "Adagrad", "RMSprop",
-           "lr_scheduler"]
+# Note [Adam relatives]
+# Adamax, NAdam and RAdam follow PyTorch 2.13's single-tensor update (what foreach=None
+# runs on the CPU) operation by operation, in preallocated buffers (Note [Optimizer steps
+# do not allocate]): exp_avg.lerp_(g, 1 - beta1) with PyTorch's two lerp branches, the same
+# scalar coefficients computed in the same order, and NAdam's mu_product kept as PyTorch
+# keeps it, a float32 scalar (also for float64 parameters), so float64 runs agree with
+# PyTorch's to rounding. Each in-place write of a parameter bumps its version (Note
+# [Optimizer version bumps]): NAdam writes twice per step, decoupled decay once more.
+
+
+def _lerp(m, g, w, s):
+    """m.lerp_(g, w) as PyTorch's CPU kernel (m + w (g - m) for w < 0.5, else
+    g - (g - m)(1 - w)); s is scratch."""
+    np.subtract(g, m, out=s)
+    if abs(w) < 0.5:
+        s *= w
+        m += s
+    else:
+        s *= 1 - w
+        np.subtract(g, s, out=m)
+
+
+class _AdamRelative(_opt._AdaptiveBase):
+    """Shared by Adamax, NAdam and RAdam: Adam's hyper-parameter checks, the gradient with
+    maximize and L2 (or decoupled) weight decay, step counting."""
+    _paddle = False
+    _moments = ("exp_avg", "exp_avg_sq")
+
+    def _check_hyper(self, group):
+        Adam._check_hyper(self, group)
+        if "momentum_decay" in group:
+            group["momentum_decay"] = _opt._nonneg(group["momentum_decay"], "momentum_decay",
+                                                   self)
+
+    def _writes_per_step(self, group):
+        return (1 + bool(group.get("decoupled_weight_decay") and group["weight_decay"]))
+
+    def _begin(self, p, g, rate, group):
+        """(state, gradient) after the step count and the weight decay."""
+        st = self.state.get(id(p))
+        if st is None:
+            st = self.state[id(p)] = {"step": 0}
+            self._init_state(st, p)
+        st = self._buffers(p, list(self._moments) + ["_scratch", "_scratch2"])
+        st["step"] += 1
+        wd = group["weight_decay"]
+        if wd and group.get("decoupled_weight_decay"):
+            p._data *= 1 - rate * wd
+            g = self._grad(p, g, dict(group, weight_decay=0), st)
+        else:
+            g = self._grad(p, g, group, st)
+        return st, g
+
+    def _init_state(self, st, p):
+        pass
+
+
+class Adamax(_AdamRelative):
+    """Adamax (PyTorch's): the infinity-norm Adam; p -= lr / (1 - beta1^t) * m / u with
+    u = max(beta2 u, |g| + eps)."""
+    _moments = ("exp_avg", "exp_inf")
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+        _opt.Optimizer.__init__(self, _named(params), dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
+            maximize=maximize, differentiable=differentiable, capturable=capturable))
+
+    def _update(self, p, g, rate, group):
+        st, g = self._begin(p, g, rate, group)
+        b1, b2 = group["betas"]
+        m, u = st["exp_avg"]._data, st["exp_inf"]._data
+        s = st["_scratch"]._data
+        _lerp(m, g, 1 - b1, s)
+        u *= b2                                  # u <- max(beta2 u, |g| + eps)
+        np.abs(g, out=s)
+        s += group["eps"]
+        np.maximum(u, s, out=u)
+        clr = rate / (1 - b1 ** st["step"])
+        np.multiply(m, -clr, out=s)              # p.addcdiv_(m, u, value=-clr): (v m) / u
+        s /= u
+        p._data += s
+
+
+class NAdam(_AdamRelative):
+    """NAdam (PyTorch's): Adam with Nesterov momentum and the momentum_decay schedule
+    mu_t = beta1 (1 - 0.5 * 0.96^(t momentum_decay))."""
+    _scalar_state = {"mu_product": np.float32}
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
+        _opt.Optimizer.__init__(self, _named(params), dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+            momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize, foreach=foreach, capturable=capturable,
+            differentiable=differentiable))
+
+    def _init_state(self, st, p):
+        st["mu_product"] = Tensor._wrap(np.ones((), np.float32))
+
+    def _writes_per_step(self, group):
+        return 1 + super()._writes_per_step(group)   # two addcdiv_ per step
+
+    def _update(self, p, g, rate, group):
+        st, g = self._begin(p, g, rate, group)
+        b1, b2 = group["betas"]
+        t, md, eps = st["step"], group["momentum_decay"], group["eps"]
+        m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
+        s, s2 = st["_scratch"]._data, st["_scratch2"]._data
+        bias_correction2 = 1 - b2 ** t
+        mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
+        mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
+        mp = st["mu_product"]._data              # a float32 scalar, as PyTorch's
+        np.multiply(mp, np.float32(mu), out=mp)
+        _lerp(m, g, 1 - b1, s)
+        v *= b2                                  # v.mul_(b2).addcmul_(g, g, 1 - b2)
+        np.multiply(g, g, out=s)
+        s *= 1 - b2
+        v += s
+        np.divide(v, bias_correction2, out=s2)   # denom = sqrt(v / bc2) + eps
+        np.sqrt(s2, out=s2)
+        s2 += eps
+        product = float(mp)
+        np.multiply(g, -rate * (1.0 - mu) / (1.0 - product), out=s)     # addcdiv_
+        s /= s2
+        p._data += s
+        np.multiply(m, (-rate * mu_next) / (1.0 - product * mu_next), out=s)
+        s /= s2
+        p._data += s
+
+
+class RAdam(_AdamRelative):
+    """RAdam (PyTorch's): Adam whose adaptive term is rectified by the variance of its
+    estimate; plain momentum SGD while rho_t <= 5."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        _opt.Optimizer.__init__(self, _named(params), dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
+            foreach=foreach, capturable=capturable,
+            decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
+
+    def _update(self, p, g, rate, group):
+        st, g = self._begin(p, g, rate, group)
+        b1, b2 = group["betas"]
+        t, eps = st["step"], group["eps"]
+        m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
+        s, s2 = st["_scratch"]._data, st["_scratch2"]._data
+        _lerp(m, g, 1 - b1, s)
+        v *= b2
+        np.multiply(g, g, out=s)
+        s *= 1 - b2
+        v += s
+        bias_correction1 = 1 - b1 ** t
+        bias_correction2 = 1 - b2 ** t
+        np.divide(m, bias_correction1, out=s)    # bias-corrected exp_avg
+        s *= rate
+        rho_inf = 2 / (1 - b2) - 1
+        rho_t = rho_inf - 2 * t * (b2 ** t) / bias_correction2
+        if rho_t > 5.0:
+            np.sqrt(v, out=s2)                   # adaptive lr: sqrt(bc2) / (sqrt(v) + eps)
+            s2 += eps
+            np.divide(bias_correction2 ** 0.5, s2, out=s2)
+            s *= s2
+            s *= ((rho_t - 4) * (rho_t - 2) * rho_inf
+                  / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        p._data -= s
+
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adadelta", "Adagrad", "RMSprop", "Adamax",
+           "NAdam", "RAdam", "lr_scheduler"]

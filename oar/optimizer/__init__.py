@@ -279,7 +279,12 @@ class Optimizer:
                         if v.dtype.kind not in "biuf":
                             raise ArgTypeError(f"{name}.set_state_dict: {key}[{k!r}] has dtype "
                                                f"{v.dtype}, expected a number array")
-                        if k != "step" and v.shape != p._data.shape:
+                        if k in self._scalar_state and v.shape != ():
+                            raise ArgValueError(
+                                f"{name}.set_state_dict: {key}[{k!r}] has shape {list(v.shape)}, "
+                                "expected a scalar (shape [])")
+                        if k != "step" and k not in self._scalar_state and \
+                                v.shape != p._data.shape:
                             raise ArgValueError(
                                 f"{name}.set_state_dict: {key}[{k!r}] has shape {list(v.shape)}, "
                                 f"the parameter it belongs to has shape {list(p._data.shape)}")
@@ -300,9 +305,10 @@ class Optimizer:
             sched.set_state_dict(sched_state)
         for gi, p, own, entry in plan:
             if own is None:
-                self.state[id(p)] = {k: (Tensor._wrap(np.array(v, dtype=p._data.dtype))
-                                         if isinstance(v, np.ndarray) and k != "step" else v)
-                                     for k, v in entry.items()}
+                self.state[id(p)] = {k: (Tensor._wrap(np.array(
+                    v, dtype=self._scalar_state.get(k, p._data.dtype)))
+                    if isinstance(v, np.ndarray) and k != "step" else v)
+                    for k, v in entry.items()}
                 # loaded state lives in separate buffers (Note [Flat Adam])
                 self._set_group_flat(self.param_groups[gi], False)
                 continue
@@ -310,7 +316,8 @@ class Optimizer:
                 if isinstance(v, np.ndarray) and k in own and isinstance(own[k], Tensor):
                     np.copyto(own[k]._data, v, casting="unsafe")
                 elif isinstance(v, np.ndarray) and k != "step":
-                    own[k] = Tensor._wrap(np.array(v, dtype=p._data.dtype))
+                    own[k] = Tensor._wrap(np.array(v, dtype=self._scalar_state.get(
+                        k, p._data.dtype)))
                 else:
                     own[k] = v
 
@@ -367,6 +374,9 @@ class Optimizer:
     # flat is None before the group's first step, False once its state lives in separate
     # buffers (loaded from a state dict).
     _flats = ()
+    # state entries that are 0-d tensors of a fixed dtype, not of the parameter's shape
+    # (NAdam's float32 mu_product, as PyTorch keeps it)
+    _scalar_state: dict = {}
 
     def _group_flat(self, group):
         """The flat buffers of `group` (Note [Flat Adam]), None or False."""

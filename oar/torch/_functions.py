@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..ops import args as A
 from ..ops.reduce import (cumulative_indices, index_tensor as _index, median_indices,
                           mode_indices, pick as _pick, selected,
@@ -197,15 +197,31 @@ def _lower_median_index(a, d):
     return median_indices(a, d)[0]
 
 
+def _no_bool_kernel(x, fname, kernel):
+    """PyTorch's NotImplementedError for an op with no bool kernel (Note [Dtype refusals])."""
+    if x._data.dtype.kind == "b":
+        raise DtypeNotImplementedError(f"{fname}(): \"{kernel}\" not implemented for 'Bool'. "
+                                       "Fix: cast first, e.g. x.int().")
+
+
+def _empty_median(dt):
+    """median() of no elements: PyTorch's NaN converted to the dtype, which on x86 is the
+    'integer indefinite' value (the minimum) for 32- and 64-bit ints, 0 after narrowing for
+    smaller ones."""
+    if dt.kind == "f":
+        return np.asarray(np.nan, dt)
+    return np.asarray(np.iinfo(dt).min if dt.itemsize >= 4 and dt.kind == "i" else 0, dt)
+
+
 def _median(input, dim=None, keepdim=False):
     x = _tensor(input, "median")
+    _no_bool_kernel(x, "median", "median_cpu" if dim is None else "median_out")
     if dim is None:
         if keepdim is not False:
             raise ArgTypeError("median(): keepdim needs a dim")
         a = x._data.reshape(-1)
         if a.size == 0:
-            return wrap_as(x._result_class, np.asarray(np.nan, x._data.dtype)) \
-                if x._data.dtype.kind == "f" else _CORE["max"](x)
+            return wrap_as(x._result_class, _empty_median(a.dtype))
         i = _int(_lower_median_index(a, 0)[0])
         flat = x.reshape([-1])
         if a.dtype.kind == "f" and np.isnan(a[i]):
@@ -221,6 +237,7 @@ def _median(input, dim=None, keepdim=False):
 
 def _kthvalue(input, k, dim=-1, keepdim=False):
     x = _tensor(input, "kthvalue")
+    _no_bool_kernel(x, "kthvalue", "kthvalue_cpu")
     k = _int_arg(k, "kthvalue", "k")
     d = _dim(x, dim, "kthvalue")
     a = x._data
@@ -264,6 +281,9 @@ def _msort(input):
 
 def _topk(input, k, dim=-1, largest=True, sorted=True):
     x = _tensor(input, "topk")
+    if x._data.dtype.kind == "b":
+        raise ArgTypeError("topk(): topk does not support bool dtypes on CPU. Fix: cast "
+                           "first, e.g. x.int().")
     k = _int_arg(k, "topk", "k")
     d = _dim(x, dim, "topk")
     a = x._data
@@ -617,3 +637,26 @@ _METHODS = ("split", "split_with_sizes", "chunk", "unbind", "tensor_split", "max
 for _n in _METHODS:
     setattr(Tensor, _n, _PUBLIC[_n])
 del _n, _f
+
+
+# --------------------------------------------------------------------------- Tensor operands
+def _tensor_other(name):
+    """PyTorch's `name(input, other)` whose other must be a Tensor (torch's parser refuses a
+    Python number with a TypeError; the core, like NumPy, takes one)."""
+    core = _CORE[name]
+
+    def fn(input, other, *, out=None):
+        x = _tensor(input, name, "self" if name.endswith("_") else "input")
+        _tensor(other, name, "other")
+        return core(x, other) if out is None else core(x, other, out=out)
+    return _named(name, fn, (core.__doc__ or "").split("\n")[0] + " (other: a Tensor, as "
+                  "PyTorch requires; a number is refused with PyTorch's TypeError).")
+
+
+for _n in ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or", "logical_xor",
+           "logical_and_", "logical_or_", "logical_xor_"):
+    globals()[_n] = _tensor_other(_n)
+    setattr(Tensor, _n, globals()[_n])
+    if not _n.endswith("_"):
+        __all__.append(_n)
+del _n

@@ -369,13 +369,16 @@ def _pool1d(input, fname):
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """1-D max pooling of (N, C, L) input (2-D pooling over a height-1 image)."""
+    """1-D max pooling of (N, C, L) input (2-D pooling over a height-1 image); with
+    return_indices also the int64 position of each maximum along L."""
     x = _pool1d(input, "max_pool1d")
     k = _one(kernel_size, "max_pool1d", "kernel_size")
     s = k if stride is None or stride == [] else _one(stride, "max_pool1d", "stride")
     out = _K.max_pool2d(x, (1, k), (1, s), (0, _one(padding, "max_pool1d", "padding")),
                         dilation=(1, _one(dilation, "max_pool1d", "dilation")),
                         ceil_mode=ceil_mode, return_indices=return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
 
 
@@ -455,7 +458,7 @@ def one_hot(tensor, num_classes=-1):
 
 def pad(input, pad, mode="constant", value=None):
     """input padded by (before, after) pairs starting from the last dim."""
-    return _K.pad(_t(input, "pad"), pad, mode, 0.0 if value is None else value)
+    return _K.pad(_t(input, "pad"), pad, mode, value)
 
 
 # ------------------------------------------------------------------ losses

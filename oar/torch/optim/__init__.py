@@ -20,8 +20,8 @@ from ...tensor import wrap_as
 from .._tensor import Tensor
 from . import lr_scheduler  # noqa: F401
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adadelta", "Adagrad", "RMSprop",
-           "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adadelta", "Adagrad", "RMSprop", "Adamax",
+           "NAdam", "RAdam", "lr_scheduler"]
 
 
 class _TorchStateDict:
@@ -142,3 +142,20 @@ class Adagrad(_TorchStateDict, _optim.Adagrad):
 class RMSprop(_TorchStateDict, _optim.RMSprop):
     """torch.optim.RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
     centered=False, maximize=False)."""
+
+
+class Adamax(_TorchStateDict, _optim.Adamax):
+    """torch.optim.Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+    foreach=None, *, maximize=False, differentiable=False, capturable=False)."""
+
+
+class NAdam(_TorchStateDict, _optim.NAdam):
+    """torch.optim.NAdam(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+    momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None, maximize=False,
+    capturable=False, differentiable=False)."""
+
+
+class RAdam(_TorchStateDict, _optim.RAdam):
+    """torch.optim.RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+    decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+    differentiable=False)."""

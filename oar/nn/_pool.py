@@ -1,0 +1,436 @@
+"""Pooling (max, average) and the non-constant paddings (reflect, replicate, circular) as
+single ops with NumPy kernels and backward formulas.
+
+Note [Pooling geometry]
+Every pooling op works on NCHW arrays (1-D pooling is 2-D pooling of a height-1 image) and
+takes, per spatial dim, a kernel k, stride s, padding p, dilation d and ceil_mode. The output
+size is PyTorch's pooling_output_shape: floor((n + 2p - d(k-1) - 1 [+ s-1 with ceil_mode]) / s)
++ 1, less one when ceil_mode would start the last window past the input and its left padding.
+Windows may then reach past the right padding; the kernels pad the input far enough on the
+right for every window to be a strided slice, and each op says what the extra cells are:
+  max: the lowest value of the dtype (-inf; iinfo.min), never chosen over a real element
+       (Note [Max-pool choice]);
+  avg: zeros, and the divisor counts what PyTorch counts: the window clipped to the padded
+       input (count_include_pad), or to the input itself, or divisor_override.
+A window that holds no input element (an average pool window in the padding only) gives 0.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops import registry as R
+from ..tensor import Tensor, wrap_as
+from . import _checks as _c
+from ._kernels import _first_order_only, _input, _batched
+
+
+# ---------------------------------------------------------------- geometry
+def _out_len(n, k, s, p, d, ceil):
+    """PyTorch's pooling_output_shape for one dim (Note [Pooling geometry])."""
+    num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
+    o = num // s + 1
+    if ceil and (o - 1) * s >= n + p:
+        o -= 1
+    return o
+
+
+def _tuple(value, op, name, minimum, n=2):
+    """An int, or a list of 1 or n ints (PyTorch's _pair accepts a 1-element list), each
+    >= minimum."""
+    if isinstance(value, (list, tuple)):
+        if len(value) == 1:
+            value = value[0]
+        elif len(value) != n:
+            raise _c.ArgValueError(f"{op}: {name} must be an int or a tuple of {n} ints, got "
+                                   f"{list(value)}")
+    if isinstance(value, (list, tuple)):
+        v = tuple(_c._args.integer(x, op, name) for x in value)
+    else:
+        v = (_c._args.integer(value, op, name),) * n
+    if min(v) < minimum:
+        raise _c.ArgValueError(f"{op}: {name} must be "
+                               f"{'greater than zero' if minimum else 'non-negative'}, got "
+                               f"{value!r}")
+    return v
+
+
+def pool_args(kernel_size, stride, padding, op, dilation=1, ceil_mode=False,
+              data_format="NCHW", kind="max"):
+    """Parse a pooling configuration once: (kernel, stride, padding, dilation, ceil_mode),
+    each a pair (rows, columns). PyTorch's bounds: padding at most half the (effective)
+    kernel."""
+    k = _tuple(kernel_size, op, "kernel_size", 1)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else _tuple(stride, op, "stride", 1)
+    p = _tuple(padding, op, "padding", 0)
+    d = _tuple(dilation, op, "dilation", 1)
+    if data_format not in ("NCHW", "NCL"):
+        raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported (NCHW only)")
+    for i in range(2):
+        half = ((k[i] - 1) * d[i] + 1) // 2 if kind == "max" else k[i] // 2
+        if p[i] > half:
+            raise _c.ArgValueError(
+                f"{op}: pad should be at most half of {'effective ' if kind == 'max' else ''}"
+                f"kernel size, but got pad={p[i]}, kernel_size={k[i]}"
+                + (f" and dilation={d[i]}" if kind == "max" else ""))
+    return k, s, p, d, bool(ceil_mode)
+
+
+def _geometry(shape, conf, op):
+    """(kh, kw, sh, sw, ph, pw, dh, dw, oh, ow) of an NCHW shape, checked as PyTorch does."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), ceil = conf
+    n, c, h, w = shape
+    oh, ow = _out_len(h, kh, sh, ph, dh, ceil), _out_len(w, kw, sw, pw, dw, ceil)
+    if oh < 1 or ow < 1:
+        raise _c.ArgValueError(f"{op}: Given input size: ({c}x{h}x{w}). Calculated output size: "
+                               f"({c}x{max(oh, 0)}x{max(ow, 0)}). Output size is too small "
+                               f"(kernel_size={[kh, kw]}, stride={[sh, sw]}, padding={[ph, pw]}, "
+                               f"dilation={[dh, dw]}, ceil_mode={ceil})")
+    return kh, kw, sh, sw, ph, pw, dh, dw, oh, ow
+
+
+def _padded(x, g, fill):
+    """x padded by (ph, pw) on the left and far enough on the right for every window."""
+    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = g
+    n, c, h, w = x.shape
+    rh = max((oh - 1) * sh + (kh - 1) * dh + 1 - h - ph, 0)
+    rw = max((ow - 1) * sw + (kw - 1) * dw + 1 - w - pw, 0)
+    if not (ph or pw or rh or rw):
+        return x
+    xp = np.full((n, c, ph + h + rh, pw + w + rw), fill, x.dtype)
+    xp[:, :, ph:ph + h, pw:pw + w] = x
+    return xp
+
+
+def _offsets(xp, g):
+    """The kh*kw strided slices of xp, one per kernel offset, each of shape (N, C, OH, OW)."""
+    kh, kw, sh, sw, _, _, dh, dw, oh, ow = g
+    for i in range(kh):
+        for j in range(kw):
+            yield i, j, xp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                           j * dw:j * dw + sw * (ow - 1) + 1:sw]
+
+
+def _starts(o, s, p):
+    return np.arange(o) * s - p
+
+
+def _pool_input(x, op):
+    """NCHW (or CHW) input of a real dtype, non-empty apart from the batch (PyTorch)."""
+    _input(x, op)
+    nd = x._data.ndim
+    shape = x._data.shape
+    if nd not in (3, 4) or 0 in shape[nd - 3:]:
+        raise _c.ArgValueError(f"{op}: Expected 3D or 4D (batch mode) tensor with optional 0 "
+                               f"dim batch size for input, but got: {_c.shape_str(shape)}")
+    if x._data.dtype.kind not in "fiu":
+        raise _c.ArgTypeError(f"{op}: expected a real (floating or integer) input, got "
+                              f"{x.dtype.name}")
+    return _batched(x, op)
+
+
+# ---------------------------------------------------------------- max pooling
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _k_maxpool(x, k, s, p, d, ceil):
+    g = _geometry(x.shape, (k, s, p, d, ceil), "max_pool2d")
+    # whole-array maxima over the kernel offsets (a strided 6-D reduction is far slower);
+    # np.maximum propagates NaN, as PyTorch's max pooling does
+    parts = [part for _, _, part in _offsets(_padded(x, g, _lowest(x.dtype)), g)]
+    if len(parts) == 1:
+        return parts[0].copy()
+    out = np.maximum(parts[0], parts[1])
+    for part in parts[2:]:
+        np.maximum(out, part, out=out)
+    return out
+
+
+# Note [Max-pool choice]
+# Which element of a window is its maximum decides both the indices (return_indices) and
+# where the gradient goes; PyTorch's CPU kernel scans the window's input elements in
+# row-major order and keeps the first strictly greater value, or the LAST NaN (its test is
+# `val > max || isnan(val)`); cells outside the input are never candidates. `_choice`
+# reproduces that as a one-hot (kh*kw, N, C, OH, OW) mask: one comparison per kernel offset
+# against the output, restricted to real cells, then first-hit bookkeeping on the
+# contiguous mask (NaN windows: last-hit over isnan).
+def _choice(xp, out, g, h, w):
+    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = g
+    K = kh * kw
+    hit = np.empty((K,) + out.shape, bool)
+    edge = xp.shape[2:] != (h, w)
+    if edge:
+        rows = [(0 <= r) & (r < h) for r in (_starts(oh, sh, ph) + i * dh for i in range(kh))]
+        cols = [(0 <= c) & (c < w) for c in (_starts(ow, sw, pw) + j * dw for j in range(kw))]
+    for i, j, part in _offsets(xp, g):
+        t = i * kw + j
+        np.equal(part, out, out=hit[t])
+        if edge:
+            hit[t] &= rows[i][:, None] & cols[j][None, :]
+    if K > 1:
+        taken = hit[0].copy()
+        for t in range(1, K):
+            np.greater(hit[t], taken, out=hit[t])        # a maximum, and none before it
+            if t < K - 1:
+                taken |= hit[t]
+    if out.dtype.kind == "f":
+        nan_w = np.isnan(out)
+        if nan_w.any():
+            parts = [part for _, _, part in _offsets(xp, g)]
+            taken = np.zeros(out.shape, bool)
+            for t in range(K - 1, -1, -1):                # the last NaN
+                last = np.isnan(parts[t]) & ~taken
+                taken |= last
+                hit[t] = np.where(nan_w, last, hit[t])
+    return hit
+
+
+def _indices(hit, g, w):
+    """PyTorch's indices: the chosen element's flat position in its input plane (H*W)."""
+    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = g
+    t = hit.argmax(axis=0)
+    i, j = np.divmod(t, kw)
+    r = _starts(oh, sh, ph)[:, None] + i * dh
+    c = _starts(ow, sw, pw)[None, :] + j * dw
+    return (r * w + c).astype(np.int64)
+
+
+# Note [Max-pool backward]
+# Each window's gradient goes to its chosen element (Note [Max-pool choice]). NumPy pays per
+# element on strided views, so they are touched twice only: the choice reads the input into
+# a contiguous one-hot mask, and one write per offset puts the window's gradient back. The
+# write selects by bits: the mask as integers 0 / -1 (all bits set) ANDed with the
+# gradient's bits is exactly where(hit, g, +0.0), an inf or nan in g included (a 0/1 float
+# mask times g would make inf * 0 = nan, and -0.0 for negative g); g + 0.0 first turns a
+# -0.0 gradient into +0.0, as adding it into zeros does (PyTorch). When windows cannot
+# overlap (stride >= effective kernel) each input element belongs to at most one window, so
+# the write is an assignment, not an accumulation; into np.empty when, in addition, the
+# windows tile the padded input exactly (no dilation, stride == kernel and padded size ==
+# output size * kernel), since every element is then written once. Otherwise they
+# accumulate into zeros.
+def _b_maxpool(c, g):
+    _first_order_only("max_pool2d")
+    x = c.input(0)._data
+    out = c.out._data
+    geo = _geometry(x.shape, c.attrs, "max_pool2d")
+    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geo
+    n, ch, h, w = x.shape
+    xp = _padded(x, geo, _lowest(x.dtype))
+    hit = _choice(xp, out, geo, h, w)
+    bits = np.dtype(f"i{x.dtype.itemsize}")
+    mask = np.negative(hit.view(np.int8), dtype=bits)    # 0 or all bits set
+    ga = np.asarray(g._data, x.dtype)
+    gbits = np.add(ga, ga.dtype.type(0)).view(bits)     # -0.0 -> +0.0, all else unchanged
+    tiles = (dh, dw) == (1, 1) and (sh, sw) == (kh, kw) and xp.shape[2:] == (oh * kh, ow * kw)
+    dxp = (np.empty if tiles else np.zeros)(xp.shape, x.dtype)
+    disjoint = sh >= (kh - 1) * dh + 1 and sw >= (kw - 1) * dw + 1
+    for i, j, part in _offsets(dxp.view(bits), geo):
+        if disjoint:
+            np.bitwise_and(mask[i * kw + j], gbits, out=part)
+        else:
+            fpart = part.view(x.dtype)
+            fpart += np.bitwise_and(mask[i * kw + j], gbits).view(x.dtype)
+    if xp.shape[2:] != (h, w):
+        dxp = np.ascontiguousarray(dxp[:, :, ph:ph + h, pw:pw + w])
+    return (Tensor._wrap(dxp),)
+
+
+MAXPOOL = R.OpDef(
+    "max_pool2d", _k_maxpool, _b_maxpool, needs={"x": ("x", "out")},
+    attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0)),
+           ("dilation", (1, 1)), ("ceil_mode", False)),
+    doc="2-D max pooling over an NCHW input (Note [Pooling geometry]).")
+
+
+def max_pool_indices(x, conf):
+    """The int64 indices of max_pool2d(x) (Note [Max-pool choice]); x is NCHW."""
+    xa = x._data
+    geo = _geometry(xa.shape, conf, "max_pool2d")
+    out = _k_maxpool(xa, *conf)
+    hit = _choice(_padded(xa, geo, _lowest(xa.dtype)), out, geo, *xa.shape[2:])
+    return wrap_as(x._result_class, _indices(hit, geo, xa.shape[3]))
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, *, dilation=1, ceil_mode=False,
+               return_mask=False, return_indices=False, data_format="NCHW", name=None,
+               _parsed=None):
+    """2-D max pooling of NCHW x; with return_indices (Paddle: return_mask) also the int64
+    flat position of each maximum in its H*W plane."""
+    op = "max_pool2d"
+    conf = _parsed or pool_args(kernel_size, stride, padding, op, dilation, ceil_mode,
+                                data_format)
+    x, unbatched = _pool_input(x, op)
+    _geometry(x._data.shape, conf, op)
+    out = R.dispatch(MAXPOOL, (x,), conf)
+    if return_mask or return_indices:
+        idx = max_pool_indices(x, conf)
+        return (out.squeeze(0), idx.squeeze(0)) if unbatched else (out, idx)
+    return out.squeeze(0) if unbatched else out
+
+
+# ---------------------------------------------------------------- average pooling
+def _avg_divisor(h, w, g, mode):
+    """Each window's divisor (Note [Pooling geometry]): an int, or an (OH, OW) int64 array."""
+    if isinstance(mode, int) and not isinstance(mode, bool):
+        return mode
+    kh, kw, sh, sw, ph, pw, _, _, oh, ow = g
+
+    def one(n, o, k, s, p):
+        lo = _starts(o, s, p)
+        hi = np.minimum(lo + k, n + p)
+        if mode == "include":
+            return hi - lo
+        return np.maximum(np.minimum(hi, n) - np.maximum(lo, 0), 0)
+
+    rh, rw = one(h, oh, kh, sh, ph), one(w, ow, kw, sw, pw)
+    if (rh == kh).all() and (rw == kw).all():
+        return kh * kw
+    div = rh[:, None] * rw[None, :]
+    return np.where(div == 0, 1, div)       # a window of padding only: its sum 0 stays 0
+
+
+def _k_avgpool(x, k, s, p, d, ceil, mode):
+    g = _geometry(x.shape, (k, s, p, d, ceil), "avg_pool2d")
+    out = None
+    for _, _, part in _offsets(_padded(x, g, 0), g):
+        out = part.astype(x.dtype, copy=True) if out is None else np.add(out, part, out=out)
+    div = _avg_divisor(x.shape[2], x.shape[3], g, mode)
+    if x.dtype.kind == "f":
+        out /= np.asarray(div, x.dtype)
+        return out
+    # integers: C's division, truncating toward zero (PyTorch)
+    q, r = np.divmod(out, div)
+    return q + ((r != 0) & ((out < 0) != (np.asarray(div) < 0)))
+
+
+def _b_avgpool(c, g):
+    _first_order_only("avg_pool2d")
+    shape = c.input_meta[0][0]
+    k, s, p, d, ceil, mode = c.attrs
+    geo = _geometry(shape, (k, s, p, d, ceil), "avg_pool2d")
+    ga = g._data
+    part = ga / np.asarray(_avg_divisor(shape[2], shape[3], geo, mode), ga.dtype)
+    dxp = _padded(np.zeros(shape, ga.dtype), geo, 0)
+    for _, _, view in _offsets(dxp, geo):
+        view += part
+    ph, pw = p
+    return (Tensor._wrap(np.ascontiguousarray(dxp[:, :, ph:ph + shape[2], pw:pw + shape[3]])),)
+
+
+AVGPOOL = R.OpDef("avg_pool2d", _k_avgpool, _b_avgpool,
+                  attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0)),
+                         ("dilation", (1, 1)), ("ceil_mode", False), ("divisor", "include")),
+                  doc="2-D average pooling over an NCHW input (Note [Pooling geometry]).")
+
+
+def avg_divisor_mode(count_include_pad, exclusive, divisor_override, op="avg_pool2d"):
+    """PyTorch's count_include_pad (default True) and Paddle's exclusive (its opposite) name
+    the same choice; giving both with conflicting meanings is refused. divisor_override (a
+    nonzero int) replaces the divisor."""
+    if divisor_override is not None:
+        v = _c._args.integer(divisor_override, op, "divisor_override")
+        if v == 0:
+            raise _c.ArgValueError(f"{op}: divisor must be not zero")
+        return v
+    if exclusive is not None and count_include_pad is not None \
+            and bool(exclusive) == bool(count_include_pad):
+        raise _c.ArgValueError(f"{op}: exclusive={exclusive} contradicts "
+                               f"count_include_pad={count_include_pad}; give one of them")
+    if exclusive is not None:
+        return "exclude" if exclusive else "include"
+    return "include" if count_include_pad in (None, True) else "exclude"
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, *,
+               count_include_pad=None, exclusive=None, divisor_override=None,
+               data_format="NCHW", name=None, _parsed=None):
+    """Average pooling. Padding counts in the divisor by default (PyTorch's
+    count_include_pad=True); exclusive=True (Paddle's functional default is also True, pass
+    it explicitly) or count_include_pad=False divides by the number of real elements."""
+    op = "avg_pool2d"
+    if _parsed is None:
+        conf = pool_args(kernel_size, stride, padding, op, 1, ceil_mode, data_format, "avg")
+        mode = avg_divisor_mode(count_include_pad, exclusive, divisor_override, op)
+    else:
+        *conf, mode = _parsed
+        conf = tuple(conf)
+    x, unbatched = _pool_input(x, op)
+    _geometry(x._data.shape, conf, op)
+    out = R.dispatch(AVGPOOL, (x,), (*conf, mode))
+    return out.squeeze(0) if unbatched else out
+
+
+# ---------------------------------------------------------------- reflect / replicate / circular
+# Note [Index padding]
+# reflect, replicate and circular padding read, along each padded dim, input position
+# map[o] for output position o (o counts from -before; negative paddings crop): the
+# reflection about the edge element, the nearest edge element, or (circular) the position
+# modulo the size of what the negative paddings leave. The forward is one np.take per padded dim; the backward adds each output gradient
+# into the position it was read from (index_add along each dim, in oar ops, so it is
+# differentiable again), which is PyTorch's reflection/replication/circular pad backward.
+def _index_map(n, lo, hi, mode):
+    pos = np.arange(-lo, n + hi)
+    if mode == "reflect":
+        period = 2 * (n - 1)
+        pos = np.abs(pos) if n > 1 else np.zeros_like(pos)
+        if n > 1:
+            pos = pos % period
+            pos = np.where(pos >= n, period - pos, pos)
+        return pos
+    if mode == "replicate":
+        return np.clip(pos, 0, n - 1)
+    # circular (PyTorch): negative paddings crop first, positive ones wrap around the rest
+    kept = np.arange(max(-lo, 0), n - max(-hi, 0))
+    return kept[np.arange(-max(lo, 0), len(kept) + max(hi, 0)) % len(kept)] if len(kept) \
+        else kept
+
+
+def _k_index_pad(x, maps):
+    for axis, m in maps:
+        x = np.take(x, m, axis=axis)
+    return x
+
+
+def _b_index_pad(c, g):
+    maps = c.attrs[0]
+    shape, dt = c.input_meta[0]
+    for axis, m in reversed(maps):
+        target = list(g.shape)
+        target[axis] = shape[axis]
+        z = R.FUNCTIONS["zeros"](target, dtype=g.dtype)
+        g = R.FUNCTIONS["index_add"](z, axis, Tensor._wrap(m), g)
+    return (g,)
+
+
+_PAD_OPS = {mode: R.OpDef(f"{name}_pad", _k_index_pad, _b_index_pad, attrs=(("maps", None),),
+                          doc=f"x padded in {mode!r} mode (Note [Index padding]).")
+            for mode, name in (("reflect", "reflection"), ("replicate", "replication"),
+                               ("circular", "circular"))}
+
+
+def index_pad(x, widths, mode, op="pad"):
+    """x padded in reflect / replicate / circular mode; widths[d] = (before, after) for each
+    dim d (PyTorch's checks: reflect needs each padding below the dim's size, circular at
+    most the size; replicate and reflect need the padded dims non-empty)."""
+    shape = x._data.shape
+    maps = []
+    for d, (lo, hi) in enumerate(widths):
+        if not (lo or hi):
+            continue
+        n = shape[d]
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise _c.ArgValueError(
+                f"{op}: Padding size should be less than the corresponding input dimension, but "
+                f"got: padding ({lo}, {hi}) at dimension {d} of input {_c.shape_str(shape)}")
+        if mode == "circular" and (lo > n or hi > n):
+            raise _c.ArgValueError(f"{op}: Padding value causes wrapping around more than once "
+                                   f"(padding ({lo}, {hi}) at dimension {d} of input "
+                                   f"{_c.shape_str(shape)})")
+        if n == 0 or n + lo + hi < (1 if mode != "circular" else 0):
+            raise _c.ArgValueError(f"{op}: input {_c.shape_str(shape)} is too small for "
+                                   f"padding ({lo}, {hi}) at dimension {d} in {mode!r} mode")
+        maps.append((d, _index_map(n, lo, hi, mode)))
+    if not maps:
+        return x
+    return R.dispatch(_PAD_OPS[mode], (x,), (tuple(maps),))
