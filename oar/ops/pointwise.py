@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor
 from .. import dtypes as _dt
 from .registry import (FUNCTIONS, OpDef, declare, float_result, install, int_scalars,
-                       zero_grad)
+                       result_class, zero_grad)
 
 # Kernels run after the dtype checks (autograd/inplace.py check_pointwise_inplace, Note
 # [In-place shape and dtype]; dispatch_out) that use PyTorch's canCast: `uint8 += int64` and
@@ -40,7 +40,7 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
 
 def pointwise_op(name, kernel, backward=None, needs=None, inputs=("x",), attrs=(),
                  backward_inplace=None, inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
-                 number_attrs=None, promote=None, doc=None):
+                 number_attrs=None, promote=None, doc=None, function=True):
     """Declare a pointwise op. `check(op_name, args, attrs, rdt)` (optional) runs before any
     allocation or write on the generic path (Note [Check, then write]); the fast path never
     needs it (floating operands, default attrs). `promote`: indices of the operands whose
@@ -50,7 +50,7 @@ def pointwise_op(name, kernel, backward=None, needs=None, inputs=("x",), attrs=(
                backward_inplace=backward_inplace,
                inputs=inputs, attrs=attrs, inplace=inplace, result_dtype=result_dtype,
                method=method, fast=fast or FAST_KERNELS.get(name), check=check,
-               number_attrs=number_attrs, promote=promote, doc=doc)
+               number_attrs=number_attrs, promote=promote, doc=doc, function=function)
     if isinstance(op.fast, tuple):
         op.fast, op.fast_const = op.fast[0], op.fast[1:]
     declare(op, aliases=aliases)
@@ -73,6 +73,41 @@ def binary_kernel(uf):
 
 def _bool_result(rdt):
     return np.dtype(np.bool_)
+
+
+# Note [Dtype refusals]
+# PyTorch has no kernel for some (op, dtype) pairs and raises NotImplementedError naming the
+# kernel and its type name (`"floor_vml_cpu" not implemented for 'Bool'`); Paddle, a
+# RuntimeError for the missing kernel. The checks below raise DtypeNotImplementedError (both,
+# and the TypeError oar raised before), before anything is allocated or written. Where only
+# PyTorch refuses (a bool scalar in a subtraction, `bool_tensor ** True` allowed), the check
+# asks which door the call came through: the result class of its first tensor operand (Note
+# [Result class]) is the core's Tensor for the Paddle door.
+_TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+                     "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
+                     "float64": "Double"}
+
+
+def _no_kernel(op_name, kernel, dt, fix):
+    """Note [Dtype refusals]: PyTorch's NotImplementedError for a dtype the op has no kernel for."""
+    dt = np.dtype(dt)
+    raise DtypeNotImplementedError(
+        f"{op_name}(): \"{kernel}\" not implemented for '{_TORCH_TYPE_NAMES.get(dt.name, dt.name)}'"
+        f" ({dt.name} tensors). Fix: {fix}")
+
+
+def _torch_door(args):
+    """Whether the call came through the PyTorch door (Note [Dtype refusals])."""
+    return result_class(args) is not Tensor
+
+
+def _no_bool(kernel):
+    """check= of a unary op PyTorch (and Paddle) has no bool kernel for (Note [Dtype refusals])."""
+    def check(op_name, args, attrs, rdt):
+        if rdt.kind == "b":
+            _no_kernel(op_name, kernel, rdt, "cast the bool tensor to an integer or floating "
+                       "dtype first, e.g. x.int().")
+    return check
 
 
 # ---------------------------------------------------------------- unary, backward needs result
@@ -148,7 +183,7 @@ pointwise_op("sinh", unary_kernel(np.sinh), lambda ctx, g: (g * ctx.input(0).cos
 pointwise_op("cosh", unary_kernel(np.cosh), lambda ctx, g: (g * ctx.input(0).sinh(),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise hyperbolic cosine of x.")
 pointwise_op("abs", unary_kernel(np.abs), lambda ctx, g: (g * ctx.input(0).sign(),), needs={"x": ("x",)},
-  doc="Elementwise absolute value |x|.")
+  check=_no_bool("abs_cpu"), doc="Elementwise absolute value |x|.")
 pointwise_op("square", unary_kernel(np.square), lambda ctx, g: (g * ctx.input(0) * 2,), needs={"x": ("x",)},
   result_dtype=lambda r: np.dtype(np.int64) if r.kind == "b" else r,   # PyTorch: bool -> int64
   doc="Elementwise x * x.")
@@ -189,11 +224,45 @@ def _exact_for_ints(uf):
     return kernel
 
 
-pointwise_op("floor", _exact_for_ints(np.floor), _zero_grad, doc="Elementwise largest integer <= x.")
-pointwise_op("ceil", _exact_for_ints(np.ceil), _zero_grad, doc="Elementwise smallest integer >= x.")
-pointwise_op("round", _exact_for_ints(np.rint), _zero_grad,
-  doc="Elementwise rounding to the nearest integer (halves to even).")
-pointwise_op("trunc", _exact_for_ints(np.trunc), _zero_grad, doc="Elementwise rounding toward zero.")
+pointwise_op("floor", _exact_for_ints(np.floor), _zero_grad, check=_no_bool("floor_vml_cpu"),
+  doc="Elementwise largest integer <= x.")
+pointwise_op("ceil", _exact_for_ints(np.ceil), _zero_grad, check=_no_bool("ceil_vml_cpu"),
+  doc="Elementwise smallest integer >= x.")
+_round_ints = _exact_for_ints(np.rint)
+
+
+def _round_k(out, rdt, x, decimals):
+    """rint, or with decimals PyTorch's round_decimals_kernel: rint(x * 10**d) / 10**d (for
+    d < 0: rint(x / 10**-d) * 10**-d), in the dtype's opmath type (float32 for float16)."""
+    if decimals is None or rdt.kind in "biu":   # integers: Paddle's identity (PyTorch refuses)
+        return _round_ints(out, rdt, x)
+    ct = np.dtype(np.float32) if rdt == np.float16 else rdt
+    p = ct.type(10.0 ** abs(decimals))
+    with np.errstate(over="ignore", invalid="ignore"):
+        xa = np.asarray(x, ct)
+        r = np.rint(xa / p) * p if decimals < 0 else np.rint(xa * p) / p
+    if out is None:
+        return np.asarray(r).astype(rdt, copy=False)
+    np.copyto(out, r, casting=_UNSAFE)
+    return out
+
+
+def _check_round(op_name, args, attrs, rdt):
+    decimals = attrs[0]
+    if decimals is not None and (isinstance(decimals, (bool, np.bool_))
+                                 or not isinstance(decimals, (int, np.integer))):
+        raise ArgTypeError(f"{op_name}(): argument 'decimals' must be int, not "
+                           f"{type(decimals).__name__}")
+    kernel = "round_vml_cpu" if decimals is None else "round_cpu"
+    if rdt.kind == "b" or (decimals is not None and rdt.kind in "iu" and _torch_door(args)):
+        _no_kernel(op_name, kernel, rdt, "cast to a floating dtype first, e.g. x.float().")
+
+
+pointwise_op("round", _round_k, _zero_grad, attrs=(("decimals", None),), check=_check_round,
+  doc="Elementwise rounding to the nearest integer (halves to even); with decimals, to that "
+      "many decimal places (negative: to tens, hundreds, ...).")
+pointwise_op("trunc", _exact_for_ints(np.trunc), _zero_grad, check=_no_bool("trunc_vml_cpu"),
+  doc="Elementwise rounding toward zero.")
 pointwise_op("sign", _exact_for_ints(np.sign), _zero_grad, doc="Elementwise sign of x: -1, 0 or 1.")
 
 
@@ -242,6 +311,9 @@ def _check_clip(op_name, args, attrs, rdt):
         raise ArgValueError(f"{op_name}(): At least one of 'min' or 'max' must not be None. "
                             "Fix: pass min=, max= or both.")
     _no_float_into_int(op_name, rdt, attrs, ("min", "max"))
+    if rdt.kind in "iu":
+        for v, n in zip(attrs, ("min", "max")):
+            _scalar_fits(op_name, v, rdt, n)
 
 
 def _clip(out, rdt, x, lo, hi):
@@ -337,7 +409,6 @@ CLAMP_TENSOR = OpDef("clamp_tensor", _clamp_t, _clamp_t_back, kind="pointwise",
                          "tensor bounds]).")
 declare(CLAMP_TENSOR)
 
-
 # ---------------------------------------------------------------- binary
 def _check_alpha(op_name, args, attrs, rdt):
     """PyTorch's alpha rules for add/sub (and bool subtraction)."""
@@ -349,10 +420,31 @@ def _check_alpha(op_name, args, attrs, rdt):
     if rdt.kind != "b" and isinstance(alpha, bool):
         raise ArgTypeError(f"{op_name}(): Boolean alpha only supported for Boolean results "
                            f"(result dtype {rdt}).")
-    if op_name.startswith(("sub", "-")) and rdt.kind == "b":
-        raise ArgTypeError(f"{op_name}(): Subtraction, the `-` operator, with two bool tensors "
-                           "is not supported. If you are trying to invert a mask, use the `~` "
-                           "or `logical_not()` operator instead.")
+    if op_name.startswith(("sub", "-")):
+        _check_bool_sub(op_name, args, rdt)
+
+
+def _is_bool(v):
+    return v._data.dtype.kind == "b" if isinstance(v, Tensor) else isinstance(v, (bool, np.bool_))
+
+
+def _check_bool_sub(op_name, args, rdt):
+    """PyTorch refuses a subtraction with any bool operand, tensor or scalar (RuntimeError);
+    Paddle two bool tensors (RuntimeError) or a bool and another tensor (TypeError), but
+    runs a bool tensor minus a number (Note [Dtype refusals])."""
+    if not any(_is_bool(a) for a in args):
+        return
+    if not _torch_door(args) and not (rdt.kind == "b" or all(isinstance(a, Tensor)
+                                                             for a in args)):
+        return
+    what = "two bool tensors" if rdt.kind == "b" else "a bool tensor"
+    raise ArgTypeError(f"{op_name}(): Subtraction, the `-` operator, with {what} is not "
+                       f"supported (operands {_operand_names(args)}). If you are trying to "
+                       "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _operand_names(args):
+    return ", ".join(a.dtype.name if isinstance(a, Tensor) else type(a).__name__ for a in args)
 
 
 pointwise_op("add", lambda out, rdt, x, y, alpha: np.add(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt, casting=_UNSAFE),
@@ -394,12 +486,16 @@ def _div_back(ctx, g):
 pointwise_op("div", binary_kernel(np.true_divide), _div_back, needs={"x": ("y",), "y": ("x", "y")}, inputs=("x", "y"),
   result_dtype=float_result, aliases=("divide", "true_divide"),
   doc="x / y (true division), with broadcasting.")
+_DIV_KERNELS = {"floor_divide": "div_floor_cpu", "remainder": "remainder_cpu",
+                "div_trunc": "div_trunc_cpu"}
+
+
 def _check_int_div(op_name, args, attrs, rdt):
     """Integer division by zero is an error in PyTorch (RuntimeError "ZeroDivisionError"),
     not NumPy's warning and a garbage 0; bool tensors have no floor division."""
     if rdt.kind == "b":
-        raise ArgTypeError(f"{op_name}(): not implemented for 'Bool' tensors. Fix: cast to an "
-                           "integer or floating dtype first.")
+        _no_kernel(op_name, _DIV_KERNELS.get(op_name.rstrip("_"), op_name + "_cpu"), rdt,
+                   "cast to an integer or floating dtype first.")
     if rdt.kind in "iu":
         y = args[1]
         zero = (y._data == 0).any() if isinstance(y, Tensor) else y == 0
@@ -415,6 +511,62 @@ pointwise_op("remainder", binary_kernel(np.remainder),
   lambda ctx, g: (g, -g * (ctx.input(0) / ctx.input(1)).floor() if ctx.needs[1] else None),
   needs={"y": ("x", "y")}, inputs=("x", "y"), aliases=("mod", "floor_mod"), check=_check_int_div,
   doc="x mod y with the sign of y (Python's %), with broadcasting.")
+
+
+def _div_trunc_k(out, rdt, x, y):
+    """x / y rounded toward zero: trunc of the true quotient for floats (PyTorch's
+    div_trunc), floor division corrected where the signs differ for integers (exact)."""
+    if rdt.kind in "iu":
+        q = np.floor_divide(x, y, dtype=rdt, casting=_UNSAFE)
+        r = np.remainder(x, y, dtype=rdt, casting=_UNSAFE)
+        q = np.add(q, (r != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0)), out=q,
+                   dtype=rdt, casting=_UNSAFE)
+        if out is None:
+            return q
+        np.copyto(out, q, casting=_UNSAFE)
+        return out
+    r = np.true_divide(x, y, out=out, dtype=rdt, casting=_UNSAFE)
+    return np.trunc(r, out=r)
+
+
+# div(x, y, rounding_mode='trunc'): an op of its own, reached only through div's rounding_mode
+# (no spelling of its name); 'floor' is floor_divide, as in PyTorch
+_DIV_TRUNC = pointwise_op("div_trunc", _div_trunc_k, lambda ctx, g: (zero_grad(g), zero_grad(g)),
+  inputs=("x", "y"), check=_check_int_div, inplace=False, method=False, function=False,
+  doc="x / y rounded toward zero, with broadcasting.")
+
+
+def _div_forms():
+    """div / divide with PyTorch's and Paddle's keyword-only rounding_mode (None, 'trunc',
+    'floor'), and div_ / divide_ with it; true_divide keeps the plain spelling."""
+    from .spellings import inplace_spelling
+    _DIV_TRUNC.inplace_ok = True
+    plain = {"": FUNCTIONS["div"], "_": FUNCTIONS["div_"]}
+    modes = {"": {"trunc": _DIV_TRUNC.call, "floor": FUNCTIONS["floor_divide"]},
+             "_": {"trunc": inplace_spelling(_DIV_TRUNC, "div_"),
+                   "floor": FUNCTIONS["floor_divide_"]}}
+    for suffix in ("", "_"):
+        def div(x, y, name=None, *, rounding_mode=None, out=None, _plain=plain[suffix],
+                _modes=modes[suffix], _suffix=suffix):
+            if rounding_mode is None:
+                fn = _plain
+            else:
+                fn = _modes.get(rounding_mode) if isinstance(rounding_mode, str) else None
+                if fn is None:
+                    raise ArgValueError(f"div{_suffix}(): div expected rounding_mode to be one "
+                                        "of None, 'trunc', or 'floor' but found "
+                                        f"{rounding_mode!r}")
+            return fn(x, y) if out is None else fn(x, y, out=out)
+        div.__name__ = div.__qualname__ = "div" + suffix
+        div.__doc__ = (plain[suffix].__doc__ + "\n\nrounding_mode: None (true division), "
+                       "'trunc' (toward zero) or 'floor' (toward -inf, floor_divide); with a "
+                       "rounding mode the result keeps the promoted dtype (integers stay "
+                       "integers) and the gradient is zero.")
+        for n in ("div" + suffix, "divide" + suffix):
+            install(n, div)
+
+
+_div_forms()
 
 
 def _where(cond, x, y):
@@ -461,19 +613,42 @@ def _zeros_like(x, g):
 
 
 def _check_pow(op_name, args, attrs, rdt):
+    y = args[1]
     if rdt.kind == "b":
-        raise ArgTypeError(f"{op_name}(): \"pow\" not implemented for 'Bool'. Fix: cast to an "
-                           "integer or floating dtype first.")
-    if rdt.kind in "iu":
-        y = args[1]
-        if not isinstance(y, Tensor) and y < 0:   # a tensor exponent is computed (_pow_k)
+        # PyTorch computes a scalar exponent of 0 or 1 as fill(1) / copy, for any dtype
+        if not (isinstance(y, (bool, np.bool_)) and isinstance(args[0], Tensor)
+                and _torch_door(args)):
+            _no_kernel(op_name, "pow", rdt, "cast to an integer or floating dtype first.")
+    if rdt.kind in "iu" and not isinstance(y, Tensor):   # a tensor exponent is computed (_pow_k)
+        if y < 0:
             raise ArgValueError(f"{op_name}(): Integers to negative integer powers are not "
                                 f"allowed (result dtype {rdt}). Fix: cast to a floating dtype.")
+        _scalar_fits(op_name, y, rdt, "exponent")
+
+
+def _scalar_fits(op_name, v, rdt, name):
+    """PyTorch converts some integer scalars to the result dtype with a range check (pow's
+    exponent, clamp's bounds): "value cannot be converted to type int8_t without overflow",
+    where arithmetic ops (add, mul) wrap instead (registry.int_scalars)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        info = np.iinfo(rdt)
+        if not info.min <= int(v) <= info.max:
+            raise ArgValueError(f"{op_name}(): value cannot be converted to type {rdt.name}_t "
+                                f"without overflow ({name}={v}, result dtype {rdt}). Fix: pass "
+                                f"a value in [{info.min}, {info.max}], or cast the tensor to a "
+                                "wider dtype first.")
 
 
 def _pow_k(out, rdt, x, y):
     """np.power, except integer tensors raised to negative integer tensor exponents, which
-    NumPy refuses and PyTorch computes: 1 -> 1, -1 -> +-1 by parity, anything else -> 0."""
+    NumPy refuses and PyTorch computes: 1 -> 1, -1 -> +-1 by parity, anything else -> 0;
+    and a bool tensor to a bool scalar (x or all True, as PyTorch's copy / fill(1))."""
+    if rdt.kind == "b":
+        r = np.ones(np.shape(x), rdt) if not y else x
+        if out is None:
+            return np.array(r, dtype=rdt)
+        np.copyto(out, r, casting=_UNSAFE)
+        return out
     if rdt.kind in "iu" and isinstance(y, np.ndarray) and (y < 0).any():
         neg = y < 0
         r = np.power(x, np.where(neg, 0, y), dtype=rdt, casting=_UNSAFE)
@@ -616,8 +791,9 @@ pointwise_op("isfinite", lambda out, rdt, x: np.isfinite(x, out=out), None, inpl
   result_dtype=_bool_result, doc="Boolean: where x is neither inf nor NaN.")
 def _check_bitwise(op_name, args, attrs, rdt):
     if rdt.kind == "f":
-        raise ArgTypeError(f"{op_name}(): not implemented for floating tensors (result dtype "
-                           f"{rdt}); bitwise ops take integer or bool tensors.")
+        _no_kernel(op_name, op_name.rstrip("_") + "_cpu", rdt,
+                   "bitwise ops take integer or bool tensors; compare first, or cast to an "
+                   "integer dtype.")
 
 
 for _name, _uf, _sym in (("bitwise_and", np.bitwise_and, "&"), ("bitwise_or", np.bitwise_or, "|"),
@@ -626,6 +802,24 @@ for _name, _uf, _sym in (("bitwise_and", np.bitwise_and, "&"), ("bitwise_or", np
       doc=f"Bitwise x {_sym} y of integer or bool tensors, with broadcasting.")
 pointwise_op("bitwise_not", unary_kernel(np.invert), None, check=_check_bitwise,
   doc="Bitwise ~x of an integer or bool tensor.")
+
+
+def _check_shift(op_name, args, attrs, rdt):
+    if rdt.kind in "bf":
+        _no_kernel(op_name, ("lshift_cpu" if "left" in op_name or "<<" in op_name
+                             else "rshift_cpu"), rdt,
+                   "shifts take integer tensors; cast to an integer dtype first.")
+
+
+# NumPy's shifts are PyTorch's at the edges too (npy_lshift / npy_rshift): a shift by a
+# negative amount or by the bit width or more gives 0 (left) or the sign fill (right); a
+# left shift wraps in the result dtype (int8 100 << 2 is -112)
+pointwise_op("bitwise_left_shift", binary_kernel(np.left_shift), None, inputs=("x", "y"),
+  check=_check_shift, doc="x shifted left by y bits (x * 2**y, wrapping in the result dtype; "
+  "0 for a shift below 0 or of the bit width or more), with broadcasting.")
+pointwise_op("bitwise_right_shift", binary_kernel(np.right_shift), None, inputs=("x", "y"),
+  check=_check_shift, doc="x shifted right by y bits (arithmetic: the sign fills in; a shift "
+  "below 0 or of the bit width or more leaves only the sign), with broadcasting.")
 
 # ---------------------------------------------------------------- ternary and masked
 def _check_mask(op_name, args, attrs, rdt):
@@ -826,8 +1020,8 @@ def _floating_input(op_name, args, attrs, rdt):
     refused, not silently turned into zeros."""
     x = args[0]
     if isinstance(x, Tensor) and x._data.dtype.kind != "f":
-        raise ArgTypeError(f"{op_name}(): not implemented for {x.dtype.name} tensors (PyTorch: "
-                           f"\"frac_cpu\" not implemented). Fix: cast to a floating dtype first.")
+        _no_kernel(op_name, op_name.rstrip("_") + "_cpu", x._data.dtype,
+                   "cast to a floating dtype first.")
 
 
 pointwise_op("erf", _f64_kernel(erf_f64, "erf"),

@@ -189,6 +189,9 @@ def _arg(npfn, fname):
             axis = dim
         x = _args.input_tensor(x, fname)
         a = x._data
+        if a.dtype.kind == "b":   # PyTorch and Paddle (no bool kernel): a RuntimeError
+            raise _args.ArgTypeError(f"{fname}(): does not support bool input. Fix: cast "
+                                     "first, e.g. x.int().")
         if axis is None:
             _nonempty(x, None, fname)
             r = npfn(a.reshape(-1))
@@ -281,9 +284,19 @@ STD = OpDef("std", lambda x, a, k, d: np.std(x, axis=a, keepdims=k, ddof=d),
             doc="Standard deviation of x over axis, dividing by n - ddof (default 1).")
 
 
+def _unbiased_overload(x, axis, unbiased):
+    """PyTorch's `std(input, unbiased: bool)` overload (also var, std_mean, var_mean): in the
+    PyTorch door a bool where the dim goes is `unbiased`, over all elements. Paddle reads it
+    as an axis and refuses it (Note [Door conflicts])."""
+    if isinstance(axis, (bool, np.bool_)) and x._result_class is not Tensor:
+        return None, bool(axis)
+    return axis, unbiased
+
+
 def _stat(op):
     def fn(x, axis=None, unbiased=True, keepdim=False, name=None, *, dim=None, correction=None):
         x = _args.input_tensor(x, op.name)
+        axis, unbiased = _unbiased_overload(x, axis, unbiased)
         if x._data.dtype.kind != "f":
             raise _args.ArgTypeError(
                 f"{op.name}(): std and var only support floating point dtypes, got "
@@ -388,6 +401,7 @@ declare(CUMSUM)
 def _stat_mean(stat, name):
     def fn(x, axis=None, unbiased=True, keepdim=False, name=None, *, dim=None, correction=None):
         x = _args.input_tensor(x, name)
+        axis, unbiased = _unbiased_overload(x, axis, unbiased)
         if dim is not None:
             axis = dim
         s = stat(x, axis, unbiased, keepdim, correction=correction)
