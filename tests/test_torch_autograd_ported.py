@@ -507,3 +507,641 @@ class TestAutogradInferenceMode(_Case):
 
         run_test(lambda x: x.add_(2))
         run_test(lambda x: x.transpose_(0, 1))
+
+
+# =========================================================================================
+# Ported from test/test_autograd.py, class TestAutograd: custom Functions (outputs, views,
+# mark_dirty, mark_non_differentiable, save_for_backward) and backward(inputs=...)
+# =========================================================================================
+class TestAutogradFunctions(_Case):
+    def test_function_returns_input(self):
+        # test_autograd.py, TestAutograd.test_function_returns_input
+        class MyFunction(Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+
+        for shape in [(1,), ()]:
+            v = torch.ones(shape, requires_grad=True)
+            MyFunction.apply(v).backward()
+            self.assertEqual(v.grad, torch.full(shape, 2.0))
+
+            with torch.no_grad():
+                v.grad.zero_()
+            MyFunction.apply(v.clone()).backward()
+            self.assertEqual(v.grad, torch.full(shape, 2.0))
+
+    def test_mark_non_differentiable(self):
+        # test_autograd.py, TestAutograd.test_mark_non_differentiable
+        class MyFunction(Function):
+            @staticmethod
+            def forward(ctx, input):
+                output = input > 0
+                ctx.mark_non_differentiable(output)
+                return output
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return (grad_output * 0).to(torch.double)
+
+        x = torch.randn(5, 5, requires_grad=True)
+        mask = MyFunction.apply(x)
+        self.assertFalse(mask.requires_grad)
+        y = x.masked_fill(mask, 0)
+        y.sum().backward()
+
+    def test_mark_non_differentiable_mixed(self):
+        # test_autograd.py, TestAutograd.test_mark_non_differentiable_mixed
+        class MyFunction(Function):
+            @staticmethod
+            def forward(ctx, input):
+                a = input + 1
+                b = input + 2
+                ctx.mark_non_differentiable(a)
+                return a, b
+
+            @staticmethod
+            def backward(ctx, grad_a, grad_b):
+                self.assertTrue((grad_a == 0).all())
+                self.assertTrue((grad_b == 1).all())
+                return grad_b
+
+        x = torch.randn(5, 5, requires_grad=True)
+        a, b = MyFunction.apply(x)
+        self.assertFalse(a.requires_grad)
+        self.assertTrue(b.requires_grad)
+        b.sum().backward()
+        self.assertEqual(x.grad, torch.ones(5, 5))
+
+    def test_mark_non_differentiable_none(self):
+        # test_autograd.py, TestAutograd.test_mark_non_differentiable_none
+        class MyFunction(Function):
+            @staticmethod
+            def forward(ctx, input):
+                output = input.clone()
+                ctx.mark_non_differentiable(output)
+                return output
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return None
+
+        x = torch.randn(5, 5, requires_grad=True)
+        r = MyFunction.apply(x * x)
+        (r * x).sum().backward()
+
+    def test_return_duplicate(self):
+        # test_autograd.py, TestAutograd.test_return_duplicate
+        class DoubleDuplicate(Function):
+            @staticmethod
+            def forward(ctx, x):
+                output = x * 2
+                return output, output
+
+            @staticmethod
+            def backward(ctx, grad1, grad2):
+                return grad1 * 2 + grad2 * 2
+
+        def fn(x):
+            a, b = DoubleDuplicate.apply(x)
+            self.assertIs(a, b)
+            return a + b
+
+        x = torch.randn(5, 5, dtype=torch.double, requires_grad=True)
+        gradcheck(fn, [x])
+        gradgradcheck(fn, [x])
+
+    def test_return_leaf(self):
+        # test_autograd.py, TestAutograd.test_return_leaf
+        class Identity(Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a, a + b
+
+            @staticmethod
+            def backward(ctx, grad_a, grad_b):
+                return grad_a + grad_b, grad_b
+
+        hook_called = [False]
+        x = torch.randn(5, 5, requires_grad=True)
+        y = torch.randn(5, 5, requires_grad=True)
+
+        q, p = Identity.apply(x, y)
+
+        # Make sure hooks only receive grad from usage of q, not x.
+        def hook(grad):
+            hook_called[0] = True
+            self.assertEqual(grad, torch.ones(5, 5))
+
+        q.register_hook(hook)
+        (q + p + x).sum().backward()
+        self.assertEqual(x.grad, torch.ones(5, 5) * 3)
+        self.assertEqual(y.grad, torch.ones(5, 5))
+        self.assertTrue(hook_called[0])
+
+    def test_no_grad_input(self):
+        # test_autograd.py, TestAutograd.test_no_grad_input
+        class MyFunction(Function):
+            @staticmethod
+            def forward(self, x):
+                return x
+
+            @staticmethod
+            def backward(self, grad_output):
+                return grad_output
+
+        x = torch.randn(5, requires_grad=True)
+        with torch.no_grad():
+            y = MyFunction.apply(x)
+
+        self.assertTrue(x.requires_grad)
+        self.assertIsNone(y.grad_fn)
+
+    def test_save_none_for_backward(self):
+        # test_autograd.py, TestAutograd.test_save_none_for_backward
+        test_case = self
+
+        class MyFn(Function):
+            @staticmethod
+            def forward(ctx, input):
+                ctx.save_for_backward(None, input, None)
+                return input * input
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                n1, input, n2 = ctx.saved_tensors
+                test_case.assertIsNone(n1)
+                test_case.assertIsNone(n2)
+                return 2 * input * grad_output
+
+        x = torch.randn(5, 5, requires_grad=True)
+        y = MyFn.apply(x)
+        y.sum().backward()
+        self.assertEqual(x.grad, 2 * x)
+
+    def test_too_many_grads(self):
+        # test_autograd.py, TestAutograd.test_too_many_grads
+        class MyFn(Function):
+            @staticmethod
+            def forward(ctx, input):
+                return input
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output, None, None
+
+        x = torch.randn(5, 5, requires_grad=True)
+        y = MyFn.apply(x)
+        y.sum().backward()
+        self.assertEqual(x.grad, torch.ones_like(x))
+
+    def test_dep_nograd(self):
+        # test_autograd.py, TestAutograd.test_dep_nograd
+        class F1(Function):
+            @staticmethod
+            def forward(ctx, input):
+                out = torch.randn(input.size())
+                ctx.mark_non_differentiable(out)
+                return input, out
+
+            @staticmethod
+            def backward(ctx, grad_output, ignored):
+                return grad_output
+
+        class F2(Function):
+            @staticmethod
+            def forward(ctx, input, ignored):
+                return input
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output, None
+
+        x = torch.randn(5, requires_grad=True)
+        a, b = F1.apply(x)
+        b = b + 1  # separate F1 from F2 by another op
+        self.assertTrue(a.requires_grad)
+        self.assertFalse(b.requires_grad)
+        c = F2.apply(a, b)
+        c.backward(torch.ones(c.size()))
+        self.assertEqual(x.grad, torch.ones(x.size()))
+
+    def test_inplace_on_view_python(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_python (device "cpu")
+        device = "cpu"
+        a = torch.randn(4, 4, dtype=torch.double, device=device, requires_grad=True)
+        b = torch.randn(2, 2, dtype=torch.double, device=device, requires_grad=True)
+
+        class PyAdd(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.mark_dirty(x)
+                x.add_(y)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad, grad
+
+        def func(root, b):
+            x = root.clone()
+            PyAdd.apply(x.narrow(1, 2, 2).narrow(0, 1, 2), b)
+            PyAdd.apply(x.narrow(1, 0, 2).narrow(0, 1, 2), b)
+            return x
+
+        gradcheck(func, [a, b], raise_exception=True)
+        go = torch.randn(
+            a.size(), dtype=torch.double, device=device, requires_grad=True
+        )
+        gradgradcheck(func, (a, b), (go,))
+
+    def test_inplace_on_view_undefined_grad_output(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_undefined_grad_output
+        a = torch.tensor([1.0], requires_grad=True)
+        c = a.clone()
+        v = c[:]
+        b = torch.tensor(1.0, requires_grad=True)
+
+        class InplaceFunc(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, other):
+                ctx.mark_dirty(x)
+                return x.mul_(2)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2, None
+
+        out = InplaceFunc.apply(v, b)
+        out.backward()
+        self.assertIsNone(b.grad)
+        self.assertEqual(a.grad.item(), 2)
+
+    # ------------------------------------------------------------ views and in-place
+    def test_inplace_on_view_backprop_base(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_backprop_base
+        device = "cpu"
+        # modify view and back-prop through base
+        root = torch.randn(2, 2, device=device, requires_grad=True)
+        x = root.clone()
+        v1 = x.narrow(0, 0, 1)
+        v1.mul_(2)
+        x.sum().backward()
+        self.assertEqual(root.grad.tolist(), [[2, 2], [1, 1]])
+
+    def test_inplace_on_view_backprop_view_of_view(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_backprop_view_of_view
+        device = "cpu"
+        # modify view and backprop through view-of-view
+        root = torch.randn(2, 2, device=device, requires_grad=True)
+        x = root.clone()
+        v1 = x.narrow(0, 0, 1)
+        v2 = x.narrow(0, 0, 1)
+        v1.mul_(2)
+        v2.sum().backward()
+        self.assertEqual(root.grad.tolist(), [[2, 2], [0, 0]])
+
+    def test_inplace_on_view_of_view(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_of_view
+        device = "cpu"
+        # modify view-of-view and backprop through base
+        root = torch.randn(2, 2, device=device, requires_grad=True)
+        x = root.clone()
+
+        v1 = x.narrow(0, 0, 1)
+        v2 = v1.narrow(1, 1, 1)
+        v2.mul_(2)
+        x.sum().backward()
+        self.assertEqual(root.grad.tolist(), [[1, 2], [1, 1]])
+
+    def test_inplace_on_view_then_no_grad(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_then_no_grad
+        device = "cpu"
+        # Perform an in-place operation on a view of a non-leaf variable.
+        a = torch.ones(3, 1, dtype=torch.double, device=device, requires_grad=True)
+        b = a * 2
+        c = b.view_as(b)
+        c[0][0] = 3
+
+        # Force a graph update with grad disabled.
+        with torch.no_grad():
+            c.grad_fn
+
+        c.sum().backward()
+
+    def test_inplace_on_view_gradcheck(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_gradcheck
+        device = "cpu"
+        # gradcheck modifications to views
+        a = torch.randn(4, 4, dtype=torch.double, device=device, requires_grad=True)
+        b = torch.randn(2, 2, dtype=torch.double, device=device, requires_grad=True)
+
+        def func(root, b):
+            x = root.clone()
+            x.narrow(1, 2, 2).narrow(0, 1, 2).mul_(b)
+            x.narrow(1, 0, 2).narrow(0, 1, 2).mul_(b)
+            return x
+
+        gradcheck(func, [a, b], raise_exception=True)
+        go = torch.randn(
+            a.size(), dtype=torch.double, device=device, requires_grad=True
+        )
+        gradgradcheck(func, (a, b), (go,))
+
+    def test_inplace_on_view_multiple_outputs(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_multiple_outputs
+        root = torch.arange(9.0, dtype=torch.double).reshape(3, 3).requires_grad_()
+        x = root.clone()
+        v1 = x.unbind()
+        with self.assertRaises(RuntimeError):
+            v1[0].mul_(2)
+
+    def test_inplace_on_view_of_multiple_output_view(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_of_multiple_output_view
+        device = "cpu"
+        a = torch.rand(
+            10, dtype=torch.double, device=device, requires_grad=True
+        ).clone()
+        b = a.unbind(0)
+        c = b[0].view_as(b[0])
+        with self.assertRaises(RuntimeError):
+            c.mul_(2)
+
+    def test_inplace_multiple_output_view_of_view(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_multiple_output_view_of_view
+        device = "cpu"
+        a = torch.rand(
+            10, dtype=torch.double, device=device, requires_grad=True
+        ).clone()
+        b = a.view_as(a)
+        c = b.unbind(0)
+        with self.assertRaises(RuntimeError):
+            c[0].mul_(2)
+
+    def test_inplace_on_view_makes_base_require_grad(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_makes_base_require_grad
+        device = "cpu"
+        # in-place modification to view makes base require grad
+        a = torch.randn(4, 4, dtype=torch.double, device=device, requires_grad=False)
+        b = torch.randn(4, 2, dtype=torch.double, device=device, requires_grad=True)
+
+        def func(root, b):
+            x = root.clone()
+            self.assertFalse(x.requires_grad)
+            x.narrow(1, 2, 2).mul_(b)
+            self.assertTrue(x.requires_grad)
+            return x
+
+        gradcheck(func, [a, b], raise_exception=True)
+        go = torch.randn(
+            a.size(), dtype=torch.double, device=device, requires_grad=True
+        )
+        gradgradcheck(func, (a, b), (go,))
+
+    def test_inplace_on_view_backprop_view(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_backprop_view
+        device = "cpu"
+        # modify view and backprop through view
+        a = torch.tensor([2.0, 5.0], device=device, requires_grad=False)
+        b = torch.tensor([3.0], device=device, requires_grad=True)
+        res = a.narrow(0, 1, 1).mul_(b)
+        res.sum().backward()
+        self.assertEqual(b.grad.tolist(), [5])
+        self.assertIsNone(a.grad)
+
+    def test_inplace_on_view_modify_base(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_modify_base
+        device = "cpu"
+        # Test that an in-place operation on a base that forced it to require
+        # grad also forces any previous views to require grad and backprop
+        # correctly
+        r = torch.ones(1, dtype=torch.double, device=device, requires_grad=True)
+
+        def fn(r):
+            x = torch.ones(5, dtype=torch.double, device=device)
+            v = x.select(0, 1)
+            self.assertFalse(v.requires_grad)
+            self.assertIsNone(v.grad_fn)
+            x.add_(r)  # v is now dependent on r due to the in-place op on x
+            self.assertTrue(v.requires_grad)
+            return v
+
+        gradcheck(fn, [r])
+        gradgradcheck(fn, [r])
+
+    def test_inplace_on_view_non_contig(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_non_contig
+        device = "cpu"
+        root = torch.ones(2, 3, 2, device=device).select(2, 1).t().requires_grad_(True)
+        x = root.clone()
+        v1 = x.narrow(0, 0, 1)
+        v2 = v1.narrow(1, 1, 1)
+        v2.mul_(2)
+        x.sum().backward()
+        self.assertEqual(root.grad.tolist(), [[1, 2], [1, 1], [1, 1]])
+
+    def test_inplace_on_view_multi_output_safe(self):
+        # test_autograd.py, TestAutogradDeviceType.test_inplace_on_view_multi_output_safe
+        device = "cpu"
+        for f in [
+            lambda t: t.split(1),
+            lambda t: t.split_with_sizes((1, 1, 1)),
+            lambda t: t.chunk(3),
+        ]:
+            a = torch.randn(3, 3, device=device, requires_grad=True)
+            b = a + a
+            s1, s2, s3 = f(b)
+            error_msg = (
+                "This view is the output of a function that returns multiple views."
+            )
+            with self.assertRaisesRegex(RuntimeError, error_msg):
+                s1.mul_(s2)
+
+    # ------------------------------------------------------------ backward(inputs=...)
+    def test_backward_with_inputs(self):
+        # test_autograd.py, TestAutograd.test_backward_with_inputs
+        x = torch.randn(2, 2, dtype=torch.double, requires_grad=True)
+        y = torch.randn(2, 2, dtype=torch.double, requires_grad=True)
+
+        def fn():
+            return x**2 + y * x + y**2
+
+        gradient = torch.ones(2, 2)
+        x_grad_expected = 2 * x + y
+        y_grad_expected = x + 2 * y
+
+        @torch.no_grad()
+        def reset_grad():
+            x.grad.zero_()
+            y.grad.zero_()
+
+        torch.autograd.backward(fn(), gradient, inputs=[x, y])
+        self.assertEqual(x.grad, x_grad_expected)
+        self.assertEqual(y.grad, y_grad_expected)
+
+        reset_grad()
+        torch.autograd.backward(fn(), gradient, inputs=[x])
+        self.assertEqual(x.grad, x_grad_expected)
+        self.assertEqual(y.grad, torch.zeros(2, 2), exact_dtype=False)
+
+        reset_grad()
+        torch.autograd.backward(fn(), gradient, inputs=[y])
+        self.assertEqual(y.grad, y_grad_expected)
+        self.assertEqual(x.grad, torch.zeros(2, 2), exact_dtype=False)
+
+        reset_grad()
+        torch.autograd.backward(fn(), gradient, inputs=y)
+        self.assertEqual(y.grad, y_grad_expected)
+        self.assertEqual(x.grad, torch.zeros(2, 2), exact_dtype=False)
+
+        reset_grad()
+        self.assertRaisesRegex(
+            RuntimeError,
+            "cannot be empty",
+            lambda: torch.autograd.backward(fn(), gradient, inputs=[]),
+        )
+
+    def test_backward_with_scalar_input(self):
+        # test_autograd.py, TestAutograd.test_backward_with_scalar_input
+        x = torch.randn([], dtype=torch.double, requires_grad=True)
+        out = x**2
+        out.backward(inputs=x)
+        self.assertEqual(x.grad, 2 * x)
+
+    def test_backward_with_nonleaf_inputs(self):
+        # test_autograd.py, TestAutograd.test_backward_with_nonleaf_inputs
+        x = torch.randn(2, 2, dtype=torch.double, requires_grad=True)
+        x_nonleaf = x * 1
+        y = torch.randn(2, 2, dtype=torch.double, requires_grad=True)
+        z = torch.randn(2, 2, dtype=torch.double, requires_grad=True)
+
+        out = x_nonleaf**2 + y * x_nonleaf + y**2
+
+        out.backward(
+            torch.ones(2, 2, dtype=torch.double),
+            create_graph=True,
+            inputs=[x, y, x_nonleaf],
+        )
+        x_grad_expected = 2 * x + y
+        y_grad_expected = x + 2 * y
+        x_non_leaf_expected = 2 * x_nonleaf + y
+
+        self.assertEqual(y.grad, y_grad_expected)
+        self.assertEqual(x.grad, x_grad_expected)
+        self.assertEqual(x_nonleaf.grad, x_non_leaf_expected)
+
+        # backward doesn't have an allow_unused flag, so the behavior of backward
+        # when variable is not part of the graph is as if allow_used were true
+        # x.grad will simply be None.
+        out.backward(
+            torch.ones(2, 2, dtype=torch.double), create_graph=True, inputs=[z]
+        )
+        self.assertIsNone(z.grad)
+
+        # Avoid leaking memory
+        x.grad = None
+        y.grad = None
+        x_nonleaf.grad = None
+
+    def test_grad_unreachable_discovery(self):
+        # test_autograd.py, TestAutograd.test_grad_unreachable_discovery
+        class MyFunc(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, x):
+                self.fail("This node should not be executed!")
+
+        x = MyFunc.apply(torch.randn(1, requires_grad=True) * 2)
+        y = torch.randn(1, requires_grad=True)
+        (gY,) = torch.autograd.grad(x, (y,), allow_unused=True)
+        self.assertIsNone(gY)
+
+        x = MyFunc.apply(torch.randn(1, requires_grad=True) * 2)
+        y = torch.randn(1, requires_grad=True)
+        z = torch.randn(1, requires_grad=True)
+        (gY, gZ) = torch.autograd.grad(x + z, (y, z), allow_unused=True)
+        self.assertIsNone(gY)
+        self.assertIsNotNone(gZ)
+
+        x = MyFunc.apply(torch.randn(1, requires_grad=True) * 2)
+        y = torch.randn(1, requires_grad=True)
+        torch.autograd.backward(x, inputs=(y,))  # allow_unused is implicitly True!
+        self.assertIsNone(y.grad)
+
+    def test_multi_backward(self):
+        # test_autograd.py, TestAutograd.test_multi_backward
+        x = torch.randn(5, 5, requires_grad=True)
+        y = torch.randn(5, 5, requires_grad=True)
+
+        q = torch.randn(5, 5, requires_grad=True)
+
+        a = torch.randn(5, 5, requires_grad=True)
+        b = torch.randn(5, 5, requires_grad=True)
+
+        q2 = q * 2
+        z = x + y + q2
+        c = a * b + q2
+        grad_z = torch.randn(5, 5)
+        grad_c = torch.randn(5, 5)
+        torch.autograd.backward([z, c], [grad_z, grad_c])
+
+        self.assertEqual(x.grad, grad_z)
+        self.assertEqual(y.grad, grad_z)
+        self.assertEqual(a.grad, grad_c * b)
+        self.assertEqual(b.grad, grad_c * a)
+        self.assertEqual(q.grad, (grad_c + grad_z) * 2)
+
+    def test_multi_backward_no_grad(self):
+        # test_autograd.py, TestAutograd.test_multi_backward_no_grad
+        x = torch.randn(5, 5, requires_grad=True)
+        y = torch.randn(5, 5, requires_grad=False)
+
+        z = x + y
+        q = y * 2
+
+        # NB: we currently raise an exception if any arguments to backwards
+        # have requires_grad=False and don't have a grad_fn. We may want to
+        # relax that check to a warning.
+        def call_backwards():
+            torch.autograd.backward([z, q], [torch.ones(5, 5), torch.ones(5, 5)])
+
+        self.assertRaises(RuntimeError, call_backwards)
+
+    def test_backward_no_grad(self):
+        # test_autograd.py, TestAutograd.test_backward_no_grad
+        a = torch.randn(5, 5, requires_grad=True)
+        b = a + 2
+        with self.assertRaises(RuntimeError):
+            torch.autograd.backward([b], [None])
+
+    def test_duplicate_backward_root(self):
+        # test_autograd.py, TestAutograd.test_duplicate_backward_root
+        a = torch.randn(5, 5, requires_grad=True)
+        b = torch.randn(5, 5, requires_grad=True)
+
+        x = a * b
+        grad_output = torch.randn_like(x)
+        torch.autograd.backward([x, x], [grad_output, grad_output])
+
+        self.assertEqual(a.grad, b * grad_output * 2)
+        self.assertEqual(b.grad, a * grad_output * 2)
+
+    def test_dependent_backward(self):
+        # test_autograd.py, TestAutograd.test_dependent_backward
+        x = torch.randn(10, requires_grad=True)
+        y = x**2
+        z = y**3
+
+        go_y = torch.randn(10)
+        go_z = torch.randn(10)
+        torch.autograd.backward([y, z], [go_y, go_z])
+
+        xd = x
+        self.assertEqual(x.grad, 2 * xd * go_y + 6 * xd.pow(5) * go_z)

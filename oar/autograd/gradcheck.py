@@ -24,29 +24,29 @@ def _outputs(out):
 def numerical_jacobian(fn, inputs, eps=1e-6):
     """For each input that requires grad, d(all outputs, flattened)/d(input) by central
     differences: an array of shape [input numel, total output numel] (None elsewhere)."""
-    from ..autograd import grad_mode
 
     def flat(res):
         return np.concatenate([np.array(o._data, dtype=np.float64).reshape(-1)
                                for o in _outputs(res)] or [np.zeros(0)])
+    # fn runs in the caller's grad mode, as in PyTorch's gradcheck: a function may depend
+    # on it (an in-place op on a view makes its base require grad)
     jac = []
-    with grad_mode.no_grad():
-        n_out = flat(fn(*inputs)).size
-        for t in inputs:
-            if not (hasattr(t, "_data") and t.requires_grad):
-                jac.append(None)
-                continue
-            J = np.zeros((t._data.size, n_out))
-            for i in range(t._data.size):
-                idx = np.unravel_index(i, t._data.shape)
-                orig = t._data[idx].copy()
-                t._data[idx] = orig + eps
-                plus = flat(fn(*inputs))
-                t._data[idx] = orig - eps
-                minus = flat(fn(*inputs))
-                t._data[idx] = orig
-                J[i] = (plus - minus) / (2 * eps)
-            jac.append(J)
+    n_out = flat(fn(*inputs)).size
+    for t in inputs:
+        if not (hasattr(t, "_data") and t.requires_grad):
+            jac.append(None)
+            continue
+        J = np.zeros((t._data.size, n_out))
+        for i in range(t._data.size):
+            idx = np.unravel_index(i, t._data.shape)
+            orig = t._data[idx].copy()
+            t._data[idx] = orig + eps
+            plus = flat(fn(*inputs))
+            t._data[idx] = orig - eps
+            minus = flat(fn(*inputs))
+            t._data[idx] = orig
+            J[i] = (plus - minus) / (2 * eps)
+        jac.append(J)
     return jac
 
 
