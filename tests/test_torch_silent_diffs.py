@@ -286,3 +286,18 @@ def test_exponential_draws_as_torch(dt):
         out.append((a.numpy().copy(), b.numpy().copy(), m.rand(2).numpy()))
     for x, y in zip(*out):
         np.testing.assert_array_equal(x, y)
+
+
+# --------------------------------------------------------------------------- integer ranges
+@pytest.mark.parametrize("args", [(0.0, -8.000001, -4.0), (1.0, 5.000001, 2.0), (-0.9, 2.1, 2.0),
+                                  (0, 10, 3), (10, 0, -3), (0.5, 7.9, 1.5)])
+@pytest.mark.parametrize("dt", ["int64", "int32", "int16"])
+def test_integer_arange_length_as_torch(args, dt):
+    _same(ot.arange(*args, dtype=getattr(ot, dt)), torch.arange(*args, dtype=getattr(torch, dt)))
+
+
+@pytest.mark.parametrize("args", [(-2.0, -3, 50), (-2.0, 1, 50), (0, 10, 7), (3, -5, 33),
+                                  (-2.5, 3.5, 20), (2, 9, 2)])
+@pytest.mark.parametrize("dt", ["int64", "int32", "int16"])
+def test_integer_linspace_as_torch(args, dt):
+    _same(ot.linspace(*args, dtype=getattr(ot, dt)), torch.linspace(*args, dtype=getattr(torch, dt)))

@@ -370,7 +370,19 @@ def arange(start=0, end=None, step=1, dtype=None, name=None, requires_grad=False
         raise ArgValueError(f"arange(): upper bound and lower bound inconsistent with step sign "
                             f"(start={start}, end={end}, step={step}). Fix: use a "
                             f"{'negative' if step > 0 else 'positive'} step, or swap start and end.")
-    n = math.ceil((float(end) - float(start)) / float(step))
+    if dt.kind in "iu":   # ATen converts the bounds to int64 first (truncating): checks and
+        xs, xe, xst = int(start), int(end), int(step)   # the int64 length use them
+        if xst == 0:
+            raise ArgValueError("arange(): step must be nonzero (after conversion to an integer "
+                                f"dtype, step={step} is 0)")
+        if not ((xst > 0 and xe >= xs) or (xst < 0 and xe <= xs)):
+            raise ArgValueError(f"arange(): upper bound and lower bound inconsistent with step "
+                                f"sign (start={xs}, end={xe}, step={xst} as integers)")
+    if dt == np.int64:   # int64: ceil((end - start + step - sign(step)) / step) in C integers
+        num = xe - xs + xst - ((xst > 0) - (xst < 0))
+        n = abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1)
+    else:
+        n = math.ceil((float(end) - float(start)) / float(step))
     if dt.kind == "f":
         vals = float(start) + np.arange(n, dtype=np.float64) * float(step)
     else:   # PyTorch computes integer ranges in int64, start and step truncated
@@ -387,7 +399,17 @@ def linspace(start, stop, num=None, dtype=None, name=None, requires_grad=False, 
     n = _args.integer(num if steps is None else steps, "linspace", "steps")
     if n < 0:
         raise ArgValueError(f"linspace(): number of steps must be non-negative, got {n}")
-    return _finish(np.linspace(start, stop, n, dtype=_dtype(dtype)), requires_grad)
+    dt = _dtype(dtype)
+    if dt.kind in "iu" and n > 1:
+        # ATen's integer linspace: the bounds converted to the dtype, a double step, the first
+        # half counted from start and the second from end, each value truncated
+        lo = int(np.array(int(start)).astype(dt))
+        hi = int(np.array(int(stop)).astype(dt))
+        step = (float(hi) - float(lo)) / (n - 1)
+        i = np.arange(n, dtype=np.float64)
+        vals = np.where(i < n // 2, lo + step * i, hi - step * (n - i - 1))
+        return _finish(np.trunc(vals).astype(np.int64).astype(dt), requires_grad)
+    return _finish(np.linspace(start, stop, n, dtype=dt), requires_grad)
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None, requires_grad=False, device=None):
