@@ -84,5 +84,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        import warnings
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.", UserWarning, stacklevel=2)
     core.backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph,
                   inputs=inputs)
