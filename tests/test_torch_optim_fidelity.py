@@ -3,6 +3,7 @@ order and values of param_groups and defaults, state_dict() layouts (loaded into
 back through torch.save/torch.load), parameter versions after steps (Note [Optimizer version
 bumps]), values after 5 steps, and every scheduler's rates and state_dict() (Note [Scheduler
 state as PyTorch's]). Every expected value comes from torch inside the test."""
+import copy
 import math
 import os
 import tempfile
@@ -300,6 +301,33 @@ def test_state_dict_is_torchs_and_loads_both_ways(name, kw):
         np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(c.detach().numpy(), a.detach().numpy(), rtol=1e-5, atol=1e-6)
     assert list(o2.param_groups[0]) == list(t2.param_groups[0])
+
+
+@pytest.mark.parametrize("name,kw", CONFIGS, ids=CONFIG_IDS)
+def test_deepcopy_of_an_optimizer_steps_like_torchs(name, kw):
+    # the copy's state belongs to the copied parameters (torch keys state by tensor)
+    out = []
+    for mod in (torch, otorch):
+        ps, opt, _, _ = _run(mod, name, kw, steps=2)
+        twin = copy.deepcopy(opt)
+        tps = [p for g in twin.param_groups for p in g["params"]]
+        for g in _grads(seed=3, n=3):
+            for p, gg in zip(tps, g):
+                p.grad = mod.tensor(gg)
+            twin.step()
+        for p in ps:                                 # the original is untouched
+            p.grad = mod.ones(p.shape)
+        opt.step()
+        out.append(([p.detach().numpy().copy() for p in tps + ps],
+                    {i: {k: v.numpy().copy() for k, v in e.items()}
+                     for i, e in twin.state_dict()["state"].items()}))
+    (vt, st), (vo, so) = out
+    for a, b in zip(vt, vo):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    assert list(so) == list(st)
+    for i in st:
+        for k in st[i]:
+            np.testing.assert_allclose(so[i][k], st[i][k], rtol=1e-5, atol=1e-6)
 
 
 # ------------------------------------------------------------------ schedulers

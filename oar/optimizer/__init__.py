@@ -20,6 +20,7 @@ PyTorch spelling in oar.optim (`lr=`, positional params, `zero_grad(set_to_none=
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import math
@@ -386,7 +387,8 @@ class Optimizer:
         return None
 
     def _set_group_flat(self, group, flat):
-        self._flats = [(g, f) for g, f in self._flats if g is not group] + [(group, flat)]
+        self._flats = _FlatPairs([(g, f) for g, f in self._flats if g is not group]
+                                 + [(group, flat)])
 
     def _clip_grads(self, todo):
         """Note [Gradient clipping]: each group's checked parameters go through the group's
@@ -887,9 +889,29 @@ def _call_closure(closure):
         return closure()
 
 
+class _FlatPairs(list):
+    """The (group, flat buffers) pairs of Note [Flat Adam]. A copy (deepcopy, pickle) keeps
+    the groups but not the flat buffers: the copied state tensors no longer share their
+    memory, so the copy steps them one by one (flat False)."""
+
+    def __reduce_ex__(self, protocol):
+        return (_FlatPairs, ([(g, False) for g, _ in self],))
+
+
 class _ParamState(dict):
     """Per-parameter optimizer state, keyed by id(param); indexing by the parameter itself
     works too (PyTorch's `optimizer.state[p]`)."""
+
+    def __deepcopy__(self, memo):
+        # copy.deepcopy(optimizer) copies param_groups first: the state of each copied
+        # parameter goes under the copy's id, as PyTorch's state (keyed by tensors) does
+        new = type(self)()
+        memo[id(self)] = new
+        for k, v in dict.items(self):
+            twin = memo.get(k)
+            dict.__setitem__(new, id(twin) if isinstance(twin, Tensor) else k,
+                             copy.deepcopy(v, memo))
+        return new
 
     def __getitem__(self, key):
         return dict.__getitem__(self, id(key) if isinstance(key, Tensor) else key)
