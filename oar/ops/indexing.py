@@ -462,6 +462,10 @@ def index_add_(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim
         if not math.isfinite(a):
             raise ArgValueError(f"{op}(): alpha {a} cannot be converted to {x.dtype.name}")
         a = int(a)
+    if x._data.ndim == 0:      # Note [0-d self in scatter ops]
+        R.dispatch_inplace(INDEX_ADD_, (x.reshape([1]), src.reshape([-1]) if src._data.ndim == 0
+                                        else src, idx.reshape(-1)), (0, a), op)
+        return x
     return R.dispatch_inplace(INDEX_ADD_, (x, src, idx.reshape(-1)), (ax, a), op)
 
 
@@ -594,22 +598,103 @@ SCATTER_ADD_ = OpDef("scatter_add_",
                      attrs=(("axis", 0),), needs={"src": ("index",)}, check=_check_scatter,
                      node_name="ScatterAddBackward",
                      doc="Adds src into x at the index along axis (repeated indices accumulate).")
-def _b_scatter_reduce(c, g):
-    """PyTorch: scatter_(..., reduce=) has no derivative and raises when the backward reaches
-    it (not at the forward); oar also lacks the derivative of scatter_reduce's prod / mean /
-    amax / amin and of put_along_axis's mul / mean / amin / amax: the same error, never a
-    silently wrong gradient."""
+def _b_scatter_no_derivative(c, g):
+    """PyTorch: scatter_(..., reduce=) has no derivative and raises when the backward
+    reaches it (not at the forward): the same error, never a silently wrong gradient."""
     _, mode, include_self = c.attrs
     raise RuntimeError(f"derivative for scatter_ with reduce='{mode}' (include_self="
                        f"{include_self}) is not implemented. Fix: use scatter_add_ / "
-                       "put_along_axis(reduce='add') / assignment, or detach the operands.")
+                       "scatter_reduce_ / assignment, or detach the operands.")
+
+
+# Note [scatter_reduce backward]
+# PyTorch's scatter_reduce_backward (FunctionsManual.cpp), term by term, on the old self s,
+# the result r, the used block of src and the gradient g (gather = values at the index):
+#   sum:  g; gather(g)
+#   mean: N = (1 if include_self else 0) + the count of src at each position (0 -> 1);
+#         g / N; gather(g / N)
+#   prod: the product without each factor, computed without dividing by a zero: s's zeros
+#         are read as 1 for the self gradient, and a src zero that is its position's only
+#         zero gets the product of the others (r with it replaced by 1)
+#   amax/amin: the gradient is shared evenly among the elements equal to the result (self
+#         counted even when include_self=False: PyTorch's formula, kept)
+# and with include_self=False the self gradient is 0 at the indexed positions.
+def _b_scatter_reduce(c, g):
+    if grad_mode.is_grad_enabled():
+        raise NotImplementedError("create_graph=True through scatter_reduce is not supported "
+                                  "yet")
+    axis, mode, include_self = c.attrs
+    index = c.input(2)
+    key = _full_index(index, axis)
+    sv = c.input(0)._data
+    src = c.input(1)
+    sa = src._data if isinstance(src, Tensor) else np.asarray(src, sv.dtype)
+    sp = np.broadcast_to(_src_part(sa, index, sv.dtype), index.shape)
+    ga = g._data
+    dt = ga.dtype
+
+    def reduce_into(base, part):
+        return _k_scatter_any(np.array(base, copy=True), part, index, axis, mode, include_self)
+
+    def count_into(base, part):
+        out = np.array(base, dt, copy=True)
+        np.add.at(out, key, part)
+        return out
+
+    if mode == "sum":
+        gself, gsrc = ga, ga[key]
+    elif mode == "mean":
+        n = count_into(np.full(sv.shape, 1 if include_self else 0, dt), np.ones(index.shape, dt))
+        n[n == 0] = 1
+        gself = ga / n
+        gsrc = ga[key] / n[key]
+    elif mode == "prod":
+        r = c.out._data
+        masked_self = np.where(sv == 0, 1, sv).astype(dt)
+        gself = ga * reduce_into(masked_self, sp) / masked_self
+        zero = sp == 0
+        nz = count_into(np.zeros(sv.shape, dt), zero.astype(dt))[key]
+        single = zero & (nz == 1)
+        masked_r = reduce_into(sv, np.where(single, 1, sp).astype(dt))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gsrc = np.where(single, (ga * masked_r)[key],
+                            (ga * r)[key] / np.where(zero, 1, sp).astype(dt))
+    else:       # amax, amin
+        r = c.out._data
+        self_is = (sv == r).astype(dt)
+        src_is = (sp == r[key]).astype(dt)
+        share = ga / count_into(self_is, src_is)
+        gself = self_is * share
+        gsrc = src_is * share[key]
+    gx = None
+    if c.needs[0]:
+        gself = np.array(gself, dt, copy=True)
+        if not include_self:
+            gself[key] = 0
+        gx = Tensor._wrap(gself)
+    gs = None
+    if c.needs[1]:
+        shape = c.input_meta[1][0]
+        full = np.zeros(shape, dt)
+        full[tuple(slice(0, n) for n in index.shape)] = gsrc
+        gs = Tensor._wrap(full)
+    return gx, gs, None
 
 
 SCATTER_REDUCE_ = OpDef("scatter_reduce_", _k_scatter_any, _b_scatter_reduce, kind="inplace",
                         inputs=("x", "src", "index"),
                         attrs=(("axis", 0), ("reduce", "sum"), ("include_self", True)),
+                        needs={"x": ("x", "src", "index", "out"),
+                               "src": ("x", "src", "index", "out")},
                         check=_check_scatter, node_name="ScatterReduceBackward",
                         doc="Reduces src into x at the index along axis (sum, prod, mean, amax, amin).")
+# scatter_(dim, index, src, reduce='add' | 'multiply'): the same kernel, no derivative (PyTorch)
+SCATTER_REDUCE_NO_GRAD_ = OpDef("scatter_reduce_", _k_scatter_any, _b_scatter_no_derivative,
+                                kind="inplace", inputs=("x", "src", "index"),
+                                attrs=(("axis", 0), ("reduce", "sum"), ("include_self", True)),
+                                check=_check_scatter, node_name="ScatterReduceBackward",
+                                doc="Reduces src into x at the index along axis (scatter_'s "
+                                    "reduce=, without a derivative).")
 
 
 def _scatter_call(x, dim, index, src, mode, include_self, op, src_tensor_only=False,
@@ -630,11 +715,21 @@ def _scatter_call(x, dim, index, src, mode, include_self, op, src_tensor_only=Fa
         A.same_dtype(x, src, op)
     else:
         _scalar_into(x, src, op, "value")
+    if x._data.ndim == 0 and idx.ndim == 0:
+        # Note [0-d self in scatter ops]
+        # PyTorch treats a 0-d self (with a 0-d index and src) as one element along dim 0:
+        # the op runs on a 1-element view of self, which shares its storage, version
+        # counter and history (CopySlices), and self itself is returned
+        one = (lambda t: t.reshape([1]) if isinstance(t, Tensor) and t._data.ndim == 0 else t)
+        _scatter_call(one(x), 0, idx.reshape(1), one(src), mode, include_self, op,
+                      src_tensor_only, differentiable)
+        return x
     if mode == "assign":
         return R.dispatch_inplace(SCATTER_, (x, src, idx), (ax,), op)
     if mode == "sum" and include_self and differentiable:
         return R.dispatch_inplace(SCATTER_ADD_, (x, src, idx), (ax,), op)
-    return R.dispatch_inplace(SCATTER_REDUCE_, (x, src, idx), (ax, mode, bool(include_self)), op)
+    return R.dispatch_inplace(SCATTER_REDUCE_ if differentiable else SCATTER_REDUCE_NO_GRAD_,
+                              (x, src, idx), (ax, mode, bool(include_self)), op)
 
 
 _TORCH_SCATTER_REDUCE = {"add": "sum", "multiply": "prod"}
@@ -1169,15 +1264,18 @@ def _index_key(base, adv, op):
     if n > nd:
         raise A.IndexRangeError(f"too many indices for tensor of dimension {nd} (got {n})")
     try:
-        np.broadcast_shapes(*(a.shape for _, a in out))
+        bshape = np.broadcast_shapes(*(a.shape for _, a in out))
     except ValueError:
         raise A.IndexRangeError(
             "shape mismatch: indexing tensors could not be broadcast together with shapes "
             + ", ".join(str(list(a.shape)) for _, a in out)) from None
     key = [slice(None)] * n
+    empty = 0 in bshape     # torch checks the indices it visits: none when the result is empty
     for dim, a in out:
         size = base._data.shape[dim]
-        if a.size:
+        if empty:
+            a = np.zeros(a.shape, np.int64) if size else a
+        elif a.size:
             bad = (a < -size) | (a >= size)
             if bad.any():
                 raise A.IndexRangeError(f"index {int(a[bad].flat[0])} is out of bounds for "
