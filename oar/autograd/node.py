@@ -313,7 +313,9 @@ def torch_node_name(op, attrs=(), input_meta=()):
     fixed = _FIXED.get(op.name)
     if fixed is not None:
         return fixed
-    return op.node_name + "0"
+    # a node_name ending in its overload number is PyTorch's name as it is (EluBackward1: the
+    # in-place elu_, which saves its result)
+    return op.node_name if op.node_name[-1].isdigit() else op.node_name + "0"
 
 
 def node_class(name):

@@ -405,30 +405,41 @@ def _k_leaky(out, rdt, x, slope):
 
 def _floating_only(op_name, args, attrs, rdt):
     """Activations defined on real numbers refuse integer input, as PyTorch does."""
-    x = args[0]
-    if x._data.dtype.kind != "f":
-        from ..autograd.errors import ArgTypeError
-        raise ArgTypeError(f"{op_name}(): expected a floating point tensor, got {x.dtype.name} "
-                           f"of shape {list(x._data.shape)}. Fix: cast it with .astype('float32').")
+    from ._activation_ops import floating_only      # PyTorch's NotImplementedError
+    floating_only(args[0], op_name.rstrip("_"))
 
 
-# backward from the result: out > 0 exactly where x > 0 (slope > 0), so leaky_relu_ is legal
-LEAKY = pointwise_op("leaky_relu", _k_leaky,
-          lambda c, g: (R.FUNCTIONS["where"](c.out > 0, g, g * c.attrs[0]),), needs={"x": ("out",)},
-          attrs=(("negative_slope", 0.01),), method=False, check=_floating_only,
-          doc="Elementwise x where x > 0, else negative_slope * x.")
+def _b_leaky(c, g, v):
+    """g where v > 0, else g * slope; v is the input (LeakyReluBackward0) or, for a slope
+    >= 0, the result (LeakyReluBackward1: v > 0 exactly where x > 0)."""
+    slope = c.attrs[0]
+    if c.op is LEAKY_RESULT and slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which "
+            f"is not supported (negative_slope={slope}). This is caused by calling in-place "
+            "forward function with a negative slope, please call out-of-place version instead.")
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        return (R.FUNCTIONS["where"](v > 0, g, g * slope),)
+    gd = g._data
+    return (Tensor._wrap(np.asarray(np.where(v._data > 0, gd, gd * slope), gd.dtype)),)
+
+
+# PyTorch's LeakyReluBackward0 reads the input (a negative slope is legal there)
+LEAKY = pointwise_op("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.input(0)),
+          needs={"x": ("x",)}, attrs=(("negative_slope", 0.01),), method=False,
+          check=_floating_only, doc="Elementwise x where x > 0, else negative_slope * x.")
+# F.leaky_relu_: LeakyReluBackward1, from the result, so no copy of the old value (Note
+# [Activation and normalization ops]); its backward refuses a negative slope, as PyTorch's
+LEAKY_RESULT = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.out),
+                     needs={"x": ("out",)}, kind="pointwise", attrs=(("negative_slope", 0.01),),
+                     check=_floating_only, method=False, function=False, inplace=True,
+                     node_name="LeakyReluBackward1",
+                     doc="leaky_relu written in place, its backward read from the result.")
 
 
 def _erf(x):
-    # Abramowitz & Stegun 7.1.26 is not accurate enough for float64 gradchecks: use math.erf
-    return np.vectorize(math.erf, otypes=[np.float64])(x) if x.size < 4096 else _erf_fast(x)
-
-
-def _erf_fast(x):
-    t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
-    y = 1 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t
-             + 0.254829592) * t * np.exp(-x * x)
-    return np.sign(x) * y
+    from ..ops.pointwise import erf_f64       # float64-accurate, as the erf op
+    return erf_f64(np.asarray(x, np.float64))
 
 
 def _k_gelu(out, rdt, x, approximate):
@@ -451,8 +462,10 @@ def _b_gelu(c, g):
         t = inner.tanh()
         d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + x * x * 3 * 0.044715)
         return (g * d,)
-    _first_order_only("gelu (exact)")
-    cdf = Tensor._wrap((0.5 * (1 + _erf(x._data / math.sqrt(2)))).astype(x._data.dtype))
+    if grad_mode.is_grad_enabled():       # create_graph: erf as an oar op
+        cdf = ((x * (1 / math.sqrt(2))).erf() + 1) * 0.5
+    else:
+        cdf = Tensor._wrap((0.5 * (1 + _erf(x._data / math.sqrt(2)))).astype(x._data.dtype))
     pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
     return (g * (cdf + x * pdf),)
 

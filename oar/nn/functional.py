@@ -8,6 +8,7 @@ from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..ops import args as _args
 from ..ops import registry as R
 from ..tensor import Tensor
+from . import _activation_ops as _A
 from . import _checks as _c
 from ._kernels import (adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d, pad)  # noqa: F401
 
@@ -37,13 +38,19 @@ def relu_(x, name=None):
 
 def leaky_relu(x, negative_slope=0.01, inplace=False, name=None):
     """Elementwise x where x > 0, else negative_slope * x (in place when inplace=True)."""
-    fn = _F["leaky_relu_"] if inplace else _F["leaky_relu"]
-    return fn(x, negative_slope)
+    if inplace:
+        return leaky_relu_(x, negative_slope)
+    return _F["leaky_relu"](x, negative_slope)
 
 
 def leaky_relu_(x, negative_slope=0.01, name=None):
     """Elementwise leaky_relu written into x, in place; returns x."""
-    return _F["leaky_relu_"](x, negative_slope)
+    from ._kernels import LEAKY_RESULT
+    _tensor_in(x, "leaky_relu_")
+    slope = _args.number(negative_slope, "leaky_relu_", "negative_slope", allow_bool=False)
+    # LeakyReluBackward1: the backward reads the result (Note [Activation and normalization
+    # ops]); with a negative slope it raises, as PyTorch's
+    return R.dispatch_inplace(LEAKY_RESULT, (x,), (slope,), "leaky_relu_")
 
 
 def sigmoid(x, name=None):
@@ -68,29 +75,30 @@ def gelu(x, approximate=False, name=None):
             raise ArgValueError(f"gelu: approximate argument must be either 'none' or 'tanh', "
                                 f"got {approximate!r}")
         approximate = approximate == "tanh"
-    _tensor_in(x, "gelu", floating=True)
+    _tensor_in(x, "gelu")
+    _A.floating_only(x, "gelu")
     return _F["gelu"](x, bool(approximate))
 
 
-def log_softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
-    """log(softmax(x)) along axis, computed stably."""
-    if dim is not None:
-        axis = dim
+def _softmax(x, axis, dtype, log):
+    """softmax / log_softmax as one op (Note [Activation and normalization ops]): x cast to
+    dtype first when given; a 0-d x takes axis 0 or -1."""
+    op = "log_softmax" if log else "softmax"
+    _tensor_in(x, op)
+    ax = _args.axis(axis, max(x._data.ndim, 1), op, "dim")
     if dtype is not None:
         x = x.astype(dtype)
-    _tensor_in(x, "log_softmax", floating=True)
-    return x - x.logsumexp(axis=axis, keepdim=True)
+    return _A.softmax_op(x, ax if x._data.ndim else None, log)
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
+    """log(softmax(x)) along axis, computed stably; one op saving its result."""
+    return _softmax(x, axis if dim is None else dim, dtype, True)
 
 
 def softmax(x, axis=-1, dtype=None, name=None, *, dim=None):
-    """exp(x) normalised to sum to 1 along axis."""
-    if dim is not None:
-        axis = dim
-    if dtype is not None:
-        x = x.astype(dtype)
-    _tensor_in(x, "softmax", floating=True)
-    e = (x - x.amax(axis=axis, keepdim=True).detach()).exp()
-    return e / e.sum(axis=axis, keepdim=True)
+    """exp(x) normalised to sum to 1 along axis; one op saving its result."""
+    return _softmax(x, axis if dim is None else dim, dtype, False)
 
 
 # Note [Linear weight layout]
@@ -700,6 +708,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=N
     """x normalised over its trailing normalized_shape dims, then * weight + bias."""
     if eps is not None:
         epsilon = eps
+    _tensor_in(x, "layer_norm")
     normalized_shape = list(_args.shape(normalized_shape, "layer_norm", name="normalized_shape"))
     k = len(normalized_shape)
     if k == 0 or x.ndim < k or list(x._data.shape[x.ndim - k:]) != normalized_shape:
@@ -712,6 +721,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=N
                                 f"normalized_shape, but got {what} of shape "
                                 f"{_c.shape_str(t._data.shape)} and normalized_shape = "
                                 f"{normalized_shape}")
+    _A.floating_only(x, "layer_norm")
+    if _loss_op_ok(x, weight, bias):       # Note [Activation and normalization ops]
+        return _A.layer_norm_op(x, weight, bias, k, epsilon)
     axes = list(range(x.ndim - k, x.ndim))
     mean = x.mean(axis=axes, keepdim=True)
     xc = x - mean
@@ -903,26 +915,23 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 
 # ----------------------------------------------------------------- more activations
 def silu(x, inplace=False, name=None):
-    """x * sigmoid(x) (also called swish); in place on x when inplace=True."""
-    _tensor_in(x, "silu", floating=True)
-    return x.mul_(x.sigmoid()) if inplace else x * x.sigmoid()
+    """x * sigmoid(x) (also called swish); in place on x when inplace=True. One op
+    (Note [Activation and normalization ops])."""
+    return _A.activation(_A.SILU, x, inplace=inplace)
 
 
 def softplus(x, beta=1, threshold=20, name=None):
-    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold."""
-    _tensor_in(x, "softplus", floating=True)
-    bx = x * beta if beta != 1 else x
-    soft = bx.clip(max=threshold).exp().log1p()
-    if beta != 1:
-        soft = soft / beta
-    return _F["where"](bx > threshold, x, soft)
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold; one op."""
+    beta = _args.number(beta, "softplus", "beta", allow_bool=False)
+    threshold = _args.number(threshold, "softplus", "threshold", allow_bool=False)
+    return _A.activation(_A.SOFTPLUS, x, (beta, threshold))
 
 
 def elu(x, alpha=1.0, inplace=False, name=None):
-    """x where x > 0, else alpha * (exp(x) - 1)."""
-    _tensor_in(x, "elu", floating=True)
-    out = _F["where"](x > 0, x, (x.clip(max=0).exp() - 1) * alpha)
-    return x.copy_(out) if inplace else out
+    """x where x > 0, else alpha * (exp(x) - 1); one op (in place: EluBackward1, which reads
+    the result; its backward refuses alpha < 0, as PyTorch's)."""
+    alpha = _args.number(alpha, "elu", "alpha", allow_bool=False)
+    return _A.activation(_A.ELU_RESULT if inplace else _A.ELU, x, (alpha,), inplace=inplace)
 
 
 def relu6(x, inplace=False, name=None):
@@ -931,18 +940,21 @@ def relu6(x, inplace=False, name=None):
 
 
 def hardtanh(x, min=-1.0, max=1.0, inplace=False, name=None):
-    """x clamped into [min, max], elementwise."""
+    """x clamped into [min, max], elementwise; one op (HardtanhBackward0, gradient 0 at the
+    bounds)."""
     _tensor_in(x, "hardtanh")
+    min = _args.number(min, "hardtanh", "min_val", allow_bool=False)
+    max = _args.number(max, "hardtanh", "max_val", allow_bool=False)
     if not min <= max:
         raise ArgValueError(f"hardtanh: min_val cannot be greater than max_val (got min={min}, "
                             f"max={max})")
-    return x.clip_(min, max) if inplace else x.clip(min, max)
+    op = _A.HARDTANH_RESULT if inplace else _A.HARDTANH
+    return _A.activation(op, x, (min, max), inplace=inplace)
 
 
 def log_sigmoid(x, name=None):
-    """log(sigmoid(x)), computed stably as min(x, 0) - log1p(exp(-|x|))."""
-    _tensor_in(x, "log_sigmoid", floating=True)
-    return x.clip(max=0) - (-(x.abs())).exp().log1p()
+    """log(sigmoid(x)), computed stably as min(x, 0) - log1p(exp(-|x|)); one op."""
+    return _A.activation(_A.LOG_SIGMOID, x)
 
 
 # ----------------------------------------------------------------- more losses
@@ -1154,7 +1166,8 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
     op = "group_norm"
     if eps is not None:
         epsilon = eps
-    _tensor_in(x, op, floating=True)
+    _tensor_in(x, op)
+    _A.floating_only(x, op)
     if x.ndim < 2:
         raise ArgValueError(f"{op}: expected input of at least 2 dimensions [N, C, ...], got "
                             f"{_c.shape_str(x._data.shape)}")
@@ -1164,6 +1177,10 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
         raise ArgValueError(f"{op}: Expected number of channels in input to be divisible by "
                             f"num_groups, but got input of shape {_c.shape_str(x._data.shape)} "
                             f"and num_groups={g}")
+    for what, t in (("weight", weight), ("bias", bias)):
+        _c.per_channel(t, c, op, what, x._data.shape)
+    if _loss_op_ok(x, weight, bias):       # Note [Activation and normalization ops]
+        return _A.group_norm_op(x, weight, bias, g, epsilon)
     xg = x.reshape([n, g, -1])
     mean = xg.mean(axis=-1, keepdim=True)
     xc = xg - mean

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ...autograd.errors import ArgTypeError, ArgValueError
+from ...nn import _activation_ops as _A
 from ...nn import _kernels as _K
 from ...nn import functional as _F
 from ...ops import args as _args
@@ -109,9 +110,8 @@ def silu(input, inplace=False):
 
 
 def mish(input, inplace=False):
-    """input * tanh(softplus(input))."""
-    out = _t(input, "mish") * _F.softplus(input).tanh()
-    return input.copy_(out) if inplace else out
+    """input * tanh(softplus(input)); one op, MishBackward0."""
+    return _A.activation(_A.MISH, _t(input, "mish"), inplace=inplace)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -125,15 +125,13 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 def hardsigmoid(input, inplace=False):
-    """relu6(input + 3) / 6."""
-    out = _F.relu6(_t(input, "hardsigmoid") + 3.0) / 6.0
-    return input.copy_(out) if inplace else out
+    """relu6(input + 3) / 6; one op, HardsigmoidBackward0."""
+    return _A.activation(_A.HARDSIGMOID, _t(input, "hardsigmoid"), inplace=inplace)
 
 
 def hardswish(input, inplace=False):
-    """input * relu6(input + 3) / 6."""
-    out = _t(input, "hardswish") * _F.relu6(input + 3.0) / 6.0
-    return input.copy_(out) if inplace else out
+    """input * relu6(input + 3) / 6; one op, HardswishBackward0."""
+    return _A.activation(_A.HARDSWISH, _t(input, "hardswish"), inplace=inplace)
 
 
 def logsigmoid(input):
@@ -188,7 +186,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    """softmax(-input) along dim."""
+    """softmax(-input) along dim: PyTorch's (-input).softmax(dim, dtype=dtype)."""
     _t(input, "softmin")
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim)
@@ -196,10 +194,19 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """input / max(||input||_p, eps) along dim."""
+    """input / max(||input||_p, eps) along dim: PyTorch's input / norm(input, p, dim,
+    keepdim=True).clamp_min(eps).expand_as(input); any p (0: the count of nonzeros,
+    negative p: (sum |x|^p)^(1/p))."""
     if out is not None:
         raise ArgTypeError("normalize(): out= is not supported by oar")
-    return _F.normalize(_t(input, "normalize"), p, dim, eps)
+    _t(input, "normalize")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {_A._TORCH_DTYPE_NAMES.get(input.dtype.name)}")
+    p = _args.number(p, "normalize", "p", allow_bool=False)
+    eps = _args.number(eps, "normalize", "eps", allow_bool=False)
+    denom = _FN["norm"](input, p, axis=dim, keepdim=True)
+    return input / denom.clip(min=eps).expand_as(input)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

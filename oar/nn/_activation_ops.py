@@ -1,0 +1,565 @@
+"""Activations and normalizations as single ops with PyTorch's nodes (Note [Activation and
+normalization ops]): softmax, log_softmax, layer_norm, group_norm, silu, elu, hardswish,
+hardsigmoid, hardtanh (relu6), softplus, log_sigmoid, mish."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autograd import grad_mode
+from ..autograd.errors import ArgTypeError
+from ..autograd.saved import SavedTensor
+from ..ops import registry as R
+from ..tensor import Tensor
+
+# Note [Activation and normalization ops]
+# The functional forms below are single ops, as in PyTorch, so `y.grad_fn` is PyTorch's node
+# (SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, NativeGroupNormBackward0,
+# SiluBackward0, EluBackward0, HardswishBackward0, HardsigmoidBackward0, HardtanhBackward0,
+# SoftplusBackward0, LogSigmoidBackward0, MishBackward0; gelu and leaky_relu live in
+# _kernels.py) and its next_functions are the input edges (layer_norm and group_norm: input,
+# weight, bias, None where absent). Each node saves what PyTorch's derivatives.yaml saves:
+# softmax and log_softmax their result; layer_norm its input, weight, bias and the per-row
+# mean and rstd; group_norm its input, weight and the per-(sample, group) mean and rstd (set
+# right after dispatch, as Note [BatchNorm op] does); an activation its input. The in-place
+# forms whose backward reads the result are PyTorch's result-saving overloads: elu_
+# (EluBackward1, alpha >= 0) and leaky_relu_ (LeakyReluBackward1, slope >= 0), so they need
+# no copy of the old value; hardtanh_ saves its result too (x is strictly inside (min, max)
+# exactly where the result is), under PyTorch's name HardtanhBackward0. The other in-place
+# forms (silu_, hardswish_, hardsigmoid_, mish_) read the input, whose old value the registry
+# keeps (Note [Saving the old value]).
+# The gradients are PyTorch's formulas: NumPy in a plain backward (one buffer per result, no
+# intermediate tensors), oar ops under create_graph, where the normalizations recompute
+# their statistics from x so that second derivatives see their dependence on x. Integer
+# inputs raise KernelDtypeError (NotImplementedError, as PyTorch's "... not implemented for
+# 'Long'"); a normalization whose input, weight and bias do not share one floating dtype
+# goes through the composition it replaced (its checks and results unchanged).
+
+
+class KernelDtypeError(ArgTypeError, NotImplementedError):
+    """A dtype the op's kernel does not implement (PyTorch: NotImplementedError, "..." not
+    implemented for 'Long'; Paddle: TypeError)."""
+
+
+_TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                      "uint8": "Byte", "bool": "Bool", "float16": "Half", "float32": "Float",
+                      "float64": "Double", "uint16": "UInt16", "uint32": "UInt32",
+                      "uint64": "UInt64"}
+
+
+def floating_only(x, op):
+    """Note [Activation and normalization ops]: the kernels are defined on floating tensors."""
+    dt = x._data.dtype
+    if dt.kind != "f":
+        name = _TORCH_DTYPE_NAMES.get(dt.name, dt.name)
+        raise KernelDtypeError(f"{op}(): \"{op}\" not implemented for '{name}' (got a {dt.name} "
+                               f"tensor of shape {list(x._data.shape)}); it needs a floating "
+                               "tensor. Fix: cast it first, e.g. x.astype('float32') (PyTorch: "
+                               "x.float(), or dtype= for softmax)")
+
+
+def _check(op_name, args, attrs, rdt):
+    floating_only(args[0], op_name.rstrip("_"))
+
+
+def _wrap(a, dt):
+    return Tensor._wrap(np.asarray(a, dtype=dt))
+
+
+_F = R.FUNCTIONS
+
+
+def _where(cond, a, b):
+    return _F["where"](cond, a, b)
+
+
+# ------------------------------------------------------------------ softmax, log_softmax
+def _stat_dtype(dt):
+    """Accumulate float16 sums in float32, as PyTorch's CPU kernels do."""
+    return np.promote_types(dt, np.float32)
+
+
+def _k_softmax(x, axis):
+    if x.ndim == 0:     # NumPy gives 0-d results as scalars: compute on one element
+        return _k_softmax(x.reshape(1), 0).reshape(())
+    if x.size == 0:
+        return np.empty_like(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        y = np.subtract(x, np.max(x, axis=axis, keepdims=True))
+        np.exp(y, out=y)
+        s = np.sum(y, axis=axis, keepdims=True, dtype=_stat_dtype(x.dtype))
+        np.divide(y, s, out=y, casting="unsafe")
+    return y
+
+
+def _b_softmax(c, g):
+    """PyTorch's _softmax_backward_data: y * (g - sum(g * y))."""
+    axis = c.attrs[0]
+    y = c.out
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        return (y * (g - (g * y).sum(axis=axis, keepdim=True)),)
+    yd, gd = y._data, g._data
+    s = np.sum(gd * yd, axis=axis, keepdims=True)
+    r = np.subtract(gd, s)
+    r *= yd
+    return (_wrap(r, yd.dtype),)
+
+
+def _k_log_softmax(x, axis):
+    if x.ndim == 0:     # NumPy gives 0-d results as scalars: compute on one element
+        return _k_log_softmax(x.reshape(1), 0).reshape(())
+    if x.size == 0:
+        return np.empty_like(x)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        y = np.subtract(x, np.max(x, axis=axis, keepdims=True))
+        lse = np.log(np.sum(np.exp(y), axis=axis, keepdims=True, dtype=_stat_dtype(x.dtype)))
+        np.subtract(y, lse, out=y, casting="unsafe")
+    return y
+
+
+def _b_log_softmax(c, g):
+    """PyTorch's _log_softmax_backward_data: g - exp(y) * sum(g)."""
+    axis = c.attrs[0]
+    y = c.out
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops
+        return (g - y.exp() * g.sum(axis=axis, keepdim=True),)
+    yd, gd = y._data, g._data
+    r = np.asarray(np.exp(yd))      # an array also for a 0-d y
+    r *= np.sum(gd, axis=axis, keepdims=True)
+    np.subtract(gd, r, out=r)
+    return (_wrap(r, yd.dtype),)
+
+
+SOFTMAX = R.OpDef("softmax", _k_softmax, _b_softmax, needs={"x": ("out",)},
+                  attrs=(("axis", -1),), method=False, function=False,
+                  doc="exp(x) normalised to sum to 1 along axis (Note [Activation and "
+                      "normalization ops]).")
+LOG_SOFTMAX = R.OpDef("log_softmax", _k_log_softmax, _b_log_softmax, needs={"x": ("out",)},
+                      attrs=(("axis", -1),), method=False, function=False,
+                      doc="log(softmax(x)) along axis, computed stably (Note [Activation and "
+                          "normalization ops]).")
+
+
+def softmax_op(x, axis, log=False):
+    """softmax (log_softmax) of floating x along the normalised axis (None for a 0-d x)."""
+    op = "log_softmax" if log else "softmax"
+    floating_only(x, op)
+    return R.dispatch(LOG_SOFTMAX if log else SOFTMAX, (x,), (axis,))
+
+
+# ------------------------------------------------------------------ layer_norm, group_norm
+def _moments(x2, eps):
+    """(mean, rstd) of each row of the 2-D x2 (biased variance), in x2's dtype."""
+    dt = x2.dtype
+    n = max(x2.shape[1], 1)
+    acc = x2.astype(_stat_dtype(dt), copy=False)
+    with np.errstate(all="ignore"):
+        mean = acc.sum(axis=1, keepdims=True) / n
+        xc = acc - mean
+        var = np.einsum("ij,ij->i", xc, xc)[:, None] / n
+        rstd = 1 / np.sqrt(var + eps)
+    return mean.astype(dt, copy=False), rstd.astype(dt, copy=False)
+
+
+def _k_layer_norm(x, w, b, k, eps):
+    dt = x.dtype
+    lead = x.shape[:x.ndim - k]
+    rows, n = math.prod(lead), math.prod(x.shape[x.ndim - k:])
+    x2 = x.reshape(rows, n)
+    mean, rstd = _moments(x2, eps)
+    with np.errstate(all="ignore"):
+        y = np.subtract(x2, mean)
+        y *= rstd
+    y = y.reshape(x.shape)
+    if w is not None:
+        y *= w
+    if b is not None:
+        y += b
+    stat = lead + (1,) * k
+    return y, mean.reshape(stat), rstd.reshape(stat)
+
+
+def _b_layer_norm(c, g):
+    """PyTorch's native_layer_norm_backward."""
+    k, eps = c.attrs
+    x, w = c.input(0), c.input(1)
+    nd = len(c.input_meta[0][0])
+    axes = list(range(nd - k, nd))
+    lead = list(range(nd - k))
+    needs = c.needs
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops, statistics from x
+        mean = x.mean(axis=axes, keepdim=True)
+        xc = x - mean
+        rstd = ((xc * xc).mean(axis=axes, keepdim=True) + eps).rsqrt()
+        xh = xc * rstd
+        gx = gw = gb = None
+        if needs[2] is not None:
+            gb = g.sum(axis=lead) if lead else g
+        if needs[1] is not None:
+            gw = (g * xh).sum(axis=lead) if lead else g * xh
+        if needs[0] is not None:
+            gg = g if w is None else g * w
+            gx = (gg - gg.mean(axis=axes, keepdim=True)
+                  - xh * (gg * xh).mean(axis=axes, keepdim=True)) * rstd
+        return gx, gw, gb
+    xd = x._data
+    dt = xd.dtype
+    shape = xd.shape
+    rows, n = math.prod(shape[:nd - k]), math.prod(shape[nd - k:])
+    gd = np.asarray(g._data, dt).reshape(rows, n)
+    mean, rstd = c.input(3)._data.reshape(rows, 1), c.input(4)._data.reshape(rows, 1)
+    with np.errstate(all="ignore"):
+        xh = np.subtract(xd.reshape(rows, n), mean)
+        xh *= rstd
+        gx = gw = gb = None
+        if needs[2] is not None:
+            gb = _wrap(gd.sum(axis=0).reshape(shape[nd - k:]), dt)
+        if needs[1] is not None:
+            gw = _wrap(np.einsum("ij,ij->j", gd, xh).reshape(shape[nd - k:]), dt)
+        if needs[0] is not None:
+            gg = gd if w is None else gd * w._data.reshape(1, n)
+            dx = gg - gg.mean(axis=1, keepdims=True) if n else gg.copy()
+            if n:
+                dx -= xh * (np.einsum("ij,ij->i", gg, xh)[:, None] / n)
+            dx *= rstd
+            gx = _wrap(dx.reshape(shape), dt)
+    return gx, gw, gb
+
+
+LAYER_NORM = R.OpDef(
+    "layer_norm", _k_layer_norm, _b_layer_norm, inputs=("input", "weight", "bias"),
+    attrs=(("normalized_ndim", 1), ("eps", 1e-5)), optional=("weight", "bias"),
+    node_name="NativeLayerNormBackward", method=False, function=False,
+    doc="Layer normalisation over the trailing dims, saving input, weight, bias, mean, rstd "
+        "(Note [Activation and normalization ops]).")
+
+
+def layer_norm_op(x, weight, bias, k, eps):
+    """layer_norm through LAYER_NORM; arguments already checked (one floating dtype)."""
+    y, mean, rstd = R.dispatch(LAYER_NORM, (x, weight, bias), (int(k), float(eps)))
+    node = y._grad_fn
+    if node is not None:        # what PyTorch saves, each once
+        node.saved = [SavedTensor(x), None if weight is None else SavedTensor(weight),
+                      None if bias is None else SavedTensor(bias), SavedTensor(mean),
+                      SavedTensor(rstd)]
+    return y
+
+
+def _k_group_norm(x, w, b, groups, eps):
+    n, c = x.shape[:2]
+    hw = math.prod(x.shape[2:])
+    x3 = x.reshape(n * groups, (c // groups) * hw)
+    mean, rstd = _moments(x3, eps)
+    with np.errstate(all="ignore"):
+        y = np.subtract(x3, mean)
+        y *= rstd
+    y = y.reshape(n, c, hw)
+    if w is not None:
+        y *= w.reshape(c, 1)
+    if b is not None:
+        y += b.reshape(c, 1)
+    return y.reshape(x.shape), mean.reshape(n, groups), rstd.reshape(n, groups)
+
+
+def _b_group_norm(c, g):
+    """PyTorch's native_group_norm_backward."""
+    groups, eps = c.attrs
+    x, w = c.input(0), c.input(1)
+    shape = c.input_meta[0][0]
+    n, ch = shape[0], shape[1]
+    hw = math.prod(shape[2:])
+    needs = c.needs
+    if grad_mode.is_grad_enabled():       # create_graph: in oar ops, statistics from x
+        x3 = x.reshape([n, groups, (ch // groups) * hw])
+        mean = x3.mean(axis=-1, keepdim=True)
+        xc = x3 - mean
+        rstd = ((xc * xc).mean(axis=-1, keepdim=True) + eps).rsqrt()
+        xh = (xc * rstd).reshape([n, ch, hw])
+        g3 = g.reshape([n, ch, hw])
+        gx = gw = gb = None
+        if needs[2] is not None:
+            gb = g3.sum(axis=[0, 2])
+        if needs[1] is not None:
+            gw = (g3 * xh).sum(axis=[0, 2])
+        if needs[0] is not None:
+            gg = (g3 if w is None else g3 * w.reshape([ch, 1])).reshape(
+                [n, groups, (ch // groups) * hw])
+            xh3 = xh.reshape([n, groups, (ch // groups) * hw])
+            gx = ((gg - gg.mean(axis=-1, keepdim=True)
+                   - xh3 * (gg * xh3).mean(axis=-1, keepdim=True)) * rstd).reshape(list(shape))
+        return gx, gw, gb
+    xd = x._data
+    dt = xd.dtype
+    rows, m = n * groups, (ch // groups) * hw
+    mean, rstd = c.input(3)._data.reshape(rows, 1), c.input(4)._data.reshape(rows, 1)
+    gd = np.asarray(g._data, dt).reshape(n, ch, hw)
+    with np.errstate(all="ignore"):
+        xh = np.subtract(xd.reshape(rows, m), mean)
+        xh *= rstd
+        xh_c = xh.reshape(n, ch, hw)
+        gx = gw = gb = None
+        if needs[2] is not None:
+            gb = _wrap(gd.sum(axis=(0, 2)), dt)
+        if needs[1] is not None:
+            gw = _wrap(np.einsum("nch,nch->c", gd, xh_c), dt)
+        if needs[0] is not None:
+            gg = (gd if w is None else gd * w._data.reshape(ch, 1)).reshape(rows, m)
+            dx = gg - gg.mean(axis=1, keepdims=True) if m else gg.copy()
+            if m:
+                dx -= xh * (np.einsum("ij,ij->i", gg, xh)[:, None] / m)
+            dx *= rstd
+            gx = _wrap(dx.reshape(shape), dt)
+    return gx, gw, gb
+
+
+GROUP_NORM = R.OpDef(
+    "group_norm", _k_group_norm, _b_group_norm, inputs=("input", "weight", "bias"),
+    attrs=(("num_groups", 1), ("eps", 1e-5)), optional=("weight", "bias"),
+    node_name="NativeGroupNormBackward", method=False, function=False,
+    doc="Group normalisation over channel groups, saving input, weight, mean, rstd (Note "
+        "[Activation and normalization ops]).")
+
+
+def group_norm_op(x, weight, bias, groups, eps):
+    """group_norm through GROUP_NORM; arguments already checked (one floating dtype)."""
+    y, mean, rstd = R.dispatch(GROUP_NORM, (x, weight, bias), (int(groups), float(eps)))
+    node = y._grad_fn
+    if node is not None:        # what PyTorch saves, each once
+        node.saved = [SavedTensor(x), None if weight is None else SavedTensor(weight), None,
+                      SavedTensor(mean), SavedTensor(rstd)]
+    return y
+
+
+# ------------------------------------------------------------------ pointwise activations
+def _pointwise(name, kernel, backward, attrs=(), save="x", node_name=None, floating=True,
+               doc=None):
+    """A pointwise activation op, not declared as a public spelling (the functional forms
+    call it through R.dispatch / R.dispatch_inplace)."""
+    return R.OpDef(name, kernel, backward, needs={"x": (save,)}, kind="pointwise",
+                   attrs=attrs, check=_check if floating else None, method=False,
+                   function=False, inplace=True,
+                   node_name=node_name, doc=doc)
+
+
+def _into(out, rdt, r):
+    r = np.asarray(r)
+    if out is None:
+        return r.astype(rdt, copy=False)
+    np.copyto(out, r, casting="unsafe")
+    return out
+
+
+def _np_sigmoid(x):
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+def _grad(c, g, d):
+    """g * d, d an ndarray of x's dtype (a plain backward)."""
+    d = np.asarray(d)
+    d *= g._data
+    return (_wrap(d, c.input_meta[0][1]),)
+
+
+def _select(c, g, keep, d=None):
+    """g (* d) where keep, else 0 (Note [Masked gradients select]), in NumPy."""
+    gd = g._data if d is None else g._data * d
+    return (_wrap(np.where(keep, gd, 0), c.input_meta[0][1]),)
+
+
+# silu: x * sigmoid(x)
+def _k_silu(out, rdt, x):
+    with np.errstate(over="ignore"):
+        return _into(out, rdt, x / (1 + np.exp(-x)))
+
+
+def _b_silu(c, g):
+    x = c.input(0)
+    if grad_mode.is_grad_enabled():
+        s = x.sigmoid()
+        return (g * (s * (1 + x * (1 - s))),)
+    xd = x._data
+    s = _np_sigmoid(xd)
+    return _grad(c, g, s * (1 + xd * (1 - s)))
+
+
+SILU = _pointwise("silu", _k_silu, _b_silu, doc="Elementwise x * sigmoid(x) (SiLU, swish).")
+
+
+# elu: x where x > 0, else alpha * (exp(x) - 1)
+def _k_elu(out, rdt, x, alpha):
+    with np.errstate(over="ignore"):
+        return _into(out, rdt, np.where(x > 0, x, np.expm1(np.minimum(x, 0)) * alpha))
+
+
+def _b_elu(c, g):
+    """EluBackward0: alpha * exp(x) where x <= 0."""
+    x, alpha = c.input(0), c.attrs[0]
+    if grad_mode.is_grad_enabled():
+        return (_where(x > 0, g, g * (x.exp() * alpha)),)
+    xd = x._data
+    with np.errstate(over="ignore"):
+        return _grad(c, g, np.where(xd > 0, 1, np.exp(np.minimum(xd, 0)) * alpha).astype(xd.dtype))
+
+
+def _b_elu_result(c, g):
+    """EluBackward1 (elu_): from the result y, y + alpha where y <= 0."""
+    y, alpha = c.out, c.attrs[0]
+    if alpha < 0:
+        raise RuntimeError("In-place elu backward calculation is triggered with a negative "
+                           f"slope (alpha={alpha}) which is not supported. This is caused by "
+                           "calling in-place forward function with a negative slope, please "
+                           "call out-of-place version instead.")
+    if grad_mode.is_grad_enabled():
+        return (_where(y > 0, g, g * (y + alpha)),)
+    yd = y._data
+    return _grad(c, g, np.where(yd > 0, 1, yd + alpha).astype(yd.dtype))
+
+
+ELU = _pointwise("elu", _k_elu, _b_elu, attrs=(("alpha", 1.0),),
+                 doc="Elementwise x where x > 0, else alpha * (exp(x) - 1).")
+ELU_RESULT = _pointwise("elu", _k_elu, _b_elu_result, attrs=(("alpha", 1.0),), save="out",
+                        node_name="EluBackward1",
+                        doc="elu written in place, its backward read from the result.")
+
+
+# hardswish: x * relu6(x + 3) / 6; hardsigmoid: relu6(x + 3) / 6
+def _k_hardswish(out, rdt, x):
+    return _into(out, rdt, x * np.minimum(np.maximum(x + 3, 0), 6) / 6)
+
+
+def _b_hardswish(c, g):
+    """0 below -3, x / 3 + 0.5 up to 3, 1 above (PyTorch's hardswish_backward)."""
+    x = c.input(0)
+    if grad_mode.is_grad_enabled():
+        return (_where(x < -3, g * 0.0, _where(x <= 3, g * (x / 3 + 0.5), g)),)
+    xd = x._data
+    d = np.where(xd <= 3, xd / 3 + 0.5, 1).astype(xd.dtype)
+    return _select(c, g, ~(xd < -3), d)
+
+
+def _k_hardsigmoid(out, rdt, x):
+    return _into(out, rdt, np.minimum(np.maximum(x + 3, 0), 6) / 6)
+
+
+def _b_hardsigmoid(c, g):
+    """g / 6 strictly inside (-3, 3), else 0."""
+    x = c.input(0)
+    inside = (x._data > -3) & (x._data < 3)
+    if grad_mode.is_grad_enabled():
+        return (_where(Tensor._wrap(inside), g * float(np.float32(1) / np.float32(6)),
+                       g * 0.0),)
+    # PyTorch's one_sixth is the float 1.0f / 6.0f in every dtype
+    return _select(c, g, inside, np.asarray(np.float32(1) / np.float32(6), x._data.dtype))
+
+
+HARDSWISH = _pointwise("hardswish", _k_hardswish, _b_hardswish,
+                       doc="Elementwise x * relu6(x + 3) / 6.")
+HARDSIGMOID = _pointwise("hardsigmoid", _k_hardsigmoid, _b_hardsigmoid,
+                         doc="Elementwise relu6(x + 3) / 6.")
+
+
+# hardtanh: x clamped into [min, max]; its gradient is 0 at the bounds (PyTorch's)
+def _k_hardtanh(out, rdt, x, lo, hi):
+    return _into(out, rdt, np.minimum(np.maximum(x, lo), hi))
+
+
+def _b_hardtanh(c, g, v=None):
+    lo, hi = c.attrs
+    v = c.input(0) if v is None else v
+    inside = (v._data > lo) & (v._data < hi)
+    if grad_mode.is_grad_enabled():
+        return (_where(Tensor._wrap(inside), g, g * 0.0),)
+    return _select(c, g, inside)
+
+
+HARDTANH = _pointwise("hardtanh", _k_hardtanh, _b_hardtanh,
+                      attrs=(("min_val", -1.0), ("max_val", 1.0)), floating=False,
+                      doc="Elementwise x clamped into [min_val, max_val].")
+HARDTANH_RESULT = _pointwise("hardtanh", _k_hardtanh, lambda c, g: _b_hardtanh(c, g, c.out),
+                             attrs=(("min_val", -1.0), ("max_val", 1.0)), save="out",
+                             node_name="HardtanhBackward", floating=False,
+                             doc="hardtanh written in place, its backward read from the result.")
+
+
+# softplus: log1p(exp(beta * x)) / beta, x itself where beta * x > threshold
+def _k_softplus(out, rdt, x, beta, threshold):
+    bx = x * beta
+    with np.errstate(over="ignore"):
+        return _into(out, rdt, np.where(bx > threshold, x, np.log1p(np.exp(bx)) / beta))
+
+
+def _b_softplus(c, g):
+    """sigmoid(beta * x), 1 where beta * x > threshold (PyTorch's softplus_backward)."""
+    x = c.input(0)
+    beta, threshold = c.attrs
+    if grad_mode.is_grad_enabled():
+        bx = x * beta
+        z = bx.exp()
+        return (_where(bx > threshold, g, g * z / (z + 1)),)
+    bx = x._data * beta
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.exp(bx)
+        d = np.where(bx > threshold, 1, z / (z + 1)).astype(x._data.dtype)
+    return _grad(c, g, d)
+
+
+SOFTPLUS = _pointwise("softplus", _k_softplus, _b_softplus,
+                      attrs=(("beta", 1.0), ("threshold", 20.0)),
+                      doc="Elementwise log(1 + exp(beta * x)) / beta (x where beta * x > "
+                          "threshold).")
+
+
+# log_sigmoid: min(x, 0) - log1p(exp(-|x|))
+def _k_log_sigmoid(out, rdt, x):
+    return _into(out, rdt, np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))))
+
+
+def _b_log_sigmoid(c, g):
+    """PyTorch's log_sigmoid_backward: (x < 0) - sign * z / (1 + z), z = exp(-|x|)."""
+    x = c.input(0)
+    if grad_mode.is_grad_enabled():
+        return (g * (-x).sigmoid(),)
+    xd = x._data
+    z = np.exp(-np.abs(xd))
+    neg = xd < 0
+    d = np.where(neg, 1, 0) - np.where(neg, 1, -1) * (z / (1 + z))
+    return _grad(c, g, d.astype(xd.dtype))
+
+
+LOG_SIGMOID = _pointwise("log_sigmoid", _k_log_sigmoid, _b_log_sigmoid,
+                         doc="Elementwise log(sigmoid(x)), computed stably.")
+
+
+# mish: x * tanh(softplus(x))
+def _k_mish(out, rdt, x):
+    with np.errstate(over="ignore"):
+        return _into(out, rdt, x * np.tanh(np.log1p(np.exp(x))))
+
+
+def _b_mish(c, g):
+    """tanh(sp) + x * sigmoid(x) * (1 - tanh(sp)^2), sp = log1p(exp(x))."""
+    x = c.input(0)
+    if grad_mode.is_grad_enabled():
+        t = x.exp().log1p().tanh()
+        return (g * (t + x * x.sigmoid() * (1 - t * t)),)
+    xd = x._data
+    with np.errstate(over="ignore"):
+        t = np.tanh(np.log1p(np.exp(xd)))
+    return _grad(c, g, t + xd * _np_sigmoid(xd) * (1 - t * t))
+
+
+MISH = _pointwise("mish", _k_mish, _b_mish, doc="Elementwise x * tanh(softplus(x)).")
+
+
+def activation(op, x, attrs=(), inplace=False):
+    """op applied to x (in place, returning x, when inplace); x must be a floating tensor."""
+    if not isinstance(x, Tensor):
+        raise ArgTypeError(f"{op.name}(): argument 'input' must be Tensor, not "
+                           f"{type(x).__name__}")
+    if inplace:
+        return R.dispatch_inplace(op, (x,), tuple(attrs))
+    if op.check is not None:
+        floating_only(x, op.name)
+    return R.dispatch(op, (x,), tuple(attrs))
