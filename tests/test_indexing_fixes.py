@@ -453,9 +453,20 @@ def test_put_along_axis_refuses_unknown_reduce(reduce):
     _unchanged([x, i], snap)
 
 
+@needs_torch
+def test_scatter_reduce_amax_gradient_as_torch():
+    # scatter_reduce_ has a derivative in PyTorch 2.13 (ties share the gradient evenly,
+    # Note [scatter_reduce backward]); scatter_(reduce=) has none (next test)
+    w, wt = oar.tensor(np.ones((2, 3)), requires_grad=True), T(np.ones((2, 3)))
+    wt.requires_grad_(True)
+    (w * 1).scatter_reduce_(0, O(Z), O(np.ones((2, 3))), "amax").sum().backward()
+    (wt * 1).scatter_reduce_(0, T(Z), T(np.ones((2, 3))), "amax").sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy())
+
+
 def test_reduce_without_derivative_raises_at_backward():
     w = oar.tensor(np.ones((2, 3)), requires_grad=True)
-    y = (w * 1).scatter_reduce_(0, O(Z), O(np.ones((2, 3))), "amax")
+    y = (w * 1).scatter_(0, O(Z), O(np.ones((2, 3))), reduce="multiply")
     with pytest.raises(RuntimeError, match="not implemented"):
         y.sum().backward()
 

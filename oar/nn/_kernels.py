@@ -395,6 +395,92 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, name=None):
     return out
 
 
+# ---------------------------------------------------------------- embedding (PyTorch's)
+# Note [Embedding op]
+# PyTorch's embedding is weight.index_select(0, indices) with its own backward
+# (embedding_dense_backward): each index's gradient row is added into the weight's gradient,
+# rows of padding_idx get none (the forward still reads that row as it is: Paddle's
+# embedding zeroes it instead), and with scale_grad_by_freq each row is divided by how often
+# its index occurs in this batch. The indices are an attr (never differentiable); the
+# backward is oar ops (index_select / index_add), so it is differentiable again. max_norm
+# renormalises the referenced rows of the weight in place before the lookup, under no_grad,
+# as torch.embedding_renorm_ does (each unique row whose norm exceeds max_norm is scaled by
+# max_norm / (norm + 1e-7)).
+def _k_embedding(w, idx, padding_idx, scale_grad_by_freq):
+    return w[idx]
+
+
+def _b_embedding(c, g):
+    idx, padding_idx, scale = c.attrs
+    (n, dim), _ = c.input_meta[0]
+    flat = idx.reshape(-1)
+    g2 = g.reshape([-1, dim])
+    if scale:
+        counts = np.bincount(flat, minlength=n)
+        g2 = g2 * Tensor._wrap((1.0 / counts[flat]).astype(g._data.dtype)[:, None])
+    if padding_idx is not None and (flat == padding_idx).any():
+        keep = np.nonzero(flat != padding_idx)[0]
+        flat = flat[keep]
+        g2 = R.FUNCTIONS["index_select"](g2, Tensor._wrap(keep), axis=0)
+    z = R.FUNCTIONS["zeros"]([n, dim], dtype=g.dtype)
+    return (R.FUNCTIONS["index_add"](z, 0, Tensor._wrap(flat), g2),)
+
+
+EMBEDDING = OpDef("embedding", _k_embedding, _b_embedding,
+                  inputs=("weight",), attrs=(("indices", None), ("padding_idx", None),
+                                             ("scale_grad_by_freq", False)),
+                  doc="The rows of weight at integer indices (Note [Embedding op]).")
+
+
+def embedding_renorm_(weight, idx, max_norm, norm_type):
+    """torch.embedding_renorm_: each referenced row with a norm above max_norm scaled to it,
+    in place on weight (under no_grad); returns weight."""
+    w = weight._data
+    rows = np.unique(idx.reshape(-1))
+    if not rows.size:
+        return weight
+    norms = np.array([np.linalg.norm(w[r], ord=norm_type) for r in rows], np.float64)
+    big = norms > max_norm
+    if big.any():
+        rows = rows[big]
+        scale = (max_norm / (norms[big] + 1e-7))[:, None]
+        new = (w[rows] * scale).astype(w.dtype)
+        with grad_mode.no_grad():
+            R.FUNCTIONS["index_put_"](weight, (Tensor._wrap(rows),), Tensor._wrap(new))
+    return weight
+
+
+def torch_embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+                    scale_grad_by_freq=False, sparse=False):
+    """PyTorch's F.embedding (Note [Embedding op]); sparse=True gives a dense gradient."""
+    op = "embedding"
+    _input(input, op)
+    _input(weight, op, "weight")
+    if weight._data.ndim != 2:
+        raise _c.ArgValueError(f"{op}: 'weight' must be 2-D, got "
+                               f"{_c.shape_str(weight._data.shape)}")
+    idx = input._data
+    if idx.dtype not in (np.int32, np.int64):
+        raise _c.ArgTypeError(
+            f"{op}: Expected tensor for argument #1 'indices' to have one of the following "
+            f"scalar types: Long, Int; but got {input.dtype.name} instead. Fix: "
+            "indices.long()")
+    n = weight._data.shape[0]
+    if padding_idx is not None:
+        padding_idx = _args.integer(padding_idx, op, "padding_idx")
+        if not -n <= padding_idx < n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= n
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise _c.AxisError(f"{op}: index out of range in self (index {bad}, num_embeddings "
+                           f"{n})")
+    if max_norm is not None:
+        embedding_renorm_(weight, idx, float(max_norm), float(norm_type))
+    return R.dispatch(EMBEDDING, (weight,), (idx.astype(np.int64, copy=False), padding_idx,
+                                             bool(scale_grad_by_freq)))
+
+
 # ---------------------------------------------------------------- activations
 def _k_leaky(out, rdt, x, slope):
     if out is None:

@@ -1102,9 +1102,11 @@ def _slice(p, dim, s, optimize):
     if dim >= nd:
         raise _dim_range_error(dim, nd)
     n = p.shape[dim]
-    b, e, _ = slice(start, stop, step).indices(n)
-    if optimize and b == 0 and e == n and step == 1:
+    # applySlice skips a slice that keeps everything, judged on the raw bounds (start 0, stop
+    # >= size): x[-3:] of a size-3 dim is still a SliceBackward0
+    if optimize and step == 1 and not start and (stop is None or stop >= n):
         return
+    b, e, _ = slice(start, stop, step).indices(n)
     size = max(0, (e - b + step - 1) // step)
     p.offset += b * p.strides[dim]
     p.shape[dim] = size

@@ -436,22 +436,11 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    """The rows of weight at the integer indices input."""
-    if max_norm is not None or scale_grad_by_freq:
-        raise NotImplementedError("embedding: max_norm and scale_grad_by_freq are not "
-                                  "supported by oar")
-    out = _F.embedding(input, weight)
-    if padding_idx is None:
-        return out
-    # PyTorch: the padding row is looked up as it is; only its gradient is zero (Paddle's
-    # embedding zeroes the output instead)
-    n = weight.shape[0]
-    padding_idx = _args.integer(padding_idx, "embedding", "padding_idx")
-    if not -n <= padding_idx < n:
-        raise AssertionError("Padding_idx must be within num_embeddings")
-    pad_rows = (input if isinstance(input, _CoreTensor) else _FN["tensor"](input)) == \
-        (padding_idx % n)
-    return _FN["where"](pad_rows.unsqueeze(-1), out.detach(), out)
+    """The rows of weight at the integer indices input (Note [Embedding op]): padding_idx's
+    row is read as it is and gets no gradient; max_norm renormalises the rows read, in
+    place on weight; scale_grad_by_freq divides each row's gradient by its count."""
+    return _K.torch_embedding(input, weight, padding_idx, max_norm, norm_type,
+                              scale_grad_by_freq, sparse)
 
 
 def one_hot(tensor, num_classes=-1):
