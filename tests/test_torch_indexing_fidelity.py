@@ -65,6 +65,7 @@ KEYS = [
     (slice(None), 1), (slice(None), slice(None)), (slice(0, 3, 1), slice(None)),
     (slice(1, None, 2), Ellipsis, slice(None, None, 2)), (slice(None, None, 2), slice(5, 1)),
     (slice(0, 0), 1), (slice(1, 1), 2), (slice(2, 2), slice(3, 4), None),
+    (slice(-3, None),), (slice(0, 3),), (slice(0, 10),), (slice(None, -1), 0), (slice(-3, None), 0),
     # None / Ellipsis
     None, (None, 0), (0, None), (None, None, 0, None), (None,), Ellipsis, (Ellipsis, 0),
     (0, Ellipsis, 1), (None, Ellipsis, None), (Ellipsis, None), (Ellipsis, Ellipsis),
@@ -230,6 +231,7 @@ SET_CASES = [
     (0, _vt((4, 5), grad=True)), (0, _vt((2, 5))), (0, _vt((4, 5), "float32")), (0, _vt((4, 5), "int64")),
     ((0, 1), 7.0), ((-1, -2, -3), 7), ((0, slice(1, 3)), 5.0), ((slice(None), 1), _vt((3, 5))),
     (slice(1, 3), 5.0), (slice(None), 5.0), (Ellipsis, 5.0), (Ellipsis, _vt(SHAPE)),
+    ((slice(-3, None),), 5.0), ((slice(0, 9),), 5.0), ((slice(None), slice(0, 2)), 5.0),
     (Ellipsis, _vt((5,))), (Ellipsis, _vt((1, 3, 4, 5))), (Ellipsis, _vt((2, 4, 5))),
     (None, 5.0), (None, _vt((1, 3, 4, 5))), (True, 5.0), (False, 5.0), (False, "bad value"),
     ((slice(None), slice(None)), 5.0), ((slice(None), slice(None)), _vt(SHAPE)),
