@@ -59,6 +59,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     from ...autograd import functional as core
     from ...tensor import Tensor as T
     if grad_variables is not None:   # PyTorch's deprecated spelling
+        import warnings
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
         if grad_tensors is not None:
             raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments "
                                "both passed to backward(). Please only use 'grad_tensors'.")
