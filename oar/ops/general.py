@@ -493,14 +493,17 @@ def gather(x, dim=None, index=None, name=None, *, axis=None, sparse_grad=False):
     d = A.axis(d, x._data.ndim, op, "dim")
     if index is None:
         raise ArgTypeError("gather(): argument 'index' must be a Tensor, got None")
+    if isinstance(index, Tensor) and index._data.size == 0 and index._data.dtype.kind in "biuf":
+        # PyTorch checks neither the dtype nor the shape of an empty index: an empty result
+        return x.reshape([-1])[0:0].reshape(list(index._data.shape))
     idx = A.index_dtype(index, op)
     nd = x._data.ndim
-    if idx.ndim != nd:
+    if max(idx.ndim, 1) != max(nd, 1):      # PyTorch: a 0-d tensor counts as 1-d here
         raise ArgValueError(f"{op}(): Index tensor must have the same number of dimensions as "
                             f"input tensor (index {list(idx.shape)}, input {list(x._data.shape)})")
-    if nd == 0:
-        A.in_range(idx, 1, op, dim=0)
-        return x.clone()
+    if nd == 0 or idx.ndim == 0:
+        r = gather(x.reshape([-1]), 0, wrap_as(x._result_class, idx.reshape(-1)))
+        return r.reshape(list(idx.shape))
     if any(idx.shape[k] > x._data.shape[k] for k in range(nd) if k != d):
         raise ArgValueError(f"{op}(): Size does not match: expected index {list(idx.shape)} to be "
                             f"no larger than self {list(x._data.shape)} apart from dimension {d}")

@@ -861,8 +861,9 @@ pointwise_op("where_self", _where_k, _where_back, needs={"x": ("condition",), "y
 
 
 def _masked_fill_k(out, rdt, x, mask, value):
-    if out is None:
-        out = np.array(x, dtype=rdt)
+    if out is None:     # the out-of-place result has the broadcast shape of x, mask, value
+        shape = np.broadcast_shapes(np.shape(x), np.shape(mask), np.shape(value))
+        out = np.array(np.broadcast_to(x, shape), dtype=rdt)
     elif out is not x:   # the out= spelling: the unmasked elements are x's
         np.copyto(out, x, casting=_UNSAFE)
     np.copyto(out, value, where=mask, casting=_UNSAFE)
