@@ -362,3 +362,92 @@ def test_max_min_of_nothing_as_torch(expr):
     assert isinstance(t, Exception) and isinstance(o, type(t)), (t, o)
     t, o = _both(lambda T: T.ones(0, 3).max(1))
     assert list(o.values.shape) == list(t.values.shape) == [0]
+
+
+# ------------------------------------------------------------------------- bad inputs refused
+@pytest.mark.parametrize("expr", [
+    "T.linspace(T.tensor([0.]), T.tensor([1.]), 3)", "T.linspace(0, T.tensor([[1.]]), 3)",
+    "T.logspace(T.tensor([0.]), 1, 3)", "T.arange(5).narrow(0, T.tensor([1]), 2)",
+    "T.arange(5).narrow(0, T.tensor(1.0), 2)", "T.ones(3).mT", "T.ones(3).mH", "T.ones(3).H",
+    "T.ones(2, 3, 4).H", "T.arange(6).unsafe_split([2, 4])",
+    "T.nn.functional.threshold(T.tensor([True]), 0, 1)",
+    "T.tensor([1.0]).set_(T.tensor([1]))",
+    "T.tensor([1.0], requires_grad=True).set_(T.tensor([2.0]))",
+])
+def test_bad_inputs_refused_as_torch(expr):
+    t, o = _both(lambda T: eval(expr, {"T": T}))
+    assert isinstance(t, Exception), f"torch ran it: {t}"
+    assert isinstance(o, type(t)), f"torch {type(t).__name__}: {t}; oar {o!r}"
+
+
+def test_paddle_door_mT_refuses_0d_as_paddle():
+    paddle = pytest.importorskip("paddle")
+    with pytest.raises(ValueError):
+        paddle.to_tensor(2.0).mT
+    with pytest.raises(ValueError):
+        oar.to_tensor(2.0).mT
+
+
+# ------------------------------------------------------------------------- more overloads
+@pytest.mark.parametrize("expr", [
+    "T.ones(2, 3).H", "T.tensor(2.0).H", "T.tensor(2.0).mT", "T.arange(24.).reshape(2, 3, 4).mH",
+    "T.arange(6.).reshape(2, 3).mT", "T.arange(6.).reshape(2, 3).swapaxes_(0, 1)",
+    "T.arange(6.).reshape(2, 3).swapdims_(1, 0)",
+    "T.unsafe_split(T.arange(5), 2)", "T.arange(5).unsafe_split(2, 0)",
+    "T.unsafe_chunk(T.arange(5), 2)", "T.arange(7).unsafe_chunk(3)",
+    "T.unsafe_split_with_sizes(T.arange(5), [2, 3])",
+    "T.arange(5).unsafe_split_with_sizes([1, 4])",
+    "T.nn.functional.threshold(T.tensor([1.0, float('nan'), 3.0, 1.5]), 1.5, 20.0)",
+    "T.nn.functional.threshold(T.tensor([1, 2, 3]), 1.5, 0.5)",
+    "T.threshold(T.tensor([1, 2, 3]), 2, 7)",
+    "T.linspace(T.tensor(0.0), T.tensor(1.0), 5)", "T.arange(5).narrow(0, T.tensor(1), 2)",
+])
+def test_overloads_run_as_torch(expr):
+    t, o = _both(lambda T: eval(expr, {"T": T}))
+    assert not isinstance(o, Exception), o
+    t, o = (t, o) if isinstance(t, tuple) else ((t,), (o,))
+    assert len(o) == len(t)
+    for a, b in zip(t, o):
+        assert list(b.shape) == list(a.shape) and str(b.dtype) == str(a.dtype)
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
+
+
+def test_swapaxes_in_place_and_threshold_in_place_keep_the_object():
+    x = ot.arange(6.0).reshape(2, 3)
+    assert x.swapaxes_(0, 1) is x and list(x.shape) == [3, 2] and x.stride() == (1, 3)
+    for inplace in (True, False):
+        xs = [T.tensor([1.0, 2.0, 3.0]) for T in (torch, ot)]
+        rs = [T.nn.functional.threshold(x, 1.5, -1.0, inplace)
+              for T, x in zip((torch, ot), xs)]
+        for T, x, r in zip((torch, ot), xs, rs):
+            assert (r is x) == inplace
+        np.testing.assert_array_equal(rs[1].numpy(), rs[0].numpy())
+        assert xs[1]._version == xs[0]._version
+    r = ot.nn.functional.threshold_(ot.tensor([1.0, 2.0]), 1.5, 0.0)
+    assert r.tolist() == [0.0, 2.0]
+
+
+def test_threshold_gradient_and_node_match_torch():
+    vals = [1.0, float("nan"), 3.0, 1.5, -2.0]
+    a = torch.tensor(vals, dtype=torch.float64, requires_grad=True)
+    y = torch.nn.functional.threshold(a, 1.5, 20.0)
+    y.backward(torch.arange(5.0, dtype=torch.float64))
+    oa = ot.tensor(vals, dtype=ot.float64, requires_grad=True)
+    oy = ot.nn.functional.threshold(oa, 1.5, 20.0)
+    oy.backward(ot.arange(5.0, dtype=ot.float64))
+    assert type(oy.grad_fn).__name__ == type(y.grad_fn).__name__
+    np.testing.assert_array_equal(oa.grad.numpy(), a.grad.numpy())
+
+
+def test_set_shares_storage_as_torch():
+    for T in (torch, ot):
+        b = T.arange(6.0).reshape(2, 3)[:, 1:]
+        a = T.tensor([1.0, 2.0])
+        assert a.set_(b) is a
+        assert list(a.shape) == [2, 2] and a.stride() == (3, 1) and a.storage_offset() == 1
+        a[0, 0] = 100.0
+        assert b[0, 0].item() == 100.0
+        c = T.tensor([9.0]).set_(T.arange(6.0), 1, (2, 2), (1, 2))
+        assert c.tolist() == [[1.0, 3.0], [2.0, 4.0]]
+        e = T.tensor([9.0]).set_()
+        assert list(e.shape) == [0] and str(e.dtype).endswith("float32")

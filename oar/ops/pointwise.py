@@ -860,6 +860,34 @@ pointwise_op("where_self", _where_k, _where_back, needs={"x": ("condition",), "y
           doc="x where condition is True, else y, with broadcasting.")
 
 
+def _threshold_k(out, rdt, x, threshold, value):
+    """PyTorch's threshold: value where x <= threshold, else x (a NaN x stays NaN)."""
+    if out is None:
+        out = np.array(x, dtype=rdt)
+    elif out is not x:
+        np.copyto(out, x, casting=_UNSAFE)
+    np.copyto(out, value, where=np.asarray(x) <= threshold, casting=_UNSAFE)
+    return out
+
+
+def _check_threshold(op_name, args, attrs, rdt):
+    if rdt.kind == "b":
+        _no_kernel(op_name, "threshold_cpu", rdt, "cast to an integer or floating dtype first.")
+    for v, n in zip(attrs, ("threshold", "value")):
+        if isinstance(v, Tensor) or v is None:
+            raise ArgTypeError(f"{op_name}(): argument '{n}' must be a number, not "
+                               f"{type(v).__name__}")
+
+
+# torch.threshold / torch.nn.functional.threshold (ThresholdBackward0): the result keeps x's
+# dtype (value is cast into it); the gradient passes where x > threshold (or x is NaN)
+pointwise_op("threshold", _threshold_k,
+  lambda ctx, g: (_where(ctx.input(0) <= ctx.attrs[0], 0.0, g),), needs={"x": ("x",)},
+  attrs=(("threshold", None), ("value", None)), number_attrs=("threshold", "value"),
+  check=_check_threshold, promote=(0,), method=False,
+  doc="value where x <= threshold, else x (keeps x's dtype).")
+
+
 def _masked_fill_k(out, rdt, x, mask, value):
     if out is None:     # the out-of-place result has the broadcast shape of x, mask, value
         shape = np.broadcast_shapes(np.shape(x), np.shape(mask), np.shape(value))

@@ -816,6 +816,11 @@ def narrow(x, dim, start, length, name=None):
     _no_0d(x, "narrow")
     d = A.axis(dim, x._data.ndim, "narrow", "dim")
     n = x._data.shape[d]
+    if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in "iu"):
+        # PyTorch (and Paddle) take a tensor start only as a 0-d integer tensor
+        raise ArgValueError(f"narrow(): start must be an 0-dim integral Tensor, got a "
+                            f"{start.dtype.name} tensor of shape {fmt_shape(start._data.shape)}."
+                            " Fix: pass int(start) or start.reshape([]).")
     start = A.integer(start, "narrow", "start")
     length = A.integer(length, "narrow", "length")
     if not -n <= start <= n:
@@ -1124,12 +1129,57 @@ for _name, _fn in dict(view=view, reshape=reshape, view_as=view_as, reshape_as=r
 Tensor.T = property(T)
 
 
-def _mT(x):
-    """Tensor.mT: a view of x with its last two axes exchanged (a batch of matrices transposed)."""
+def _matrices(x, attr):
+    """mT / mH: PyTorch's RuntimeError for a 1-d tensor (a 0-d one is its own transpose);
+    Paddle's ValueError for both (Note [Door conflicts]: the core Tensor is Paddle's)."""
+    if x._data.ndim == 1 or (x._data.ndim == 0 and x._result_class is Tensor):
+        raise ArgValueError(f"tensor.{attr} is only supported on matrices or batches of "
+                            f"matrices. Got {x._data.ndim}-D tensor.")
+    if x._data.ndim == 0:   # PyTorch's deprecation warning, then the identity
+        import warnings
+        warnings.warn(f"Tensor.{attr} is deprecated on 0-D tensors. " + (
+            "This function is the identity in these cases." if attr == "mT" else
+            "Consider using x.conj()."), UserWarning, stacklevel=3)
+        return transpose(x, 0, 0)
     return transpose(x, -2, -1)
 
 
+def _mT(x):
+    """Tensor.mT: a view of x with its last two axes exchanged (a batch of matrices transposed)."""
+    return _matrices(x, "mT")
+
+
+def _mH(x):
+    """Tensor.mH: the conjugate transpose of a batch of matrices; oar has no complex dtypes,
+    so it is mT."""
+    return _matrices(x, "mH")
+
+
+def _H(x):
+    """Tensor.H: the conjugate transpose of a matrix (x.mT of a 2-D x; oar has no complex
+    dtypes); a 0-d x is its own."""
+    if x._data.ndim not in (0, 2):
+        raise ArgValueError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                            f"{x._data.ndim}-D tensor." + (" For batches of matrices, consider "
+                                                          "using tensor.mH" if x._data.ndim > 2
+                                                          else ""))
+    return _matrices(x, "H")
+
+
 Tensor.mT = property(_mT)
+Tensor.mH = property(_mH)
+Tensor.H = property(_H)
+
+
+def swapaxes_(x, axis0, axis1, name=None):
+    """swapaxes in place: x itself takes the view's shape and strides (same object, same
+    storage); returns x (PyTorch's alias of swapdims_, Note [Metadata in-place ops])."""
+    from ..autograd.inplace import metadata_inplace
+    A.tensor(x, "swapaxes_")
+    return metadata_inplace(x, "swapaxes_", swapaxes, (axis0, axis1), {})
+
+
+R.register_function("swapaxes_", swapaxes_)
 
 
 # ---------------------------------------------------------------- issue 10: more views

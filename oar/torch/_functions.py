@@ -660,3 +660,68 @@ for _n in ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or", "l
     if not _n.endswith("_"):
         __all__.append(_n)
 del _n
+
+
+# --------------------------------------------------------------------------- unsafe_split & co
+def _unsafe(name, fn, int_only):
+    """torch.unsafe_split / unsafe_chunk / unsafe_split_with_sizes: the same pieces as the safe
+    forms (oar's views are checked views either way)."""
+    def unsafe(input, split_size_or_sections, dim=0):
+        if int_only and not _is_int(split_size_or_sections):
+            raise ArgTypeError(f"{name}(): argument 'split_size' (position 1) must be int, not "
+                               f"{type(split_size_or_sections).__name__}")
+        return fn(input, split_size_or_sections, dim)
+    return _named(name, unsafe, f"PyTorch's {name}: the pieces of "
+                  f"{name.replace('unsafe_', '')} (a tuple).")
+
+
+for _n, _f, _i in (("unsafe_split", _split, True), ("unsafe_chunk", _chunk, True),
+                   ("unsafe_split_with_sizes", _split_with_sizes, False)):
+    globals()[_n] = _unsafe(_n, _f, _i)
+    setattr(Tensor, _n, globals()[_n])
+    __all__.append(_n)
+del _n, _f, _i
+
+
+# --------------------------------------------------------------------------- set_
+def _set_(self, source=None, storage_offset=None, size=None, stride=None):
+    """Tensor.set_: self takes source's storage, shape, strides and offset (or, with
+    storage_offset/size/stride, that window of source's storage; with no source, an empty
+    storage). Both then share memory and one version counter (oar keeps the version per
+    storage, so self's version becomes source's, plus the bump). oar has no Storage objects:
+    the source is a tensor."""
+    from ..autograd import grad_mode
+    from ..autograd.errors import InplaceLeafError
+    from ..autograd.inplace import bump
+    x = _tensor(self, "set_", "self")
+    if source is not None and not isinstance(source, _CoreTensor):
+        raise ArgTypeError(f"set_(): argument 'source' must be a Tensor (oar has no Storage "
+                           f"objects), not {type(source).__name__}")
+    if source is not None and source._data.dtype != x._data.dtype:
+        raise ArgTypeError(f"set_(): Could not set tensor of type {x.dtype} to a tensor of "
+                           f"type {source.dtype}. Fix: source.to(self.dtype) first.")
+    if grad_mode.is_grad_enabled() and x.requires_grad:
+        raise InplaceLeafError("set_(): a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+    if source is not None and grad_mode.is_grad_enabled() and source.requires_grad:
+        raise ArgValueError("set_(): a source that requires grad is not supported by oar (its "
+                            "gradient is not defined). Fix: x.set_(source.detach()).")
+    if source is None:
+        src = Tensor._wrap(np.empty((0,), x._data.dtype))
+    elif storage_offset is None and size is None and stride is None:
+        src = source
+    else:
+        if size is None:
+            raise ArgTypeError("set_(): size is required with storage_offset and stride")
+        src = _CORE["as_strided"](source.detach(), list(size),
+                                  list(stride) if stride is not None else None,
+                                  _int(storage_offset or 0))
+    x._storage = src._storage
+    x._data = src._data.view()
+    x._view = x._base = None
+    bump(x, "set_")
+    return x
+
+
+_named("set_", _set_, _set_.__doc__)
+Tensor.set_ = _set_

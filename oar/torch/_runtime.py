@@ -338,10 +338,22 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     return as_door(_creation.arange(start, end, step, dtype=dtype, requires_grad=requires_grad))
 
 
+def _scalar_ends(fname, start, end):
+    """PyTorch's linspace/logspace take tensor ends only as 0-d tensors (Paddle's take a
+    1-element 1-d one too)."""
+    bad = [(n, v._data.ndim) for n, v in (("start", start), ("end", end))
+           if isinstance(v, _CoreTensor) and v._data.ndim]
+    if bad:
+        raise ArgValueError(f"{fname} only supports 0-dimensional start and end tensors, but "
+                            "got " + " and ".join(f"{n} with {d} dimension(s)" for n, d in bad)
+                            + ". Fix: pass start.item() / end.item(), or a 0-d tensor.")
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """steps values evenly spaced from start to end, both included."""
     _device(device, "linspace")
+    _scalar_ends("linspace", start, end)
     _no_out("linspace", out)
     return as_door(_creation.linspace(start, end, steps=steps, dtype=dtype,
                                       requires_grad=requires_grad))
@@ -351,6 +363,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
              requires_grad=False):
     """base ** linspace(start, end, steps)."""
     _device(device, "logspace")
+    _scalar_ends("logspace", start, end)
     _no_out("logspace", out)
     exps = np.linspace(_A.number(start, "logspace", "start"), _A.number(end, "logspace", "end"),
                        _A.integer(steps, "logspace", "steps"))

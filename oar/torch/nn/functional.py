@@ -628,3 +628,19 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'batchmean' in the next major release.", stacklevel=2)
     return _F.kl_div(_t(input, "kl_div"), target, reduction, log_target)
 
+
+
+def threshold(input, threshold, value, inplace=False):
+    """value where input <= threshold, else input (ThresholdBackward0; keeps input's dtype);
+    in place on input with inplace=True."""
+    x = _t(input, "threshold")
+    return _FN["threshold_"](x, threshold, value) if inplace else _FN["threshold"](x, threshold,
+                                                                                   value)
+
+
+def threshold_(input, threshold, value):
+    """threshold written into input, in place; returns input."""
+    return _FN["threshold_"](_t(input, "threshold_"), threshold, value)
+
+
+__all__ += ["threshold", "threshold_"]
