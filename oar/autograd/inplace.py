@@ -205,7 +205,10 @@ def _view_error(t, meta, direct):
 # it. Their OpDef.expanded_write holds torch's warning; the PyTorch door then warns and writes,
 # the Paddle door refuses as before (Paddle's expand copies, so a write there changes one row
 # where oar's shared memory would change all). Writes into one row of an expanded tensor
-# (`x[0] = 1` selects a non-overlapping view) need no exception.
+# (`x[0] = 1` selects a non-overlapping view) need no exception. When such a write needs a
+# gradient (the expanded tensor is a view of a non-leaf), torch's backward refuses it: its
+# CopySlices would copy into an overlapping window; the PyTorch door's CopySlices raises the
+# same error at backward time (its result would depend on the order of the writes).
 
 
 def check_writable(self, op_name, expanded_write=None):
@@ -391,7 +394,7 @@ def rebase_history(self, node, base_edge=None):
 class CopySlices(Node):
     """Backward of an in-place op applied to a view, installed as the base's grad_fn
     (Note [CopySlices])."""
-    __slots__ = ("base_geom", "view_geom", "fn", "dtype")
+    __slots__ = ("base_geom", "view_geom", "fn", "dtype", "torch_door")
     name = "CopySlices"
 
     def __init__(self, base, view, fn, base_edge):
@@ -402,11 +405,22 @@ class CopySlices(Node):
         self.view_geom = geometry(view)
         self.fn = fn
         self.dtype = base._data.dtype
+        self.torch_door = view._result_class is not Tensor
 
     def apply(self, grad):
         """(gradient of the base's old value, gradients of fn's other inputs)."""
         if self.released:
             raise GraphReleasedError(_released_message(self.name))
+        if self.torch_door and _views()._overlaps(*self.view_geom[:2]):
+            # Note [Writes into expanded tensors]: torch's CopySlices copies the view's
+            # gradient into an as_strided window of the base's, which refuses a window whose
+            # elements share memory; so does the PyTorch door (the result would depend on
+            # the order of the writes)
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation. (CopySlices: backward of an in-place op on an expanded view; clone "
+                "the expanded tensor before writing into it.)")
         if grad_mode.is_grad_enabled():
             return self._apply_differentiable(grad)
         V = _views()
