@@ -1198,8 +1198,11 @@ def _strided_at(src, shape, strides, offset):
     item = src.itemsize
     shape = tuple(shape)
     bstrides = tuple(s * item for s in strides)
-    if offset == 0:
-        return np.lib.stride_tricks.as_strided(src, shape, bstrides, writeable=src.flags.writeable)
+    if src.flags.c_contiguous and src.size:
+        try:    # the cheap constructor (a buffer view of src); it checks the extent itself
+            return np.ndarray(shape, src.dtype, src, offset * item, bstrides)
+        except (TypeError, ValueError):
+            pass
     from .views import _At
     it = dict(src.__array_interface__)
     it["data"] = (it["data"][0] + offset * item, it["data"][1])
@@ -1290,6 +1293,15 @@ def torch_getitem(x, idx):
     """x[idx] as torch 2.13 (Note [Torch indexing])."""
     c = idx.__class__
     if c is int or c is slice:      # the common cases: select / slice, straight to NumPy
+        if c is slice and x._data.ndim and (idx.step is None or idx.step.__class__ is int
+                                            and idx.step > 0):
+            # NumPy's slice is torch's for a positive step, except where an empty one starts
+            arr = x._data[idx]
+            if arr.size == 0:
+                arr = _empty_at_torch_offset(x._data, (idx,), arr)
+            if x._view is None and x._grad_fn is None and not x._requires_grad:
+                return R.view_of(_SLICE, x, arr)    # Note [Fast basic index]
+            return _generic_view(x, "slice", lambda a: a[idx], arrays=arr)
         if c is slice or x._data.ndim == 0:
             p = _Plan(x._data)
             if c is slice:
