@@ -44,6 +44,7 @@ CASES = [
     ("logsigmoid", lambda F, x: F.logsigmoid(x)),
     ("leaky_relu", lambda F, x: F.leaky_relu(x, 0.2)),
     ("leaky_relu_", lambda F, x: F.leaky_relu(x * 1, 0.2, inplace=True)),
+    ("leaky_relu_negative", lambda F, x: F.leaky_relu(x, -0.3)),
     ("hardtanh", lambda F, x: F.hardtanh(x, -1.5, 2.0)),
     ("hardtanh_", lambda F, x: F.hardtanh(x * 1, -1.5, 2.0, inplace=True)),
     ("relu6", lambda F, x: F.relu6(x * 3)),
@@ -140,7 +141,7 @@ def test_norm_parameter_gradients_match_torch(name, f, pshapes, dt):
 # (leaky_relu, hardtanh, relu6) the first derivative under create_graph is compared (their
 # second derivative is zero; oar's create_graph gradient there has no history, as relu's)
 SECOND = [c for c in CASES if c[0] not in ("normalize", "hardsigmoid", "hardsigmoid_")]
-_LINEAR_PIECES = ("leaky_relu", "leaky_relu_", "hardtanh", "hardtanh_", "relu6", "relu6_")
+_LINEAR_PIECES = ("leaky_relu", "leaky_relu_", "leaky_relu_negative", "hardtanh", "hardtanh_", "relu6", "relu6_")
 
 
 @pytest.mark.parametrize("name,f", SECOND, ids=[c[0] for c in SECOND])

@@ -24,9 +24,12 @@ from ..tensor import Tensor
 # mean and rstd; group_norm its input, weight and the per-(sample, group) mean and rstd (set
 # right after dispatch, as Note [BatchNorm op] does); an activation its input. The in-place
 # forms whose backward reads the result are PyTorch's result-saving overloads: elu_
-# (EluBackward1, alpha >= 0) and leaky_relu_ (LeakyReluBackward1, slope >= 0), so they need
-# no copy of the old value; hardtanh_ saves its result too (x is strictly inside (min, max)
-# exactly where the result is), under PyTorch's name HardtanhBackward0. The other in-place
+# (EluBackward1) and leaky_relu_ (LeakyReluBackward1), so they need no copy of the old value
+# (their backward refuses a negative alpha / slope, as PyTorch's); hardtanh_ saves its result
+# too (x is strictly inside (min, max) exactly where the result is), under PyTorch's name
+# HardtanhBackward0, and so does F.leaky_relu with a slope >= 0 (LeakyReluBackward0; x > 0
+# exactly where the result is > 0), which keeps BatchNorm -> LeakyReLU at one saved
+# activation (a negative slope saves the input, as PyTorch). The other in-place
 # forms (silu_, hardswish_, hardsigmoid_, mish_) read the input, whose old value the registry
 # keeps (Note [Saving the old value]).
 # The gradients are PyTorch's formulas: NumPy in a plain backward (one buffer per result, no

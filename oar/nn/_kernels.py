@@ -514,6 +514,13 @@ def _b_leaky(c, g, v):
 LEAKY = pointwise_op("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.input(0)),
           needs={"x": ("x",)}, attrs=(("negative_slope", 0.01),), method=False,
           check=_floating_only, doc="Elementwise x where x > 0, else negative_slope * x.")
+# F.leaky_relu with a slope >= 0 (nn.LeakyReLU): the same node, LeakyReluBackward0, reading
+# the result instead (v > 0 exactly where x > 0), so that BatchNorm -> LeakyReLU keeps one
+# activation, not two: the one conv2 saves anyway (Note [In-place activated batch norm])
+LEAKY_OUT = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.out),
+                  needs={"x": ("out",)}, kind="pointwise", attrs=(("negative_slope", 0.01),),
+                  check=_floating_only, method=False, function=False,
+                  doc="leaky_relu with a slope >= 0, its backward read from the result.")
 # F.leaky_relu_: LeakyReluBackward1, from the result, so no copy of the old value (Note
 # [Activation and normalization ops]); its backward refuses a negative slope, as PyTorch's
 LEAKY_RESULT = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.out),

@@ -40,6 +40,10 @@ def leaky_relu(x, negative_slope=0.01, inplace=False, name=None):
     """Elementwise x where x > 0, else negative_slope * x (in place when inplace=True)."""
     if inplace:
         return leaky_relu_(x, negative_slope)
+    if isinstance(negative_slope, (int, float)) and negative_slope >= 0:
+        from ._kernels import LEAKY_OUT     # Note [Activation and normalization ops]
+        _tensor_in(x, "leaky_relu")
+        return R.dispatch(LEAKY_OUT, (x,), (negative_slope,))
     return _F["leaky_relu"](x, negative_slope)
 
 
