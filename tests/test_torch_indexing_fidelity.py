@@ -309,6 +309,35 @@ def test_setitem_version_and_copyslices_on_a_view_of_a_non_leaf():
     assert out[0] == out[1]
 
 
+SELF_VALUE_WRITES = {
+    "row_from_row": lambda x: x.__setitem__(0, x[1]),
+    "rows_from_rows": lambda x: x.__setitem__(slice(1, None), x[:2]),
+    "index_from_row": lambda x: x.__setitem__([2], x[0]),
+    "index_from_slice": lambda x: x.__setitem__([1, 2], x[:2]),
+    "mask_from_element": lambda x: x.__setitem__(x > 5, x[0, 0]),
+    "index_from_clone": lambda x: x.__setitem__([1, 2], x[:2].clone()),
+}
+
+
+@pytest.mark.parametrize("name", list(SELF_VALUE_WRITES))
+def test_setitem_from_its_own_memory_matches_torch(name):
+    """index_put_ refuses a value whose memory range meets the destination's
+    (at::assert_no_overlap); copy_ refuses only a partial overlap."""
+    f = SELF_VALUE_WRITES[name]
+
+    def run(L):
+        x = L.arange(12.0, dtype=L.float64).reshape(3, 4)
+        before = x.tolist()
+        try:
+            f(x)
+        except Exception:
+            if L is ot:
+                assert x.tolist() == before and x._version == 0
+            raise
+        return dict(vals=x.tolist(), version=x._version)
+    assert_same(_outcome(lambda: run(torch)), _outcome(lambda: run(ot)), name)
+
+
 def test_setitem_on_a_leaf_refuses_as_torch():
     for k in (0, slice(None), Ellipsis, [0], (0, [1])):
         t = _outcome(lambda: torch.zeros(3, 4, requires_grad=True).__setitem__(k, 1.0))

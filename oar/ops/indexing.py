@@ -1438,14 +1438,18 @@ def _torch_index_put(dst, adv, value):
     if not ok:
         raise ArgValueError(f"shape mismatch: value tensor of shape {list(st)} cannot be "
                             f"broadcast to indexing result of shape {list(region)}")
-    # canDispatchToMaskedFill: one mask and a one-element value write any dtype (cast)
-    if value._data.dtype != dst._data.dtype and not (
-            len(adv) == 1 and adv[0][1].dtype in (np.bool_, np.uint8) and value._data.size == 1):
+    # canDispatchToMaskedFill: one mask and a one-element value: masked_fill_ with the
+    # value's number, so any dtype (cast) and any memory (read before the write)
+    masked = (len(adv) == 1 and adv[0][1].dtype in (np.bool_, np.uint8)
+              and value._data.size == 1)
+    if value._data.dtype != dst._data.dtype and not masked:
         raise ArgValueError(
             f"Index put requires the source and destination dtypes match, got "
             f"{_TORCH_NAMES.get(dst._data.dtype.name)} for the destination and "
             f"{_TORCH_NAMES.get(value._data.dtype.name)} for the source.")
-    if value._storage is dst._storage and value._data.size and dst._data.size and \
+    if value._storage is dst._storage and masked:
+        value = value.clone()
+    elif value._storage is dst._storage and value._data.size and dst._data.size and \
             _ranges_meet(dst._data, value._data):
         raise RuntimeError("unsupported operation: some elements of the input tensor and the "
                            "written-to tensor refer to a single memory location. Please clone() "
