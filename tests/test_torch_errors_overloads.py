@@ -451,3 +451,12 @@ def test_set_shares_storage_as_torch():
         assert c.tolist() == [[1.0, 3.0], [2.0, 4.0]]
         e = T.tensor([9.0]).set_()
         assert list(e.shape) == [0] and str(e.dtype).endswith("float32")
+
+
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_div_rounding_mode_of_0d_tensors(mode):
+    for a, b in ((5.0, -2.0), (-5, 2), (7, 2)):
+        t, o = _both(lambda T: T.div(T.tensor(a), T.tensor(b), rounding_mode=mode))
+        assert list(o.shape) == [] and str(o.dtype) == str(t.dtype) and o.item() == t.item()
+        t, o = _both(lambda T: T.tensor(a).div_(b, rounding_mode=mode))
+        assert list(o.shape) == [] and o.item() == t.item()

@@ -516,15 +516,13 @@ pointwise_op("remainder", binary_kernel(np.remainder),
 def _div_trunc_k(out, rdt, x, y):
     """x / y rounded toward zero: trunc of the true quotient for floats (PyTorch's
     div_trunc), floor division corrected where the signs differ for integers (exact)."""
+    if out is None:   # never let a 0-d result become a NumPy scalar (out= below)
+        out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y)), rdt)
     if rdt.kind in "iu":
         q = np.floor_divide(x, y, dtype=rdt, casting=_UNSAFE)
         r = np.remainder(x, y, dtype=rdt, casting=_UNSAFE)
-        q = np.add(q, (r != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0)), out=q,
-                   dtype=rdt, casting=_UNSAFE)
-        if out is None:
-            return q
-        np.copyto(out, q, casting=_UNSAFE)
-        return out
+        fix = (r != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0))
+        return np.add(q, fix, out=out, dtype=rdt, casting=_UNSAFE)
     r = np.true_divide(x, y, out=out, dtype=rdt, casting=_UNSAFE)
     return np.trunc(r, out=r)
 
