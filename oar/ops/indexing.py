@@ -192,12 +192,6 @@ def _empty_at_torch_offset(src, key, arr):
     o = _At()
     o.__array_interface__, o.base = it, src
     return np.asarray(o)
-    from .views import _slice_dim
-    flat = src.reshape(-1) if src.flags.c_contiguous else None
-    if flat is not None and 0 <= offset // src.itemsize < flat.size:
-        return _slice_dim(flat, 0, offset // src.itemsize, 0).reshape(arr.shape) \
-            if arr.ndim != 1 else _slice_dim(flat, 0, offset // src.itemsize, 0)
-    return arr
 
 
 def _torch_unit_strides(a):
@@ -1194,16 +1188,29 @@ def _torch_plan(x, items, optimize, check_count=True):
 
 def _strided_at(src, shape, strides, offset):
     """An ndarray over src's memory with element strides and offset relative to src's first
-    element (the geometry torch computes; valid by construction)."""
+    element (the geometry torch computes from src's: inside src by construction, and checked,
+    Note [View extent])."""
     item = src.itemsize
     shape = tuple(shape)
     bstrides = tuple(s * item for s in strides)
     if src.flags.c_contiguous and src.size:
-        try:    # the cheap constructor (a buffer view of src); it checks the extent itself
+        try:    # the cheap constructor (a buffer view of src); it checks the extent in C
             return np.ndarray(shape, src.dtype, src, offset * item, bstrides)
         except (TypeError, ValueError):
             pass
-    from .views import _At
+    from .views import _At, extent
+    if 0 not in shape:
+        lo = hi = offset * item
+        for n, st in zip(shape, bstrides):
+            if st >= 0:
+                hi += st * (n - 1)
+            else:
+                lo += st * (n - 1)
+        e = extent(src)
+        p0 = src.__array_interface__["data"][0]
+        if e is None or p0 + lo < e[0] or p0 + hi + item > e[1]:
+            raise RuntimeError(f"internal error: an indexing view of size {list(shape)} would "
+                               "leave its source's memory (Note [View extent])")
     it = dict(src.__array_interface__)
     it["data"] = (it["data"][0] + offset * item, it["data"][1])
     it["shape"], it["strides"] = shape, bstrides
