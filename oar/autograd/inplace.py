@@ -6,6 +6,7 @@ Notes defined in this file, in the order of one call such as `x.mul_(w)`:
   Note [Leaf and view rules]        what autograd refuses to modify in place, and why
   Note [View creation meta]         views made under no_grad or by split/unbind: unwritable
   Note [Memory overlap]             overlapping destinations and operands are refused
+  Note [Writes into expanded tensors]  the two writes torch allows there (PyTorch door)
   Note [In-place shape and dtype]   an in-place op never changes shape or dtype
   Note [Saving the old value]       a copy only when a needed gradient reads the old value
   Note [Version bump]               one bump per mutating call, logged for error messages
@@ -215,7 +216,7 @@ def check_writable(self, op_name, expanded_write=None):
     """Refuse writes where several elements share one memory location (Note [Memory overlap])."""
     if has_internal_overlap(self._data):
         if expanded_write is not None and self._result_class is not Tensor:
-            # Note [Writes into expanded tensors]
+            # the PyTorch door warns and writes (Note [Writes into expanded tensors])
             import warnings
             warnings.warn(expanded_write, UserWarning, stacklevel=4)
             return

@@ -27,7 +27,7 @@ from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.inplace import (check_inplace_autograd, check_overlap, check_writable,
                                 metadata_inplace)
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_as
 from . import args as A
 from . import registry as R
 from .registry import OpDef, declare, fmt_shape
@@ -1375,12 +1375,7 @@ def _torch_scalar(x, v):
     elif dt == np.float32 and math.isfinite(v) and abs(v) > np.finfo(np.float32).max:
         raise _overflow(x)
     with np.errstate(over="ignore"):
-        return wrap_scalar(x, np.asarray(v).astype(dt))
-
-
-def wrap_scalar(x, arr):
-    from ..tensor import wrap_as
-    return wrap_as(x._result_class, arr)
+        return wrap_as(x._result_class, np.asarray(v).astype(dt))
 
 
 def _torch_value(x, value):
@@ -1496,4 +1491,5 @@ def torch_setitem(x, idx, value):
 
 
 def torch_delitem(x, idx):
+    """del x[idx]: torch's TypeError."""
     raise ArgTypeError("Tensor does not support deleting items")
