@@ -49,6 +49,8 @@ def conv(k, L):
         return L.tensor(k.v, dtype=getattr(L, k.dt)) if k.dt else L.tensor(k.v)
     if isinstance(k, Rng):
         return range(*k.a)
+    if isinstance(k, str) and k in ("size01", "size2"):    # a torch.Size key
+        return L.Size([0, 1] if k == "size01" else [2])
     return k
 
 
@@ -95,6 +97,8 @@ KEYS = [
     (slice(None), [0, 2], slice(None)), (0, [0, 2], slice(None)), ([0, 1], slice(None), 0),
     (Ellipsis, [0, 1]), (Ellipsis, None, [0, 2]), ([0, 1], [0, 5]), ([[0, 1]], [[1], [2]]),
     (T([[True, False, True, False]]), 0), (T([1, 0, 1], "uint8"), Ellipsis, 0),
+    # tuple subclasses are tuples
+    "size01", "size2",
     # not indices
     1.0, (0, 1.5), T(1.0), {0: 1}, object(), (0, "a"),
 ]

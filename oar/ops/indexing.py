@@ -1005,8 +1005,8 @@ def _is_sequence(o):
 
 def _torch_items(idx):
     """wrapTuple(index) -> the tuple of items."""
-    if idx.__class__ is tuple:
-        return idx
+    if isinstance(idx, tuple):      # PyTuple_Check: torch.Size and named tuples too
+        return tuple(idx)
     if isinstance(idx, (Tensor, np.ndarray)) or not _is_sequence(idx):
         return (idx,)
     try:
