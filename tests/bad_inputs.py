@@ -306,6 +306,26 @@ for _name in UNARY_FLOAT:
     row(f"oar.{_name}_: int64 tensor", RuntimeError,
         lambda e, f=_name: getattr(oar, f + "_")(e.n),
         lambda t, e, f=_name: getattr(t, f + "_")(e.n))
+# ops with no bool kernel: PyTorch's NotImplementedError (Note [Dtype refusals])
+for _name in ["abs", "floor", "ceil", "round", "trunc", "threshold"]:
+    _extra = (0, 1) if _name == "threshold" else ()
+    row(f"oar.{_name}: bool tensor", NotImplementedError,
+        lambda e, f=_name, a=_extra: getattr(oar, f)(e.b, *a),
+        lambda t, e, f=_name, a=_extra: getattr(t, f)(e.b, *a))
+for _name in ["argmax", "argmin"]:
+    row(f"oar.{_name},Tensor.{_name}: bool tensor", RuntimeError,
+        lambda e, f=_name: getattr(e.b, f)(), lambda t, e, f=_name: getattr(e.b, f)())
+row("Tensor.pow_: int8 tensor, exponent beyond int8", RuntimeError,
+    lambda e: e.n.astype("int8").pow_(2 ** 40), lambda t, e: e.n.to(t.int8).pow_(2 ** 40))
+row("oar.divide,oar.div_: unknown rounding_mode", RuntimeError,
+    lambda e: oar.divide(e.x, e.y, rounding_mode="round"),
+    lambda t, e: t.div(e.x, e.y, rounding_mode="round"))
+row("Tensor.div_: int64 by zero with rounding_mode='trunc'", RuntimeError,
+    lambda e: e.n.div_(0, rounding_mode="trunc"), lambda t, e: e.n.div_(0, rounding_mode="trunc"))
+row("Tensor.round: decimals not an int", TypeError,
+    lambda e: e.x.round(decimals=1.5), lambda t, e: e.x.round(decimals=1.5))
+row("Tensor.narrow: 1-d start tensor", RuntimeError,
+    lambda e: e.x.narrow(1, e.idx[:1], 1), lambda t, e: e.x.narrow(1, e.idx[:1], 1))
 for _name in ["neg", "negative"]:
     row(f"oar.{_name}_,Tensor.{_name}_: bool tensor", RuntimeError,
         lambda e, f=_name: getattr(e.b, f + "_")(),
@@ -317,7 +337,8 @@ BINARY_ARITH = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "t
 COMPARE = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "greater_than",
            "less", "less_equal", "less_than", "not_equal", "equal"]
 LOGICAL = ["logical_and", "logical_or", "logical_xor"]
-BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
+BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+           "bitwise_right_shift"]
 for _name in BINARY_ARITH + COMPARE + LOGICAL + BITWISE:
     _a = "n" if _name in BITWISE else "x"
     row(f"oar.{_name},Tensor.{_name}: shapes do not broadcast", RuntimeError,
@@ -430,7 +451,7 @@ _LEAF_ARGS = {
         "eq", "ne", "gt", "ge", "lt", "le", "greater", "less", "equal", "not_equal",
         "greater_than", "greater_equal", "less_than", "less_equal", "logical_and",
         "logical_or", "logical_xor")},
-    "as_strided_": lambda e: ((2,), (1,)), "resize_": lambda e: (3,),
+    "as_strided_": lambda e: ((2,), (1,)), "resize_": lambda e: (3,), "threshold_": lambda e: (1.0, 0.0),
     "resize_as_": lambda e: (e.x,),
 }
 _LEAF_TORCH = {  # torch spelling of the same in-place call on e.w
@@ -449,7 +470,8 @@ _LEAF_TORCH = {  # torch spelling of the same in-place call on e.w
 }
 _LEAF_SKIP = {"detach_", "where_", "bitwise_and_", "bitwise_or_", "bitwise_xor_",
               "bitwise_not_", "matmul_", "reshape_", "squeeze_", "unsqueeze_", "flatten_",
-              "transpose_", "swapdims_", "t_"}
+              "transpose_", "swapdims_", "swapaxes_", "t_", "bitwise_left_shift_",
+              "bitwise_right_shift_"}
 for _name in sorted(n for n in dir(oar) if n.endswith("_") and not n.startswith("_")):
     if _name in _LEAF_SKIP:
         continue
@@ -695,6 +717,8 @@ for _name in ["swapaxes", "swapdims"]:
         lambda t, e, f=_name: getattr(t, f)(e.x, 0, 5))
 row("oar.swapdims_,Tensor.swapdims_: axis out of range", IndexError,
     lambda e: e.x.swapdims_(0, 5), lambda t, e: e.x.swapdims_(0, 5))
+row("oar.swapaxes_,Tensor.swapaxes_: axis out of range", IndexError,
+    lambda e: e.x.swapaxes_(0, 5), lambda t, e: e.x.swapaxes_(0, 5))
 row("oar.t,Tensor.t: 3-D tensor", RuntimeError, lambda e: oar.t(f32(2, 2, 2)),
     lambda t, e: t.t(t.ones(2, 2, 2)))
 row("oar.t_,Tensor.t_: 3-D tensor", RuntimeError, lambda e: e.c.t_(),

@@ -460,3 +460,13 @@ def test_div_rounding_mode_of_0d_tensors(mode):
         assert list(o.shape) == [] and str(o.dtype) == str(t.dtype) and o.item() == t.item()
         t, o = _both(lambda T: T.tensor(a).div_(b, rounding_mode=mode))
         assert list(o.shape) == [] and o.item() == t.item()
+
+
+def test_div_trunc_op_is_the_trunc_rounding_mode():
+    """The registry's div_trunc op (reached through div's rounding_mode, no public spelling)."""
+    from oar.ops.registry import OPS
+    div_trunc = OPS["div_trunc"].call
+    a, b = [7, -7, 9, -9], [2, 2, -4, -4]
+    o = div_trunc(ot.tensor(a), ot.tensor(b))
+    t = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode="trunc")
+    assert str(o.dtype) == str(t.dtype) and o.tolist() == t.tolist()

@@ -534,32 +534,32 @@ _DIV_TRUNC = pointwise_op("div_trunc", _div_trunc_k, lambda ctx, g: (zero_grad(g
   doc="x / y rounded toward zero, with broadcasting.")
 
 
+def _div_spelling(suffix, plain, modes):
+    def div(x, y, name=None, *, rounding_mode=None, out=None):
+        if rounding_mode is None:
+            fn = plain
+        else:
+            fn = modes.get(rounding_mode) if isinstance(rounding_mode, str) else None
+            if fn is None:
+                raise ArgValueError(f"div{suffix}(): div expected rounding_mode to be one of "
+                                    f"None, 'trunc', or 'floor' but found {rounding_mode!r}")
+        return fn(x, y) if out is None else fn(x, y, out=out)
+    div.__name__ = div.__qualname__ = "div" + suffix
+    div.__doc__ = (plain.__doc__ + "\n\nrounding_mode: None (true division), 'trunc' (toward "
+                   "zero) or 'floor' (toward -inf, floor_divide); with a rounding mode the "
+                   "result keeps the promoted dtype (integers stay integers) and the gradient "
+                   "is zero.")
+    return div
+
+
 def _div_forms():
     """div / divide with PyTorch's and Paddle's keyword-only rounding_mode (None, 'trunc',
     'floor'), and div_ / divide_ with it; true_divide keeps the plain spelling."""
     from .spellings import inplace_spelling
     _DIV_TRUNC.inplace_ok = True
-    plain = {"": FUNCTIONS["div"], "_": FUNCTIONS["div_"]}
-    modes = {"": {"trunc": _DIV_TRUNC.call, "floor": FUNCTIONS["floor_divide"]},
-             "_": {"trunc": inplace_spelling(_DIV_TRUNC, "div_"),
-                   "floor": FUNCTIONS["floor_divide_"]}}
-    for suffix in ("", "_"):
-        def div(x, y, name=None, *, rounding_mode=None, out=None, _plain=plain[suffix],
-                _modes=modes[suffix], _suffix=suffix):
-            if rounding_mode is None:
-                fn = _plain
-            else:
-                fn = _modes.get(rounding_mode) if isinstance(rounding_mode, str) else None
-                if fn is None:
-                    raise ArgValueError(f"div{_suffix}(): div expected rounding_mode to be one "
-                                        "of None, 'trunc', or 'floor' but found "
-                                        f"{rounding_mode!r}")
-            return fn(x, y) if out is None else fn(x, y, out=out)
-        div.__name__ = div.__qualname__ = "div" + suffix
-        div.__doc__ = (plain[suffix].__doc__ + "\n\nrounding_mode: None (true division), "
-                       "'trunc' (toward zero) or 'floor' (toward -inf, floor_divide); with a "
-                       "rounding mode the result keeps the promoted dtype (integers stay "
-                       "integers) and the gradient is zero.")
+    for suffix, trunc in (("", _DIV_TRUNC.call), ("_", inplace_spelling(_DIV_TRUNC, "div_"))):
+        div = _div_spelling(suffix, FUNCTIONS["div" + suffix],
+                            {"trunc": trunc, "floor": FUNCTIONS["floor_divide" + suffix]})
         for n in ("div" + suffix, "divide" + suffix):
             install(n, div)
 
