@@ -470,3 +470,13 @@ def test_div_trunc_op_is_the_trunc_rounding_mode():
     o = div_trunc(ot.tensor(a), ot.tensor(b))
     t = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode="trunc")
     assert str(o.dtype) == str(t.dtype) and o.tolist() == t.tolist()
+
+
+def test_paddle_door_frac_of_ints_is_paddles_zeros():
+    paddle = pytest.importorskip("paddle")
+    for dt in ("int32", "int64"):
+        p = paddle.frac(paddle.to_tensor([3, -2, 0], dtype=dt)).numpy()
+        o = oar.frac(oar.to_tensor([3, -2, 0], dtype=dt)).numpy()
+        assert o.dtype == p.dtype and o.tolist() == p.tolist()
+    with pytest.raises(NotImplementedError):
+        ot.tensor([3, -2]).frac()

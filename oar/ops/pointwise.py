@@ -1044,9 +1044,12 @@ _TWO_OVER_SQRT_PI = 2.0 / float(np.sqrt(np.pi))
 
 def _floating_input(op_name, args, attrs, rdt):
     """Ops PyTorch implements for floating tensors only (frac): an integer or bool tensor is
-    refused, not silently turned into zeros."""
+    refused, not silently turned into zeros. Paddle's frac of int32/int64 is zeros (its
+    door keeps that; bool and uint8/int8/int16 it refuses too)."""
     x = args[0]
     if isinstance(x, Tensor) and x._data.dtype.kind != "f":
+        if x._data.dtype in (np.int32, np.int64) and not _torch_door(args):
+            return
         _no_kernel(op_name, op_name.rstrip("_") + "_cpu", x._data.dtype,
                    "cast to a floating dtype first.")
 
