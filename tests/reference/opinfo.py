@@ -37,7 +37,7 @@ for _op in op_db:
 
 # dtypes the samples are drawn in (where the OpInfo supports them)
 DTYPES = (torch.float32, torch.float64, torch.int64, torch.bool)
-VARIANTS = ("function", "method", "inplace", "out")
+VARIANTS = ("function", "method", "inplace", "out", "keyword", "noncontiguous")
 
 
 @dataclasses.dataclass
@@ -158,7 +158,7 @@ def _by_name(fn):
 def oar_callable(op, variant):
     """oar.torch's spelling of `op` in `variant`, or None where oar lacks it."""
     name = op.name
-    if variant in ("function", "out"):
+    if variant in ("function", "out", "keyword", "noncontiguous"):
         if op.op is None:
             return None
         if resolve(otorch, name) is None:
@@ -185,7 +185,7 @@ def oar_callable(op, variant):
 
 
 def torch_callable(op, variant):
-    if variant in ("function", "out"):
+    if variant in ("function", "out", "keyword", "noncontiguous"):
         return op.op
     if variant == "method":
         return op.method_variant
@@ -292,15 +292,72 @@ def _out_like(t_res):
     return outs[0] if isinstance(t_res, torch.Tensor) else tuple(outs)
 
 
+# ---------------------------------------------------------------- sample transforms
+_SCHEMAS = None
+
+
+def _keyword_form(op, triple):
+    """The sample with every argument passed by torch's keyword name (the first overload of
+    torch 2.13's that binds it, from oar/torch/_schemas.json), or None."""
+    global _SCHEMAS
+    if _SCHEMAS is None:
+        import json
+        import pathlib
+        _SCHEMAS = json.loads((pathlib.Path(otorch.__file__).parent / "_schemas.json")
+                              .read_text())["ops"]
+    if not isinstance(op.op, types.BuiltinFunctionType) and not (
+            isinstance(op.op, types.FunctionType) and op.op.__module__.startswith(
+                "torch.nn.functional")):
+        return None   # a lambda of the test suite: its own parameter names
+    short = op.name.split(".")[-1]
+    form = "functional" if op.name.startswith("nn.functional.") else "function"
+    x, args, kwargs = triple
+    positional = (x, *args)
+    for row in _SCHEMAS.get(short, {}).get(form, ()):
+        names = [n for n, kwonly, _ in row["params"] if not kwonly]
+        if len(positional) <= len(names) and not set(kwargs) & set(names[:len(positional)]):
+            kw = dict(zip(names, positional))
+            kw.update(kwargs)
+            return kw
+    return None
+
+
+def _noncontiguous(triple):
+    from torch.testing._internal.common_utils import noncontiguous_like
+
+    def nc(v):
+        if isinstance(v, torch.Tensor) and v.numel() > 1 and v.layout == torch.strided:
+            r = noncontiguous_like(v.detach())
+            return r.requires_grad_(v.requires_grad) if v.requires_grad else r
+        return v
+    x, args, kwargs = triple
+    return (nc(x), tuple(nc(a) for a in args), {k: nc(v) for k, v in kwargs.items()})
+
+
+def _call_keywords(fn, kwargs):
+    torch.manual_seed(0)
+    otorch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return True, fn(**kwargs)
+        except Exception as e:  # noqa: BLE001
+            return False, e
+
+
 def run_variant(op, variant, dtype, samples):
     findings = []
     t_fn = torch_callable(op, variant)
     if t_fn is None or (variant == "out" and not op.supports_out):
         return findings
+    if variant == "keyword":
+        return _run_keyword(op, dtype, samples)
+    if variant == "noncontiguous":
+        samples = [_noncontiguous(_as_triple(s)) for s in samples]
     o_fn = oar_callable(op, variant)
     dname = str(dtype).split(".")[-1]
     for k, s in enumerate(samples):
-        triple = _as_triple(s)
+        triple = s if isinstance(s, tuple) else _as_triple(s)
         try:
             o_sample = to_oar(triple)
         except Unconvertible:
@@ -346,6 +403,38 @@ def run_variant(op, variant, dtype, samples):
                 d = compare(t_sample[0], o_sample[0])
             if d is not None:
                 findings.append(Finding(op.name, variant, dname, "differs", f"{where}: {d}"))
+    return findings
+
+
+def _run_keyword(op, dtype, samples):
+    """Each sample called with torch's keyword names: what torch binds, oar must bind."""
+    findings = []
+    o_fn = oar_callable(op, "function")
+    if o_fn is None:
+        return findings
+    dname = str(dtype).split(".")[-1]
+    o_fn = resolve(otorch, op.name)
+    for k, s in enumerate(samples):
+        triple = _as_triple(s)
+        kw = _keyword_form(op, triple)
+        if kw is None:
+            continue
+        try:
+            o_kw = to_oar(kw)
+        except Unconvertible:
+            continue
+        t_ok, t_res = _call_keywords(op.op, clone_torch(kw))
+        if not t_ok:
+            continue
+        o_ok, o_res = _call_keywords(o_fn, o_kw)
+        where = f"sample {k} {sorted(kw)}"
+        if not o_ok:
+            findings.append(Finding(op.name, "keyword", dname, "refused",
+                                    f"{where}: {type(o_res).__name__}: {str(o_res)[:120]}"))
+            continue
+        d = compare(t_res, o_res)
+        if d is not None:
+            findings.append(Finding(op.name, "keyword", dname, "differs", f"{where}: {d}"))
     return findings
 
 
@@ -405,6 +494,11 @@ def run_grad(op, samples):
             continue
         o_outs = [r for r in _leaves(o_res) if hasattr(r, "_data") and r.requires_grad
                   and r._data.dtype.kind == "f"]
+        t_names = [_node_name(r) for r in t_outs]
+        o_names = [_node_name(r) for r in o_outs]
+        if t_names != o_names:
+            findings.append(Finding(op.name, "grad_fn", "float64", "differs",
+                                    f"{where}: {o_names}, torch {t_names}"))
         if len(o_outs) != len(t_outs):
             findings.append(Finding(op.name, "grad", "float64", "grad",
                                     f"{where}: {len(o_outs)} differentiable results, torch "
@@ -435,6 +529,12 @@ def run_grad(op, samples):
                 findings.append(Finding(op.name, "grad", "float64", "grad",
                                         f"{where}: input {i}: {d}"))
     return findings
+
+
+def _node_name(t):
+    """The autograd node's name as torch shows it (`AddBackward0`), or None."""
+    fn = t.grad_fn
+    return None if fn is None else type(fn).__name__
 
 
 def run_op(op, dtypes=DTYPES, variants=VARIANTS, grad=True):
