@@ -127,6 +127,24 @@ def new_storage(buffer):
     return s
 
 
+def alias_storage(storage, array):
+    """A Storage of its own over `array`, a window of `storage`'s memory: its own version
+    counter, nothing counted as allocated, its buffer never pooled, and `storage` kept alive
+    (so that one's buffer is not pooled either while the alias lives). For PyTorch's tensors
+    that share memory without being views (torch.unsafe_split's pieces)."""
+    s = _new(Storage)
+    s.buffer = array
+    s.nbytes = 0
+    s.version = 0
+    s.owner = None
+    s.source = storage
+    if storage.inference:
+        s.inference = True
+    if _trace is not None:
+        _trace.alloc(s)
+    return s
+
+
 _new = object.__new__
 
 

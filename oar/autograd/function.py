@@ -1,6 +1,8 @@
 """Custom ops: oar.autograd.PyLayer (alias Function), with save_for_backward and mark_dirty."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import grad_mode
@@ -147,7 +149,8 @@ class PyLayerNode(Node):
 #   because CopySlices would bypass the Function's backward. When the node is recorded and
 #   several outputs are differentiable, the views get MULTI_OUTPUT instead;
 # - inputs marked dirty must all be returned (PyTorch's RuntimeError otherwise, grad or
-#   not); they follow Note [Dirty inputs];
+#   not); they follow Note [Dirty inputs]. When the node is recorded, a dirty tensor that is
+#   no input is refused if it is a view, else warned about (PyTorch's _DIRTY_NOT_INPUT);
 # - outputs marked non-differentiable get no history (an input among them comes back as a
 #   detached alias); backward receives zeros for them;
 # - the tensors given to save_for_backward are saved only now, and only when the node is
@@ -157,6 +160,8 @@ class PyLayerNode(Node):
 _DIRTY_NOT_RETURNED = ("Some elements marked as dirty during the forward method were not "
                        "returned as output. The inputs that are modified inplace must all be "
                        "outputs of the Function.")
+_DIRTY_NOT_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                    "Tensors that have been mutated should be passed to ctx.mark_dirty().")
 
 
 def _custom_view(cls, o, k, inputs):
@@ -178,12 +183,33 @@ def _custom_view(cls, o, k, inputs):
 class PyLayer:
     """Subclass with static forward(ctx, *args) and backward(ctx, *grads)."""
 
+    _backward_cls = PyLayerNode
+
+    def __init_subclass__(cls, **kwargs):
+        # PyTorch: each Function has its own node class, `<Name>Backward`
+        # (Function._backward_cls); grad_fn is an instance of it
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(cls.__name__ + "Backward", (PyLayerNode,), {"__slots__": ()})
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        """Computes the outputs from the inputs; a subclass must define it."""
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        """Gradients of the inputs from those of the outputs; a subclass must define it."""
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Runs forward(ctx, *args) and records a node whose backward is backward(ctx, *grads)
         (Note [Function outputs])."""
         from .inplace import attach_outputs, bump_dirty
-        from ..tensor import MULTI_OUTPUT, Tensor
+        from ..tensor import DEFAULT, MULTI_OUTPUT, Tensor
         ctx = PyLayerContext()
         tensors = [a for a in args if isinstance(a, Tensor)]
         need = grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors)
@@ -197,6 +223,12 @@ class PyLayer:
         if dirty - {id(o) for o in outs}:
             raise RuntimeError(_DIRTY_NOT_RETURNED)
         inputs = {id(t) for t in tensors}
+        if need:   # PyTorch: a view that is no input is refused, another tensor only warned
+            for d in ctx._dirty:
+                if isinstance(d, Tensor) and id(d) not in inputs:
+                    if d._view is not None:
+                        raise RuntimeError(_DIRTY_NOT_INPUT)
+                    warnings.warn(_DIRTY_NOT_INPUT, UserWarning, stacklevel=2)
         non_diff = {id(t) for t in ctx._non_diff}
         if need and len(outs) > 1 and any(isinstance(d, Tensor) and d._view is not None
                                           for d in ctx._dirty):
@@ -209,13 +241,21 @@ class PyLayer:
                 "that returns a single Tensor and a second one that does the other "
                 "operations). You can ask on the forum https://discuss.pytorch.org/ if you "
                 "need help to do this change.")
+        # PyTorch's private ctx._is_pure_view: the output is a plain view of the one input,
+        # so an in-place op on it replays the view (CopySlices) instead of being refused
+        pure = need and getattr(ctx, "_is_pure_view", False)
+        if pure and (len(tensors) != 1 or sum(isinstance(o, Tensor) for o in outs) != 1):
+            raise RuntimeError("Pure view custom Function can only have one input Tensor and "
+                               "one output Tensor. Open an issue if you need to support more.")
         new_outs = []
         for k, o in enumerate(outs):
             if isinstance(o, Tensor) and id(o) not in dirty:
                 if id(o) in non_diff and id(o) in inputs:
                     o = o.detach()   # PyTorch: a detached alias of the input
-                else:
+                elif not (pure and id(o) not in inputs):
                     o = _custom_view(cls, o, k, inputs)
+                elif o._view is not None:
+                    o._view.creation = DEFAULT   # made under forward's no_grad: still plain
             new_outs.append(o)
         # ctx.mark_non_differentiable named the tensors forward returned: follow the aliases
         non_diff |= {id(n) for n, o in zip(new_outs, outs) if id(o) in non_diff}
@@ -230,7 +270,7 @@ class PyLayer:
                     if isinstance(o, Tensor) and o._view is not None:
                         o._view.creation = MULTI_OUTPUT
             ctx._save()
-            node = PyLayerNode(edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
+            node = cls._backward_cls(edges, tuple((t._data.shape, t._data.dtype) for t in tensors))
             node.cls = cls
             node.ctx = ctx
             node.n_out = len(outs)

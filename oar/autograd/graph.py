@@ -17,7 +17,17 @@ from . import saved as _saved
 from .node import Node  # noqa: F401
 
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "allow_mutation_on_saved_tensors"]
+           "allow_mutation_on_saved_tensors", "increment_version"]
+
+
+def increment_version(tensor):
+    """Marks `tensor` (or each tensor of an iterable) as modified in place without an op:
+    its storage's version goes up by one (Note [Version bump]), so a saved copy of it is
+    refused at backward, as PyTorch's torch.autograd.graph.increment_version."""
+    from ..tensor import Tensor
+    from .inplace import bump
+    for t in ((tensor,) if isinstance(tensor, Tensor) else tensor):
+        bump(t, "increment_version")
 
 
 class saved_tensors_hooks:   # noqa: N801  (PyTorch's and Paddle's name)

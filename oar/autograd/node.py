@@ -291,6 +291,7 @@ _VARIANTS = {
                                 "PowBackward0" if meta[1] is None else "PowBackward1"),
     "sub": lambda attrs, meta: "RsubBackward1" if meta[0] is None else "SubBackward0",
     "div": lambda attrs, meta: "MulBackward0" if meta[0] is None else "DivBackward0",
+    "round": lambda attrs, meta: "RoundBackward0" if attrs[0] is None else "RoundBackward1",
     "clip": lambda attrs, meta: ("ClampBackward0" if any(hasattr(a, "_data") for a in attrs)
                                  else "ClampBackward1"),
     "remainder": _second_is_number("RemainderBackward0", "RemainderBackward1"),
@@ -395,6 +396,21 @@ class OpNode(Node):
         if self.out_saved is None:
             raise GraphReleasedError(_released_message(self.name))
         return self.out_saved.unpack(self)
+
+    @property
+    def _saved_result(self):
+        """PyTorch's grad_fn._saved_result: the saved output, unpacked (version-checked),
+        sharing the output's storage and so its version counter; of the output's door."""
+        s = self.out_saved
+        if s is None:
+            if self.released:
+                raise GraphReleasedError(_released_message(self.name))
+            raise AttributeError(f"'{self.name}' object has no attribute '_saved_result'")
+        t = self.out
+        cls = getattr(s, "cls", None)
+        if cls is not None and t.__class__ is not cls:
+            t.__class__ = cls
+        return t
 
     def apply(self, grad):
         if self.released:

@@ -30,7 +30,8 @@ from .errors import SavedTensorModifiedError
 class SavedTensor:
     """A tensor a backward formula reads, checked against in-place changes when unpacked
     (Note [Saved tensors are versioned])."""
-    __slots__ = ("tensor", "array", "storage", "version", "is_output", "had_fn", "cache")
+    __slots__ = ("tensor", "array", "storage", "version", "is_output", "had_fn", "cache",
+                 "cls")
 
     def __init__(self, tensor, is_output=False):
         storage = tensor._storage
@@ -48,6 +49,7 @@ class SavedTensor:
             self.tensor = None
             self.array = tensor._data
             self.had_fn = False
+            self.cls = tensor.__class__   # the door's class, for grad_fn._saved_result
         else:
             self.tensor = tensor
             self.array = None

@@ -541,8 +541,9 @@ def _set_data(x, value):
         raise ArgTypeError(f"data: expected a Tensor to assign to .data, got "
                            f"{type(value).__name__}")
     if x._requires_grad and value._data.dtype.kind != "f":
-        raise ArgTypeError(f"data: cannot assign a {value.dtype.name} tensor to the data of a "
-                           "tensor that requires grad (only floating dtypes can require grad)")
+        raise ArgTypeError(f"data set to a tensor that requires gradients must be floating "
+                           f"point or complex dtype (got {value.dtype.name}; only floating "
+                           "dtypes can require grad)")   # PyTorch's words first
     x._data = value._data
     x._storage = value._storage
     x._base = None

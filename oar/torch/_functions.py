@@ -664,13 +664,25 @@ del _n
 
 # --------------------------------------------------------------------------- unsafe_split & co
 def _unsafe(name, fn, int_only):
-    """torch.unsafe_split / unsafe_chunk / unsafe_split_with_sizes: the same pieces as the safe
-    forms (oar's views are checked views either way)."""
+    """torch.unsafe_split / unsafe_chunk / unsafe_split_with_sizes: the pieces of the safe
+    forms, which PyTorch does not track as views: they share the input's memory but have no
+    base and a version counter of their own (a Storage aliasing the input's memory), so
+    writing into one in place is allowed and is not seen by the other pieces' or the input's
+    saved copies (the split's node still routes their gradients)."""
+    from ..storage import alias_storage
+    from ..tensor import wrap_as
+
+    def own(p):
+        t = wrap_as(p.__class__, p._data, alias_storage(p._storage, p._data))
+        t._grad_fn = p._grad_fn
+        t._out_nr = p._out_nr
+        return t
+
     def unsafe(input, split_size_or_sections, dim=0):
         if int_only and not _is_int(split_size_or_sections):
             raise ArgTypeError(f"{name}(): argument 'split_size' (position 1) must be int, not "
                                f"{type(split_size_or_sections).__name__}")
-        return fn(input, split_size_or_sections, dim)
+        return tuple(own(p) for p in fn(input, split_size_or_sections, dim))
     return _named(name, unsafe, f"PyTorch's {name}: the pieces of "
                   f"{name.replace('unsafe_', '')} (a tuple).")
 

@@ -12,7 +12,7 @@ from ...autograd.functional import backward  # noqa: F401
 from ...autograd.functional import grad as _core_grad
 from ...autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                                    no_grad, set_grad_enabled)
-from . import functional, graph  # noqa: F401
+from . import function, functional, graph  # noqa: F401
 
 _gradcheck = _importlib.import_module("...autograd.gradcheck", __package__)  # the module
 gradcheck = _gradcheck.gradcheck
