@@ -783,9 +783,10 @@ EXEMPT += [
 
 EXEMPT += [
     Exempt("integer-only ops (shifts), bool/NaN thresholds, a metadata in-place alias and "
-           "div's rounding_mode='trunc' op: values, dtypes, overflow edges, refusals and "
+           "div's rounding_mode ops: values, dtypes, overflow edges, refusals and "
            "gradients against torch 2.13 (Note [Dtype refusals])",
            ("tests/test_torch_errors_overloads.py",),
            ("bitwise_left_shift", "bitwise_left_shift_", "bitwise_right_shift",
-            "bitwise_right_shift_", "div_trunc", "swapaxes_", "threshold", "threshold_")),
+            "bitwise_right_shift_", "div_trunc", "div_floor", "swapaxes_", "threshold",
+            "threshold_")),
 ]

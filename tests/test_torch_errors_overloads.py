@@ -462,14 +462,31 @@ def test_div_rounding_mode_of_0d_tensors(mode):
         assert list(o.shape) == [] and o.item() == t.item()
 
 
-def test_div_trunc_op_is_the_trunc_rounding_mode():
-    """The registry's div_trunc op (reached through div's rounding_mode, no public spelling)."""
+def test_div_rounding_ops_are_the_rounding_modes():
+    """The registry's div_trunc / div_floor ops (reached through div's rounding_mode, no
+    public spelling)."""
     from oar.ops.registry import OPS
-    div_trunc = OPS["div_trunc"].call
+    div_trunc, div_floor = OPS["div_trunc"].call, OPS["div_floor"].call
     a, b = [7, -7, 9, -9], [2, 2, -4, -4]
-    o = div_trunc(ot.tensor(a), ot.tensor(b))
-    t = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode="trunc")
-    assert str(o.dtype) == str(t.dtype) and o.tolist() == t.tolist()
+    results = {"trunc": div_trunc(ot.tensor(a), ot.tensor(b)),
+               "floor": div_floor(ot.tensor(a), ot.tensor(b))}
+    for mode, o in results.items():
+        t = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode=mode)
+        assert str(o.dtype) == str(t.dtype) and o.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("expr", [
+    "T.div(a, b, rounding_mode='trunc')", "T.div(a, b, rounding_mode='floor')",
+    "T.div(a, 2, rounding_mode='floor')", "a.clone().div_(b, rounding_mode='trunc')",
+    "T.div(a, b)", "T.round(a, decimals=2)", "T.round(a)", "a.round(decimals=0)",
+])
+def test_rounding_overloads_have_torchs_nodes(expr):
+    names = []
+    for T in (torch, ot):
+        a = T.tensor([5.0, -3.0], requires_grad=True)
+        b = T.tensor([2.0, 2.0], requires_grad=True)
+        names.append(type(eval(expr, {"T": T, "a": a, "b": b}).grad_fn).__name__)
+    assert names[1] == names[0]
 
 
 def test_paddle_door_frac_of_ints_is_paddles_zeros():

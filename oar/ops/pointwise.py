@@ -40,7 +40,7 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
 
 def pointwise_op(name, kernel, backward=None, needs=None, inputs=("x",), attrs=(),
                  backward_inplace=None, inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
-                 number_attrs=None, promote=None, doc=None, function=True):
+                 number_attrs=None, promote=None, doc=None, function=True, node_name=None):
     """Declare a pointwise op. `check(op_name, args, attrs, rdt)` (optional) runs before any
     allocation or write on the generic path (Note [Check, then write]); the fast path never
     needs it (floating operands, default attrs). `promote`: indices of the operands whose
@@ -50,7 +50,8 @@ def pointwise_op(name, kernel, backward=None, needs=None, inputs=("x",), attrs=(
                backward_inplace=backward_inplace,
                inputs=inputs, attrs=attrs, inplace=inplace, result_dtype=result_dtype,
                method=method, fast=fast or FAST_KERNELS.get(name), check=check,
-               number_attrs=number_attrs, promote=promote, doc=doc, function=function)
+               number_attrs=number_attrs, promote=promote, doc=doc, function=function,
+               node_name=node_name)
     if isinstance(op.fast, tuple):
         op.fast, op.fast_const = op.fast[0], op.fast[1:]
     declare(op, aliases=aliases)
@@ -487,7 +488,7 @@ pointwise_op("div", binary_kernel(np.true_divide), _div_back, needs={"x": ("y",)
   result_dtype=float_result, aliases=("divide", "true_divide"),
   doc="x / y (true division), with broadcasting.")
 _DIV_KERNELS = {"floor_divide": "div_floor_cpu", "remainder": "remainder_cpu",
-                "div_trunc": "div_trunc_cpu"}
+                "div_trunc": "div_trunc_cpu", "div_floor": "div_floor_cpu"}
 
 
 def _check_int_div(op_name, args, attrs, rdt):
@@ -527,11 +528,16 @@ def _div_trunc_k(out, rdt, x, y):
     return np.trunc(r, out=r)
 
 
-# div(x, y, rounding_mode='trunc'): an op of its own, reached only through div's rounding_mode
-# (no spelling of its name); 'floor' is floor_divide, as in PyTorch
-_DIV_TRUNC = pointwise_op("div_trunc", _div_trunc_k, lambda ctx, g: (zero_grad(g), zero_grad(g)),
-  inputs=("x", "y"), check=_check_int_div, inplace=False, method=False, function=False,
-  doc="x / y rounded toward zero, with broadcasting.")
+# div(x, y, rounding_mode='trunc' | 'floor'): ops of their own, reached only through div's
+# rounding_mode (no spelling of their names), with PyTorch's node DivBackward2 and zero
+# gradients (floor_divide computes the same values as 'floor')
+_DIV_ROUNDING = {
+    mode: pointwise_op(f"div_{mode}", kernel, lambda ctx, g: (zero_grad(g), zero_grad(g)),
+                       inputs=("x", "y"), check=_check_int_div, inplace=False, method=False,
+                       function=False, node_name="DivBackward2",
+                       doc=f"x / y rounded {where}, with broadcasting.")
+    for mode, kernel, where in (("trunc", _div_trunc_k, "toward zero"),
+                                ("floor", binary_kernel(np.floor_divide), "toward -inf"))}
 
 
 def _div_spelling(suffix, plain, modes):
@@ -556,10 +562,13 @@ def _div_forms():
     """div / divide with PyTorch's and Paddle's keyword-only rounding_mode (None, 'trunc',
     'floor'), and div_ / divide_ with it; true_divide keeps the plain spelling."""
     from .spellings import inplace_spelling
-    _DIV_TRUNC.inplace_ok = True
-    for suffix, trunc in (("", _DIV_TRUNC.call), ("_", inplace_spelling(_DIV_TRUNC, "div_"))):
-        div = _div_spelling(suffix, FUNCTIONS["div" + suffix],
-                            {"trunc": trunc, "floor": FUNCTIONS["floor_divide" + suffix]})
+    modes = {"": {}, "_": {}}
+    for mode, op in _DIV_ROUNDING.items():
+        op.inplace_ok = True
+        modes[""][mode] = op.call
+        modes["_"][mode] = inplace_spelling(op, "div_")
+    for suffix in ("", "_"):
+        div = _div_spelling(suffix, FUNCTIONS["div" + suffix], modes[suffix])
         for n in ("div" + suffix, "divide" + suffix):
             install(n, div)
 
