@@ -116,6 +116,15 @@ class _Binder:
         self.has_out = self.n_out > 0
         self.factory = any(o.factory for o in self.overloads)
 
+    def needed(self):
+        """False when the implementation already takes torch's names and no out= (it was
+        written to torch's signature): then it is bound as it is."""
+        if not self.overloads:
+            return False
+        if self.has_out or self.impl_names is None:
+            return bool(self.overloads)
+        return not self.all_names <= self.impl_names
+
     def plan(self, nargs, keys):
         """(renames {torch key: impl key or position}, fill defaults) for this call shape."""
         key = (nargs, keys)
@@ -291,7 +300,7 @@ def _signature(name, form):
 def bind_function(name, fn, form="function"):
     """`fn` with torch's keyword names and out= (Note [Torch signatures])."""
     binder = _Binder(name, fn, form)
-    if not binder.overloads:
+    if not binder.needed():
         return fn
 
     @functools.wraps(fn)
@@ -306,7 +315,7 @@ def bind_function(name, fn, form="function"):
 def bind_method(name, fn):
     """The method `fn` with torch's keyword names (Note [Torch signatures])."""
     binder = _Binder(name, fn, "method")
-    if not binder.overloads:
+    if not binder.needed():
         return fn
 
     @functools.wraps(fn)
