@@ -295,7 +295,11 @@ def infer_shape(shape, x_shape, numel, op):
                                     "must be >= 0 (or -1 to infer one)")
             known *= s
     if -1 in shape:
-        if known == 0 or numel % known:
+        if known == 0:   # PyTorch's words: any size would do
+            raise ArgValueError(f"{op}(): shape '{shape}' is invalid for input of size "
+                                f"{numel} because the unspecified dimension size -1 can be "
+                                f"any value and is ambiguous (input shape {fmt_shape(x_shape)})")
+        if numel % known:
             raise ArgValueError(f"{op}(): shape '{shape}' is invalid for input of size "
                                 f"{numel} (input shape {fmt_shape(x_shape)})")
         shape[shape.index(-1)] = numel // known
@@ -497,9 +501,9 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim
     if nd == 0:
         return reshape(x, [1])
     if s > e:
-        raise ArgValueError(f"flatten(): start_axis ({start_axis}) must not come after "
-                            f"stop_axis ({stop_axis}) for a tensor of shape "
-                            f"{fmt_shape(x._data.shape)}")
+        raise ArgValueError(f"flatten() has invalid args: start_dim cannot come after "
+                            f"end_dim (start {start_axis}, end {stop_axis}, tensor of shape "
+                            f"{fmt_shape(x._data.shape)})")
     shp = x._data.shape
     n = 1
     for d in shp[s:e + 1]:
@@ -652,8 +656,9 @@ def swapaxes(x, axis0, axis1, name=None):
 def t(x, name=None):
     """A view of a tensor of at most 2 dims with its two axes exchanged."""
     if x._data.ndim > 2:
-        raise ArgValueError(f"t() expects a tensor with <= 2 dimensions, got {x._data.ndim} "
-                            f"(shape {fmt_shape(x._data.shape)}). Fix: use transpose(dim0, dim1)")
+        raise ArgValueError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                            f"{x._data.ndim}D (shape {fmt_shape(x._data.shape)}). Fix: use "
+                            "transpose(dim0, dim1)")
     if x._data.ndim < 2:
         return dispatch_view(TRANSPOSE_OP, x, (tuple(range(x._data.ndim)),))
     return dispatch_view(TRANSPOSE_OP, x, ((1, 0),))
@@ -685,9 +690,19 @@ def moveaxis(x, source, destination, name=None):
 def _k_expand(a, shape):
     # as_strided, not np.broadcast_to: the result must stay writable where the write is
     # legal (an expand that expands nothing); stride-0 writes are refused by the registry
+    # strides as PyTorch's inferExpandGeometry: an expanded axis has stride 0; a new leading
+    # axis of size 1 gets the stride a contiguous layout would give it (size * stride of the
+    # axis after it), so x.expand(1, 1, n) has x.unsqueeze(0).unsqueeze(0)'s strides
     lead = len(shape) - a.ndim
-    strides = [0] * lead + [0 if (n == 1 and s != 1) else st
-                            for n, s, st in zip(a.shape, shape[lead:], a.strides)]
+    strides = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):
+        d = i - lead
+        if d >= 0:
+            n, st = a.shape[d], a.strides[d]
+        else:
+            n = 1
+            st = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else a.itemsize
+        strides[i] = 0 if n != shape[i] else st
     return strided(a, tuple(shape), tuple(strides), "expand")
 
 
@@ -721,7 +736,7 @@ def expand(x, shape=None, *rest, name=None, size=None):
             shape[lead + i] = n
         elif s != n and (n != 1 or s < 0):
             raise ArgValueError(
-                f"expand(): the expanded size of the tensor ({s}) must match the existing "
+                f"expand(): The expanded size of the tensor ({s}) must match the existing "
                 f"size ({n}) at non-singleton dimension {lead + i}. Target sizes: {shape}. "
                 f"Tensor sizes: {list(xs)}")
     return dispatch_view(EXPAND_OP, x, (tuple(shape),))
@@ -937,21 +952,34 @@ def chunk(x, chunks, axis=0, name=None, *, dim=None):
     return _pieces(x, [n // chunks] * chunks, d, "split")
 
 
+def _torch_type_name(npdt):
+    """PyTorch's scalar type name of a NumPy dtype (Float, Long, Bool ...)."""
+    return {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+            "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
+            "bool": "Bool"}.get(np.dtype(npdt).name, np.dtype(npdt).name)
+
+
 def tensor_split(x, indices_or_sections, axis=0, name=None, *, dim=None):
     """Sections (an int: pieces whose sizes differ by at most one) or indices (piece k is
     x[i(k-1):i(k)] along the axis, with Python slice meaning: negative indices count from
     the end, an index before the previous one gives an empty piece), as PyTorch and NumPy."""
     if dim is not None:
         axis = dim
-    _no_0d(x, "tensor_split")
+    if x._data.ndim == 0:   # PyTorch: a RuntimeError, in its words
+        raise ArgValueError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                            "tensor with 0 dims. Fix: reshape it to [1] first")
     d = A.axis(axis, x._data.ndim, "tensor_split")
     n = x._data.shape[d]
     ios = indices_or_sections
     if isinstance(ios, Tensor):
+        if ios._data.dtype != np.int64:
+            raise ArgTypeError("tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {_torch_type_name(ios._data.dtype)}")
         arr = A.index_array(ios, "tensor_split", "indices_or_sections")
         if arr.ndim > 1:
-            raise ArgValueError(f"tensor_split(): indices_or_sections must be a 0-d or 1-D "
-                                f"tensor, got a tensor with {arr.ndim} dims")
+            raise ArgValueError("tensor_split expected tensor_indices_or_sections to be a "
+                                "zero-dimensional or one-dimensional tensor, but got a tensor "
+                                f"with {arr.ndim} dims")
         ios = int(arr) if arr.ndim == 0 else [int(i) for i in arr]
     if not isinstance(ios, (list, tuple)):
         k = A.integer(ios, "tensor_split", "sections")
