@@ -333,7 +333,7 @@ for _name in ["neg", "negative"]:
 
 BINARY_ARITH = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
                 "pow", "remainder", "mod", "floor_mod", "floor_divide", "maximum", "minimum",
-                "fmax", "fmin"]
+                "fmax", "fmin", "fmod"]
 COMPARE = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "greater_than",
            "less", "less_equal", "less_than", "not_equal", "equal"]
 LOGICAL = ["logical_and", "logical_or", "logical_xor"]
@@ -360,7 +360,7 @@ row("oar.logical_not: str operand", TypeError, lambda e: oar.logical_not("x"),
 
 # in place: float result into an int64 tensor, shape that would change, None operand
 INPLACE_BINARY = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-                  "pow", "remainder", "mod", "floor_mod", "floor_divide"]
+                  "pow", "remainder", "mod", "floor_mod", "floor_divide", "fmod"]
 for _name in INPLACE_BINARY:
     row(f"Tensor.{_name}_: float operand into int64 tensor", RuntimeError,
         lambda e, f=_name: getattr(e.n, f + "_")(e.x),
@@ -435,7 +435,7 @@ _LEAF_ARGS = {
     "mul_": lambda e: (e.y,), "multiply_": lambda e: (e.y,), "div_": lambda e: (e.y,),
     "divide_": lambda e: (e.y,), "true_divide_": lambda e: (e.y,), "pow_": lambda e: (2.0,),
     "remainder_": lambda e: (e.y,), "mod_": lambda e: (e.y,), "floor_mod_": lambda e: (e.y,),
-    "floor_divide_": lambda e: (e.y,), "clamp_": lambda e: (0.0, 1.0),
+    "floor_divide_": lambda e: (e.y,), "fmod_": lambda e: (e.y,), "clamp_": lambda e: (0.0, 1.0),
     "clip_": lambda e: (0.0, 1.0), "fill_": lambda e: (1.0,), "zero_": lambda e: (),
     "copy_": lambda e: (e.y,), "masked_fill_": lambda e: (e.b, 0.0),
     "index_add_": lambda e: (0, e.idx, e.y), "index_put_": lambda e: ((e.idx,), e.y),

@@ -497,3 +497,24 @@ def test_paddle_door_frac_of_ints_is_paddles_zeros():
         assert o.dtype == p.dtype and o.tolist() == p.tolist()
     with pytest.raises(NotImplementedError):
         ot.tensor([3, -2]).frac()
+
+
+def test_fmod_matches_torch():
+    vals = ([5.0, -5.0, 7.5, -7.5, 0.0], [2.0, 2.0, -2.0, 0.0, 3.0])
+    grads = []
+    for T in (torch, ot):
+        a = T.tensor(vals[0], dtype=T.float64, requires_grad=True)
+        b = T.tensor(vals[1], dtype=T.float64, requires_grad=True)
+        y = T.fmod(a, b)
+        z = T.fmod(a, 2)
+        (y[[0, 1, 2, 4]].sum() + z.sum()).backward()
+        grads.append((y.detach().numpy().copy(), type(y.grad_fn).__name__,
+                      type(z.grad_fn).__name__, a.grad.numpy().copy(), b.grad.numpy().copy()))
+    (ty, tn, tz, ta, tb), (oy, on, oz, oa, ob) = grads
+    np.testing.assert_array_equal(oy, ty)
+    assert (on, oz) == (tn, tz)
+    np.testing.assert_array_equal(oa, ta)
+    np.testing.assert_array_equal(ob, tb)
+    for dt in ("int64", "uint8", "int8"):
+        t, o = _both(lambda T: T.fmod(T.tensor([5, 7, 100], dtype=getattr(T, dt)), 3))
+        assert str(o.dtype) == str(t.dtype) and o.tolist() == t.tolist()

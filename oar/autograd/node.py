@@ -292,6 +292,7 @@ _VARIANTS = {
     "sub": lambda attrs, meta: "RsubBackward1" if meta[0] is None else "SubBackward0",
     "div": lambda attrs, meta: "MulBackward0" if meta[0] is None else "DivBackward0",
     "round": lambda attrs, meta: "RoundBackward0" if attrs[0] is None else "RoundBackward1",
+    "fmod": lambda attrs, meta: "FmodBackward0" if meta[1] is None else "FmodBackward1",
     "clip": lambda attrs, meta: ("ClampBackward0" if any(hasattr(a, "_data") for a in attrs)
                                  else "ClampBackward1"),
     "remainder": _second_is_number("RemainderBackward0", "RemainderBackward1"),

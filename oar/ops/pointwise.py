@@ -514,6 +514,17 @@ pointwise_op("remainder", binary_kernel(np.remainder),
   doc="x mod y with the sign of y (Python's %), with broadcasting.")
 
 
+def _fmod_k(out, rdt, x, y):
+    with np.errstate(invalid="ignore", divide="ignore"):   # x fmod 0.0 is nan, silently
+        return np.fmod(x, y, out=out, dtype=rdt, casting=_UNSAFE)
+
+
+pointwise_op("fmod", _fmod_k,
+  lambda ctx, g: (g, -g * (ctx.input(0) / ctx.input(1)).trunc() if ctx.needs[1] else None),
+  needs={"y": ("x", "y")}, inputs=("x", "y"), check=_check_int_div,
+  doc="x mod y with the sign of x (C's fmod: x - trunc(x / y) * y), with broadcasting.")
+
+
 def _div_trunc_k(out, rdt, x, y):
     """x / y rounded toward zero: trunc of the true quotient for floats (PyTorch's
     div_trunc), floor division corrected where the signs differ for integers (exact)."""
