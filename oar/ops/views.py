@@ -1337,9 +1337,22 @@ def resize_(x, *sizes, name=None):
                            "that requires grad). Fix: resize a detached copy, "
                            "`y = x.detach().clone(); y.resize_(...)`, or make a new tensor.")
     check_inference(x, "resize_")
+    _check_storage_size(shape, x._data.itemsize, x.storage_offset())
     resize_without_bump(x, shape)
     bump(x, "resize_")
     return x
+
+
+def _check_storage_size(shape, itemsize, offset):
+    """PyTorch's overflow checks of a new size, before anything changes: the element count,
+    then the byte size (offset included), must fit in int64."""
+    numel = 1
+    for n in shape:
+        numel *= n
+        if numel >= 2**63:
+            raise ArgValueError("numel: integer multiplication overflow")
+    if (numel + offset) * itemsize >= 2**63:
+        raise ArgValueError(f"Storage size calculation overflowed with sizes={list(shape)}")
 
 
 def resize_without_bump(x, shape):

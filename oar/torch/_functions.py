@@ -694,6 +694,12 @@ for _n, _f, _i in (("unsafe_split", _split, True), ("unsafe_chunk", _chunk, True
     __all__.append(_n)
 del _n, _f, _i
 
+# views PyTorch has and the core lacks (conj/real/imag/adjoint of real tensors, ravel,
+# atleast_nd, broadcast_tensors/shapes, *_copy): oar/torch/_views.py
+from ._views import *  # noqa: F401,F403,E402
+from ._views import __all__ as _views_all  # noqa: E402
+__all__ += _views_all
+
 
 # --------------------------------------------------------------------------- set_
 def _set_(self, source=None, storage_offset=None, size=None, stride=None):

@@ -1,0 +1,184 @@
+"""Torch-door view functions PyTorch 2.13 has and the core lacks (found by porting PyTorch's
+test/test_view_ops.py, tests/test_torch_view_ops_ported.py): conj / real / imag / adjoint
+of real tensors, ravel, atleast_{1,2,3}d, broadcast_tensors / broadcast_shapes, and the
+*_copy forms of views. Torch door only: the Paddle door keeps Paddle's names and meanings.
+
+oar has no complex dtype, so every tensor is real: conj, resolve_conj, resolve_neg and real
+return the tensor itself (as PyTorch does for a real tensor), imag refuses it, conj_physical
+copies it, and adjoint is mT."""
+from __future__ import annotations
+
+import operator
+
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..ops import views as _V
+from ..tensor import Tensor as _CoreTensor
+from ._tensor import Size, Tensor
+
+__all__ = ["conj", "resolve_conj", "resolve_neg", "conj_physical", "real", "imag", "adjoint",
+           "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors",
+           "broadcast_shapes", "view_copy", "diagonal_copy", "split_copy", "is_conj", "is_neg"]
+
+
+def _tensor(x, op):
+    if not isinstance(x, _CoreTensor):   # any door's tensor
+        raise ArgTypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                           f"{type(x).__name__}")
+    return x
+
+
+def conj(input):
+    """PyTorch's conj: a real tensor is its own conjugate (the same object)."""
+    return _tensor(input, "conj")
+
+
+def resolve_conj(input):
+    """PyTorch's resolve_conj: a real tensor has no conjugate bit; itself."""
+    return _tensor(input, "resolve_conj")
+
+
+def resolve_neg(input):
+    """PyTorch's resolve_neg: a real tensor has no negative bit; itself."""
+    return _tensor(input, "resolve_neg")
+
+
+def conj_physical(input):
+    """PyTorch's conj_physical: of a real tensor, a copy."""
+    return _tensor(input, "conj_physical").clone()
+
+
+def is_conj(input):
+    """False: oar has no complex dtype, so no conjugate views."""
+    _tensor(input, "is_conj")
+    return False
+
+
+def is_neg(input):
+    """False: oar has no complex dtype, so no negative-bit views."""
+    _tensor(input, "is_neg")
+    return False
+
+
+def real(input):
+    """PyTorch's real: of a real tensor, the tensor itself."""
+    return _tensor(input, "real")
+
+
+def imag(input):
+    """PyTorch's imag: refused for a real tensor (oar has no complex dtype)."""
+    _tensor(input, "imag")
+    raise ArgValueError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def adjoint(input):
+    """PyTorch's adjoint: the conjugate transpose of a batch of matrices, for a real tensor
+    x.mT (RuntimeError for a 1-D tensor)."""
+    return _V._matrices(_tensor(input, "adjoint"), "adjoint")
+
+
+def ravel(input):
+    """PyTorch's ravel: a 1-D view of a contiguous tensor (its _base is the input), else a
+    contiguous copy."""
+    x = _tensor(input, "ravel")
+    return _V.reshape(x if x.is_contiguous() else _V.contiguous(x), [-1])
+
+
+def _atleast(n, args):
+    def one(t):
+        _tensor(t, f"atleast_{n}d")
+        nd = t.dim()
+        if nd >= n:
+            return t
+        if nd == 0:
+            return t.reshape((1,) * n)
+        if n == 2 or nd == 2:   # (N,) -> (1, N); (M, N) -> (M, N, 1)
+            return t.unsqueeze(0) if n == 2 else t.unsqueeze(-1)
+        return t.unsqueeze(0).unsqueeze(-1)   # atleast_3d of (N,): (1, N, 1)
+
+    if len(args) == 1:
+        a = args[0]
+        if isinstance(a, (list, tuple)):
+            return tuple(one(t) for t in a)
+        return one(a)
+    return tuple(one(t) for t in args)
+
+
+def atleast_1d(*tensors):
+    """PyTorch's atleast_1d: each tensor viewed with at least 1 dim (a tuple for several)."""
+    return _atleast(1, tensors)
+
+
+def atleast_2d(*tensors):
+    """PyTorch's atleast_2d: each tensor viewed with at least 2 dims (a tuple for several)."""
+    return _atleast(2, tensors)
+
+
+def atleast_3d(*tensors):
+    """PyTorch's atleast_3d: each tensor viewed with at least 3 dims (a tuple for several)."""
+    return _atleast(3, tensors)
+
+
+def broadcast_shapes(*shapes):
+    """PyTorch's broadcast_shapes: the shape the given shapes (ints or sequences of ints)
+    broadcast to, with PyTorch 2.13's errors (torch._refs._broadcast_shapes)."""
+    norm = []
+    for s in shapes:
+        if isinstance(s, (list, tuple, Size)):
+            if not all(_is_int(d) for d in s):
+                raise ArgTypeError("Input shapes should be of type ints, a tuple of ints, or a "
+                                   f"list of ints, got {s}")
+            norm.append(tuple(operator.index(d) for d in s))
+        elif _is_int(s):
+            norm.append((operator.index(s),))
+        else:
+            raise ArgTypeError("Input shapes should be of type ints, a tuple of ints, or a "
+                               f"list of ints, got {s}")
+    common = [1] * max((len(s) for s in norm), default=0)
+    for k, s in enumerate(norm):
+        for i in range(-1, -1 - len(s), -1):
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            elif s[i] != 1 and common[i] != s[i]:
+                raise ArgValueError(f"Attempting to broadcast a dimension of length {s[i]} at "
+                                    f"{i}! Mismatching argument at index {k} had {s}; but "
+                                    f"expected shape should be broadcastable to {common}")
+    return Size(common)
+
+
+def _is_int(v):
+    return not isinstance(v, bool) and hasattr(v, "__index__") and not isinstance(v, float)
+
+
+def broadcast_tensors(*tensors):
+    """PyTorch's broadcast_tensors: each tensor expanded (a view) to the common shape."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    for t in tensors:
+        _tensor(t, "broadcast_tensors")
+    shape = broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def view_copy(input, size):
+    """PyTorch's view_copy: input.view(size) as a new tensor (no view of input)."""
+    return _tensor(input, "view_copy").view(size).clone()
+
+
+def diagonal_copy(input, offset=0, dim1=0, dim2=1):
+    """PyTorch's diagonal_copy: torch.diagonal(...) as a new tensor."""
+    return _V.diagonal(_tensor(input, "diagonal_copy"), offset, dim1, dim2).clone()
+
+
+def split_copy(input, split_size, dim=0):
+    """PyTorch's split_copy: the pieces of torch.split(...), each a new tensor (a tuple)."""
+    return tuple(p.clone() for p in _tensor(input, "split_copy").split(split_size, dim))
+
+
+for _n in ("conj", "resolve_conj", "resolve_neg", "conj_physical", "adjoint", "ravel",
+           "is_conj", "is_neg"):
+    setattr(Tensor, _n, globals()[_n])
+Tensor.real = property(real, doc=real.__doc__)
+Tensor.imag = property(imag, doc=imag.__doc__)
+del _n
