@@ -213,9 +213,18 @@ def _b_abn(c, g):
     ga = np.ascontiguousarray(g._data, z.dtype)
     shape = _bshape(z.ndim)
     dt = z.dtype.type
+    # Note [Backward into the incoming gradient]: once dy is computed, g's buffer may hold
+    # y = act^-1(z) (no graph is recorded here: first order only)
+    spare = ga if (ga is g._data and c.may_overwrite(g)) else None
     # dy = act'(y) * dz, act' read from z (Note [InPlaceABN selections without masks])
     if act == "identity":
         dy = ga
+        spare = None
+    elif act == "leaky_relu" and 0 <= param <= 1:
+        # the derivative is exactly 1 where z > 0 and exactly the slope elsewhere: one buffer
+        f = (z > 0).astype(z.dtype)
+        np.maximum(f, dt(param), out=f)
+        dy = np.multiply(ga, f, out=f)
     else:
         p = (z > 0).astype(z.dtype)
         f = np.subtract(dt(1), p)
@@ -234,7 +243,8 @@ def _b_abn(c, g):
         kept = c.input(5)
         with np.errstate(all="ignore"):   # y = act^-1(z), then x_hat = (y - beta) / gamma
             if act == "leaky_relu":
-                y = (np.minimum if param <= 1 else np.maximum)(z, z / dt(param))
+                y = np.divide(z, dt(param), out=spare)
+                (np.minimum if param <= 1 else np.maximum)(z, y, out=y)
             elif act == "elu":
                 y = np.log1p(np.minimum(z, dt(0)) / dt(param))
                 y += np.maximum(z, dt(0))
