@@ -301,3 +301,12 @@ def test_integer_arange_length_as_torch(args, dt):
 @pytest.mark.parametrize("dt", ["int64", "int32", "int16"])
 def test_integer_linspace_as_torch(args, dt):
     _same(ot.linspace(*args, dtype=getattr(ot, dt)), torch.linspace(*args, dtype=getattr(torch, dt)))
+
+
+@pytest.mark.parametrize("args", [(0, 1.2, 2), (0, 1.2, 2, 5.0), (0, 1.2, 4), (-1.5, 2.7, 7, 3.0),
+                                  (2, -3, 6, 2.0), (0.3, 0.3, 1), (1, 2, 0)])
+@pytest.mark.parametrize("dt", ["int64", "int32", "float32", "float64"])
+def test_logspace_as_torch(args, dt):
+    """ATen's logspace: ends cast to the dtype first (1.2 -> 1 for ints), the exponent in
+    double from either end, then cast."""
+    _same(ot.logspace(*args, dtype=getattr(ot, dt)), torch.logspace(*args, dtype=getattr(torch, dt)))

@@ -365,12 +365,33 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     _device(device, "logspace")
     _scalar_ends("logspace", start, end)
     _no_out("logspace", out)
-    exps = np.linspace(_A.number(start, "logspace", "start"), _A.number(end, "logspace", "end"),
-                       _A.integer(steps, "logspace", "steps"))
-    d = _creation._dtype(dtype)
-    with np.errstate(over="ignore"):
-        arr = np.power(float(_A.number(base, "logspace", "base")), exps).astype(d)
+    d = np.dtype(_creation._dtype(dtype))
+    arr = _aten_logspace(_A.number(start, "logspace", "start"),
+                         _A.number(end, "logspace", "end"),
+                         _A.integer(steps, "logspace", "steps"),
+                         float(_A.number(base, "logspace", "base")), d)
     return as_door(_creation._finish(arr, requires_grad))
+
+
+def _aten_logspace(start, end, steps, base, dt):
+    """ATen's CPU logspace: the ends in the result dtype (an integer dtype truncates them),
+    the step in double, the first half counted from start and the second from end, each
+    value base ** exponent in double and then cast (so logspace(0, 1.2, 2, dtype=int64) is
+    [1, 10], not [1, 15])."""
+    if steps < 0:
+        raise ArgValueError("logspace(): number of steps must be non-negative")
+    if steps == 0:
+        return np.empty(0, dt)
+    with np.errstate(all="ignore"):
+        if steps == 1:
+            return np.full(1, np.power(base, float(start))).astype(dt)
+        s = np.asarray(start).astype(dt)
+        e = np.asarray(end).astype(dt)
+        step = float(e - s) / (steps - 1)
+        i = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        exps = np.where(i < half, float(s) + step * i, float(e) - step * (steps - i - 1))
+        return np.power(base, exps).astype(dt)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
