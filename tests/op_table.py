@@ -786,11 +786,11 @@ EXEMPT += [
 ]
 
 EXEMPT += [
-    Exempt("integer-only ops (shifts), bool/NaN thresholds, a metadata in-place alias and "
-           "div's rounding_mode ops: values, dtypes, overflow edges, refusals and "
+    Exempt("integer-only ops (shifts), bool/NaN thresholds, a metadata in-place alias, "
+           "div's rounding_mode ops and torch.rsub's tensor form: values, dtypes, overflow edges, refusals and "
            "gradients against torch 2.13 (Note [Dtype refusals])",
            ("tests/test_torch_errors_overloads.py",),
            ("bitwise_left_shift", "bitwise_left_shift_", "bitwise_right_shift",
             "bitwise_right_shift_", "div_trunc", "div_floor", "swapaxes_", "threshold",
-            "threshold_")),
+            "threshold_", "rsub")),
 ]

@@ -421,7 +421,7 @@ def _check_alpha(op_name, args, attrs, rdt):
     if rdt.kind != "b" and isinstance(alpha, bool):
         raise ArgTypeError(f"{op_name}(): Boolean alpha only supported for Boolean results "
                            f"(result dtype {rdt}).")
-    if op_name.startswith(("sub", "-")):
+    if op_name.startswith(("sub", "-", "rsub")):
         _check_bool_sub(op_name, args, rdt)
 
 
@@ -456,6 +456,14 @@ pointwise_op("sub", lambda out, rdt, x, y, alpha: np.subtract(x, y if alpha == 1
   lambda ctx, g: (g, -g if ctx.attrs[0] == 1 else g * -ctx.attrs[0]),
   inputs=("x", "y"), attrs=(("alpha", 1),), aliases=("subtract",), check=_check_alpha,
   doc="x - alpha * y, with broadcasting.")
+# torch.rsub(input, other, alpha) with a tensor other: other - alpha * input, its own node
+# (RsubBackward0); a number other goes through sub with the number first (RsubBackward1)
+pointwise_op("rsub", lambda out, rdt, x, y, alpha: np.subtract(y, x if alpha == 1 else np.multiply(x, alpha), out=out, dtype=rdt, casting=_UNSAFE),
+  lambda ctx, g: (-g if ctx.attrs[0] == 1 else g * -ctx.attrs[0], g),
+  inputs=("x", "y"), attrs=(("alpha", 1),), check=_check_alpha, inplace=False, method=False,
+  function=False, node_name="RsubBackward0", doc="y - alpha * x, with broadcasting.")
+
+
 def _mul_back(ctx, g):
     return (g * ctx.input(1) if ctx.needs[0] else None, g * ctx.input(0) if ctx.needs[1] else None)
 

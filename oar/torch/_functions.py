@@ -743,3 +743,24 @@ def _set_(self, source=None, storage_offset=None, size=None, stride=None):
 
 _named("set_", _set_, _set_.__doc__)
 Tensor.set_ = _set_
+
+
+# --------------------------------------------------------------------------- rsub
+def _rsub(input, other, alpha=1):
+    """torch.rsub(input, other, alpha=1): other - alpha * input (sub with the operands
+    swapped; its refusals are sub's)."""
+    x = _tensor(input, "rsub")
+    other = _R.operand(other, _OPS["sub"], "other", "rsub")
+    if alpha.__class__ is not int and alpha.__class__ is not float:
+        alpha = _R.number_attr(alpha, "rsub", "alpha")
+    if isinstance(other, _CoreTensor):
+        r = _R.dispatch(_OPS["rsub"], (x, other), (alpha,))
+    else:   # a number stays a number (weak in promotion; RsubBackward1, Note [Node names])
+        r = _R.dispatch(_OPS["sub"], (other, x), (alpha,))
+    if r.__class__ is not x._result_class:   # Note [Result class]: input decides, not other
+        r.__class__ = x._result_class
+    return r
+
+
+rsub = _named("rsub", _rsub, _rsub.__doc__)
+__all__.append("rsub")
