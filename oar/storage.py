@@ -58,7 +58,8 @@ class Storage:
 # Large buffers of dead storages are kept in a pool keyed by (shape, dtype) and handed to
 # the next out-of-place op that produces that shape (ops/registry.py fast path), as PyTorch
 # does on the GPU: reused pages are already mapped, so the op runs at memory bandwidth
-# instead of paying page faults on fresh memory. A buffer is pooled only when nothing but
+# instead of paying page faults on fresh memory. A buffer is pooled only when it is
+# C-ordered (the taker's result gets row-major strides) and nothing but
 # the dying storage references it (a NumPy view the user kept would otherwise see it
 # change). memory_allocated() counts live tensors; memory_reserved() adds the pool.
 POOL_MIN_BYTES = 1 << 20
@@ -71,7 +72,10 @@ def _give_back(buf):
     global _pooled
     try:
         # references: the storage's attribute, this argument, getrefcount's argument
-        if sys.getrefcount(buf) > 3 or not buf.flags.owndata or _pooled + buf.nbytes > POOL_MAX_BYTES:
+        # only C-ordered buffers: a taker writes a result of that shape into it and expects
+        # row-major strides (a clone of a transposed tensor owns an F-ordered buffer)
+        if (sys.getrefcount(buf) > 3 or not buf.flags.owndata or not buf.flags.c_contiguous
+                or _pooled + buf.nbytes > POOL_MAX_BYTES):
             return
         key = (buf.shape, buf.dtype)
         lst = _pool.setdefault(key, [])

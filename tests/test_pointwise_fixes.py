@@ -180,6 +180,18 @@ def test_fast_path_same_shape_still_pools():
     np.testing.assert_array_equal(r.numpy(), np.ones(n, np.float32))
 
 
+def test_an_f_ordered_buffer_is_never_pooled():
+    """Note [Caching allocator]: the clone of a transposed tensor owns an F-ordered buffer;
+    pooled, it would give the next result of that shape F strides (torch: row-major)."""
+    _storage.empty_cache()
+    for _ in range(2):
+        t = oar.ones([512, 1024]).t().clone()
+        assert not t._data.flags.c_contiguous
+        del t
+    r = oar.ones([1024, 512]).exp()
+    assert r.is_contiguous() and r._data.strides == (2048, 4)
+
+
 # ----------------------------------------------------------------------------- 4. gradients
 def _grads_oar(f, *vals):
     xs = [oar.to_tensor(v, dtype="float64", stop_gradient=False) for v in vals]
