@@ -789,3 +789,31 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 
 registry.register_function("isclose", isclose)
 registry.register_function("allclose", allclose)
+
+
+# ---------------------------------------------------------------- tril / triu
+# The lower / upper triangle of the last two dims (the matrices of a batch), the rest zeroed;
+# `diagonal` shifts the boundary (0: the main diagonal; k > 0 above it, k < 0 below). The
+# gradient is the same triangle of the incoming gradient. minGPT's causal mask is
+# torch.tril(torch.ones(T, T)). Out-of-place only: tril_/triu_ are not declared yet (a general
+# op's in-place spelling needs a kernel that writes into its input).
+def _k_triangle(np_fn, name):
+    def kernel(x, diagonal):
+        if x.ndim < 2:
+            raise ArgValueError(f"{name}: input tensor must have at least 2 dimensions")
+        return np_fn(x, diagonal)
+    return kernel
+
+
+def _b_triangle(name):
+    def backward(ctx, g):
+        return (registry.FUNCTIONS[name](g, ctx.attrs[0]),)   # Note [Door-neutral core]
+    return backward
+
+
+for _name, _np_fn, _what in (("tril", np.tril, "lower"), ("triu", np.triu, "upper")):
+    declare(OpDef(_name, _k_triangle(_np_fn, _name), _b_triangle(_name),
+                  attrs=(("diagonal", 0),),
+                  doc=f"The {_what} triangle of x's last two dims (on and {'below' if _what == 'lower' else 'above'} "
+                      "the diagonal shifted by `diagonal`), the other elements zero."))
+del _name, _np_fn, _what

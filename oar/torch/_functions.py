@@ -275,6 +275,35 @@ def _argsort(input, dim=-1, descending=False, stable=False):
     return _index(x, _sorted_indices(a, d, _bool(descending)))
 
 
+def _unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    # PyTorch's CPU kernel sorts whatever `sorted` says; NaNs stay distinct (NumPy would merge
+    # them); like PyTorch's unique it has no gradient. Paddle's unique returns other extras in
+    # another order (return_index), hence a door function.
+    x = _tensor(input, "unique")
+    a = x._data
+    if dim is None:
+        vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True,
+                                   equal_nan=False)
+        inv = inv.reshape(a.shape)
+    else:
+        d = _dim(x, dim, "unique")
+        moved = np.moveaxis(a, d, 0)
+        if moved.shape[0] == 0:
+            vals, inv, cnt = moved, np.zeros(0, np.int64), np.zeros(0, np.int64)
+        else:
+            u, inv, cnt = np.unique(moved.reshape(moved.shape[0], -1), axis=0,
+                                    return_inverse=True, return_counts=True)
+            vals = u.reshape((-1,) + moved.shape[1:])
+            inv = inv.reshape(-1)
+        vals = np.moveaxis(vals, 0, d)
+    out = (wrap_as(x._result_class, np.array(vals, a.dtype)),)
+    if return_inverse:
+        out += (wrap_as(x._result_class, inv.astype(np.int64)),)
+    if return_counts:
+        out += (wrap_as(x._result_class, cnt.astype(np.int64)),)
+    return out if len(out) > 1 else out[0]
+
+
 def _msort(input):
     return _sort(input, 0).values
 
@@ -589,9 +618,9 @@ _DOCS = {
     "clip": "Alias of clamp.",
     "clamp_": "clamp written into self, in place; returns self.",
     "clip_": "Alias of clamp_.",
-    "from_numpy": "A tensor over the ndarray's memory, no copy: writes through either side "
-                  "are visible to the other and bypass the version counter, as in PyTorch "
-                  "(Note [Shared memory with NumPy]).",
+    "unique": "The distinct elements of input (or slices along dim), sorted; with "
+              "return_inverse each element's index into them, with return_counts how often "
+              "each occurs.",
     "from_numpy": "A tensor over the ndarray's memory, no copy: writes through either side "
                   "are visible to the other and bypass the version counter, as in PyTorch "
                   "(Note [Shared memory with NumPy]).",
@@ -600,7 +629,7 @@ _PUBLIC = {
     "split": _split, "split_with_sizes": _split_with_sizes, "chunk": _chunk,
     "unbind": _unbind, "tensor_split": _tensor_split, "max": _max, "min": _min,
     "median": _median, "kthvalue": _kthvalue, "mode": _mode, "sort": _sort,
-    "argsort": _argsort, "msort": _msort, "topk": _topk, "aminmax": _aminmax,
+    "argsort": _argsort, "msort": _msort, "unique": _unique, "topk": _topk, "aminmax": _aminmax,
     "cummax": _cummax, "cummin": _cummin, "cumsum": _cumsum, "gather": _gather,
     "index_select": _index_select, "scatter": _scatter, "scatter_": _scatter_,
     "scatter_add": _scatter_add, "scatter_add_": _scatter_add_, "index_add": _index_add,
@@ -629,8 +658,8 @@ __all__ = sorted(_PUBLIC) + [
 # Methods of oar.torch.Tensor with PyTorch's meaning (self is the first argument); the
 # class's own methods (size, numel, numpy, type, backward, repr) are in _tensor.py
 _METHODS = ("split", "split_with_sizes", "chunk", "unbind", "tensor_split", "max", "min",
-            "median", "kthvalue", "mode", "sort", "argsort", "msort", "topk", "aminmax",
-            "cummax", "cummin", "cumsum", "gather", "index_select", "scatter", "scatter_",
+            "median", "kthvalue", "mode", "sort", "argsort", "msort", "unique", "topk",
+            "aminmax", "cummax", "cummin", "cumsum", "gather", "index_select", "scatter", "scatter_",
             "scatter_add", "scatter_add_", "index_add", "index_add_", "transpose",
             "transpose_", "equal", "allclose", "norm", "flatten", "clamp", "clip", "clamp_",
             "clip_")

@@ -7,6 +7,7 @@ cuDNN kernel ever runs.
 from __future__ import annotations
 
 import contextlib
+import sys
 import types
 
 __all__ = ["cudnn", "mps", "cuda", "mkldnn", "mkl", "openmp", "cpu"]
@@ -85,3 +86,10 @@ openmp = _Flags("oar.torch.backends.openmp", "OpenMP (oar's NumPy kernels).")
 openmp.is_available = _false
 cpu = _Flags("oar.torch.backends.cpu", "The CPU backend.")
 cpu.get_cpu_capability = lambda: "DEFAULT"
+
+# `import torch.backends.cudnn as cudnn` (DCGAN, most training scripts) imports a submodule: the
+# flag namespaces are registered as the modules of their names, so the import system finds them
+# in sys.modules the way it finds torch's real submodules.
+for _sub in (cudnn, mps, cuda, mkldnn, mkl, openmp, cpu):
+    sys.modules[_sub.__name__] = _sub
+del _sub

@@ -28,7 +28,8 @@ __all__ = [
     "LogSoftmax", "Softmin", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "Embedding", "Flatten", "Unflatten",
     "L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
-    "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineSimilarity", "RNN", "LSTM", "GRU"]
+    "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineSimilarity", "RNN", "LSTM", "GRU",
+    "RNNCell", "LSTMCell", "GRUCell"]
 
 
 def _np_dtype(dtype):
@@ -987,6 +988,10 @@ class _RNNBase(Module):
     def _cell(self, x, state, w_ih, w_hh, b_ih, b_hh):
         raise NotImplementedError
 
+    def flatten_parameters(self):
+        """Nothing to do: torch packs the weights into one cuDNN buffer; oar's recurrence reads
+        each weight as it is (as torch does on the CPU, where this is also a no-op)."""
+
     def _zeros(self, like, shape):
         return wrap_as(like._result_class, np.zeros(shape, like._data.dtype))
 
@@ -1112,3 +1117,91 @@ class GRU(_RNNBase):
         z = (a[..., n:2 * n] + b[..., n:2 * n]).sigmoid()
         cand = (a[..., 2 * n:] + r * b[..., 2 * n:]).tanh()
         return (1 - z) * cand + z * h
+
+
+class _RNNCellBase(Module):
+    """RNNCell / LSTMCell / GRUCell: one step of the matching recurrent layer, with torch's
+    parameters (weight_ih, weight_hh, bias_ih, bias_hh), initial values (uniform on
+    +-1/sqrt(hidden_size), in parameter order) and gate layouts. The step is the layer's own
+    `_cell`, so a cell and a one-step layer compute the same thing."""
+    _layer = None  # the recurrent layer class whose step this cell runs
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__()
+        dt = _factory(device, dtype)
+        name = type(self).__name__
+        self.input_size = _c.count(input_size, name, "input_size")
+        self.hidden_size = _c.count(hidden_size, name, "hidden_size")
+        self.bias = bias
+        gh = self._layer._gates * hidden_size
+        self.weight_ih = _param((gh, input_size), dt)
+        self.weight_hh = _param((gh, hidden_size), dt)
+        if bias:
+            self.bias_ih = _param((gh,), dt)
+            self.bias_hh = _param((gh,), dt)
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    reset_parameters = _RNNBase.reset_parameters
+
+    def forward(self, input, hx=None):
+        """The next hidden state — for LSTMCell (h', c') — from input and hx (zeros if None)."""
+        name = type(self).__name__
+        lstm = self._layer._gates == 4
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        unbatched = input.ndim == 1
+        x = input.unsqueeze(0) if unbatched else input
+        if x.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {x.shape[1]} expected "
+                               f"{self.input_size}")
+        if getattr(self, "nonlinearity", "tanh") not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        shape = (x.shape[0], self.hidden_size)
+        if hx is None:
+            zeros = _RNNBase._zeros(self, x, shape)
+            state = (zeros, _RNNBase._zeros(self, x, shape)) if lstm else zeros
+        else:
+            state = tuple(hx) if lstm else hx
+            if unbatched:
+                state = tuple(h.unsqueeze(0) for h in state) if lstm else state.unsqueeze(0)
+            for h in (state if lstm else (state,)):
+                if tuple(h.shape) != shape:
+                    raise RuntimeError(f"{name}: Expected hidden size {shape}, got "
+                                       f"{tuple(h.shape)}")
+        out = self._layer._cell(self, x, state, self.weight_ih, self.weight_hh, self.bias_ih,
+                                self.bias_hh)
+        if unbatched:
+            out = tuple(h.squeeze(0) for h in out) if lstm else out.squeeze(0)
+        return out
+
+    def extra_repr(self):
+        """input_size, hidden_size, and bias / nonlinearity where not the default."""
+        s = f"{self.input_size}, {self.hidden_size}"
+        if not self.bias:
+            s += ", bias=False"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+
+class RNNCell(_RNNCellBase):
+    """One Elman RNN step: h' = tanh (or relu)(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    _layer = RNN
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        self.nonlinearity = nonlinearity   # torch refuses an unknown one in forward, as here
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+
+class LSTMCell(_RNNCellBase):
+    """One LSTM step: gates i, f, g, o (in that order in the weights); returns (h', c')."""
+    _layer = LSTM
+
+
+class GRUCell(_RNNCellBase):
+    """One GRU step: gates r, z, n (in that order in the weights)."""
+    _layer = GRU
