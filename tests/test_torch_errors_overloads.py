@@ -536,3 +536,12 @@ def test_rsub_matches_torch(expr):
     np.testing.assert_array_equal(out[1].numpy(), out[0].numpy())
     t, o = _both(lambda T: T.rsub(T.tensor([True]), T.tensor([True])))
     assert isinstance(o, type(t))
+
+
+def test_round_decimals_is_keyword_only_as_torch():
+    for expr in ("T.round(T.tensor([1.25]), 1)", "T.tensor([1.25]).round(1)"):
+        t, o = _both(lambda T: eval(expr, {"T": T}))
+        assert isinstance(t, TypeError) and isinstance(o, TypeError)
+    paddle = pytest.importorskip("paddle")   # Paddle's decimals is positional
+    p = paddle.round(paddle.to_tensor([1.2345]), 2).numpy()
+    np.testing.assert_array_equal(oar.round(oar.to_tensor([1.2345]), 2).numpy(), p)

@@ -793,3 +793,24 @@ def _rsub(input, other, alpha=1):
 
 rsub = _named("rsub", _rsub, _rsub.__doc__)
 __all__.append("rsub")
+
+
+# --------------------------------------------------------------------------- round
+def _round_spelling(name):
+    """PyTorch's round / round_: decimals is keyword-only (Paddle's round takes it by
+    position, so the core's spelling does)."""
+    core = _CORE[name]
+
+    def fn(input, *, decimals=None, out=None):
+        x = _tensor(input, name, "self" if name.endswith("_") else "input")
+        if out is not None:
+            return core(x, decimals, out=out)
+        return core(x) if decimals is None else core(x, decimals)
+    return _named(name, fn, (core.__doc__ or "").split("\n")[0] + " decimals is keyword-only, "
+                  "as in PyTorch.")
+
+
+round = _round_spelling("round")  # noqa: A001
+round_ = _round_spelling("round_")
+Tensor.round, Tensor.round_ = round, round_
+__all__ += ["round", "round_"]
