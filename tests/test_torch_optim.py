@@ -142,8 +142,8 @@ def test_load_torch_state_dict_then_continue_like_torch(name):
 
 def test_load_state_dict_checks_before_writing():
     _, opt, _ = _trajectory(otorch, "Adam", dict(lr=0.01), np.float32, steps=2)
-    before = copy.deepcopy({k: {n: (v.numpy().copy() if hasattr(v, "numpy") else v)
-                                for n, v in st.items()} for k, st in opt.state.items()})
+    before = {k: copy.deepcopy({n: (v.numpy().copy() if hasattr(v, "numpy") else v)
+                                for n, v in st.items()}) for k, st in opt.state.items()}
     sd = opt.state_dict()
     bad = {"param_groups": sd["param_groups"],
            "state": {0: dict(sd["state"][0], exp_avg=otorch.zeros(7)), 1: sd["state"][1]}}

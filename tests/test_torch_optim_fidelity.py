@@ -17,7 +17,9 @@ import oar.torch as otorch
 
 torch = pytest.importorskip("torch")
 
-OPTIMIZER_CLASSES = [n for n in otorch.optim.__all__ if n not in ("Optimizer", "lr_scheduler")]
+# LBFGS needs a closure: tests/test_torch_optim_state.py compares it with torch
+OPTIMIZER_CLASSES = [n for n in otorch.optim.__all__
+                     if n not in ("Optimizer", "lr_scheduler", "LBFGS")]
 
 # every optimizer class with its common options
 CONFIGS = [
@@ -50,6 +52,13 @@ CONFIGS = [
     ("RAdam", dict()),
     ("RAdam", dict(lr=0.01, weight_decay=0.1, maximize=True, betas=(0.5, 0.6))),
     ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2), maximize=True)),
+    ("ASGD", dict()),
+    ("ASGD", dict(lr=0.05, t0=2, lambd=0.01, weight_decay=0.1, maximize=True)),
+    ("Adafactor", dict()),
+    ("Adafactor", dict(lr=0.05, weight_decay=0.1, d=2.0, beta2_decay=-0.5, eps=(1e-3, 1e-3),
+                       maximize=True)),
 ]
 CONFIG_IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'defaults'}"
               for n, kw in CONFIGS]

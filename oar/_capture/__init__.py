@@ -468,7 +468,8 @@ def _lower_select(s):
 def _lower_call(s):
     from .. import optimizer as O
     fn, opt, args = s[1], s[2], s[3]
-    if fn is not O.Adam.step or args != (None,) or type(opt).step is not O.Adam.step:
+    if (getattr(fn, "__wrapped__", fn) is not O.Adam.step or type(opt).step is not fn
+            or args != (None,)):   # fn: Adam.step, or it in torch's hooks (oar.torch.optim)
         return None
     if len(opt.param_groups) != 1:
         return None
@@ -506,7 +507,7 @@ class _AdamReplay:
         ps = group["params"]
         # step() takes the flat path with no closure, no clip, every parameter ready, no
         # mutation context: anything else is step() itself
-        if (opt._grad_clip is not None or len(opt.param_groups) != 1
+        if (opt._grad_clip is not None or len(opt.param_groups) != 1 or opt._step_hooked()
                 or opt.param_groups[0] is not group or opt._group_flat(group) is not flat
                 or "grad_clip" in group or _saved_mod().MUTATION_CTX is not None
                 or len(ps) != len(params) or not all(map(operator.is_, ps, params))

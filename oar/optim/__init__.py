@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import optimizer as _opt
 from ..autograd.errors import ArgValueError
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_as
 from . import lr_scheduler  # noqa: F401
 
 Optimizer = _opt.Optimizer
@@ -186,12 +186,12 @@ class _AdamRelative(_opt._AdaptiveBase):
 
     def _begin(self, p, g, rate, group):
         """(state, gradient) after the step count and the weight decay."""
-        st = self.state.get(id(p))
-        if st is None:
-            st = self.state[id(p)] = {"step": 0}
+        fresh = not self.state.get(p)
+        st = self._state_of(p)                  # step, then mu_product, then the moments
+        if fresh:
             self._init_state(st, p)
-        st = self._buffers(p, list(self._moments) + ["_scratch", "_scratch2"])
-        st["step"] += 1
+        st = self._buffers(p, self._moments)
+        self._tick(st)
         wd = group["weight_decay"]
         if wd and group.get("decoupled_weight_decay"):
             p._data *= 1 - rate * wd
@@ -219,13 +219,13 @@ class Adamax(_AdamRelative):
         st, g = self._begin(p, g, rate, group)
         b1, b2 = group["betas"]
         m, u = st["exp_avg"]._data, st["exp_inf"]._data
-        s = st["_scratch"]._data
+        s = self._scratch(p)
         _lerp(m, g, 1 - b1, s)
         u *= b2                                  # u <- max(beta2 u, |g| + eps)
         np.abs(g, out=s)
         s += group["eps"]
         np.maximum(u, s, out=u)
-        clr = rate / (1 - b1 ** st["step"])
+        clr = rate / (1 - b1 ** self._step_value(st))
         np.multiply(m, -clr, out=s)              # p.addcdiv_(m, u, value=-clr): (v m) / u
         s /= u
         p._data += s
@@ -246,7 +246,7 @@ class NAdam(_AdamRelative):
             differentiable=differentiable))
 
     def _init_state(self, st, p):
-        st["mu_product"] = Tensor._wrap(np.ones((), np.float32))
+        st["mu_product"] = wrap_as(p._result_class, np.ones((), np.float32))
 
     def _writes_per_step(self, group):
         return 1 + super()._writes_per_step(group)   # two addcdiv_ per step
@@ -254,9 +254,9 @@ class NAdam(_AdamRelative):
     def _update(self, p, g, rate, group):
         st, g = self._begin(p, g, rate, group)
         b1, b2 = group["betas"]
-        t, md, eps = st["step"], group["momentum_decay"], group["eps"]
+        t, md, eps = self._step_value(st), group["momentum_decay"], group["eps"]
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
-        s, s2 = st["_scratch"]._data, st["_scratch2"]._data
+        s, s2 = self._scratch(p), self._scratch(p, "s2")
         bias_correction2 = 1 - b2 ** t
         mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
         mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
@@ -294,9 +294,9 @@ class RAdam(_AdamRelative):
     def _update(self, p, g, rate, group):
         st, g = self._begin(p, g, rate, group)
         b1, b2 = group["betas"]
-        t, eps = st["step"], group["eps"]
+        t, eps = self._step_value(st), group["eps"]
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
-        s, s2 = st["_scratch"]._data, st["_scratch2"]._data
+        s, s2 = self._scratch(p), self._scratch(p, "s2")
         _lerp(m, g, 1 - b1, s)
         v *= b2
         np.multiply(g, g, out=s)

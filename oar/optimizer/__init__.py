@@ -32,7 +32,7 @@ from ..autograd.inplace import bump
 from ..ops import args as _args
 from ..ops import registry as _R
 from ..autograd import saved as _saved
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_as
 from . import lr  # noqa: F401
 
 
@@ -88,7 +88,7 @@ class Optimizer:
         groups = []
         seen = set()
         for gi, g in enumerate(raw):       # check every group before keeping any
-            group = self._make_group(g, defaults, gi)
+            group = self._make_group(g, defaults, gi, groups)
             ids = {id(p) for p in group["params"]}
             if ids & seen:
                 raise ArgValueError(f"{name}: some parameters appear in more than one "
@@ -97,10 +97,10 @@ class Optimizer:
             groups.append(group)
         self.defaults = dict(defaults)
         self.param_groups = groups
-        self.state = _ParamState()
+        self._make_state()
         self._scheduler = None
         for g in groups:
-            if isinstance(g["lr"], lr.LRScheduler):
+            if isinstance(g.get("lr"), lr.LRScheduler):
                 self._scheduler = g["lr"]
 
     # Note [Optimizer checks at construction]
@@ -110,7 +110,7 @@ class Optimizer:
     # each a leaf (or a non-leaf that retains its gradient), none in two groups, and every
     # hyper-parameter is in range (`_check_hyper`). All groups are checked before any is
     # kept. step() then checks only the gradients, before it writes anything.
-    def _make_group(self, g, defaults, gi=0):
+    def _make_group(self, g, defaults, gi=0, prior=()):
         """A checked parameter group (a new dict): params are leaf tensors, hyper-parameters
         are in range (Note [Optimizer checks at construction])."""
         name = type(self).__name__
@@ -195,14 +195,74 @@ class Optimizer:
         self.clear_grad(set_to_zero=not set_to_none)
 
     # state ----------------------------------------------------------------------
-    def _buffers(self, p, names):
-        st = self.state.get(id(p))
+    # Note [Optimizer state and scratch]
+    # self.state holds what the framework shows, per parameter: the keys PyTorch's optimizer
+    # keeps (step, exp_avg, momentum_buffer, ...) and nothing else. The core addresses it by
+    # the parameter itself (`self.state.get(p)`, `self.state[p] = {}`), so one update code
+    # runs on oar's _ParamState (keyed by id, the Paddle door and oar.optim) and on the torch
+    # door's defaultdict(dict) keyed by the Parameter objects (oar.torch.optim). The step
+    # count is made by _zero_step (an int here, a float32 0-d tensor in the torch door, as
+    # PyTorch's) and advanced by _tick, in place when it is a tensor. Scratch arrays (Note
+    # [Optimizer steps do not allocate]) live beside the state in self._scratches, keyed by
+    # id(param), and are never copied or pickled (a copy makes its own at its first step);
+    # the flat buffers of Note [Flat Adam] live in self._flats. A state entry the user
+    # replaced or deleted is used as it is now: the flat path checks that every entry is
+    # still the view it made, else the group steps parameter by parameter.
+    def _make_state(self):
+        self.state = _ParamState()
+
+    def _zero_step(self):
+        return 0
+
+    @staticmethod
+    def _step_value(st):
+        t = st["step"]
+        return float(t._data) if isinstance(t, Tensor) else t
+
+    def _tick(self, st):
+        """Advances st['step'] by one (in place when it is a tensor); the new count."""
+        t = st["step"]
+        if isinstance(t, Tensor):
+            t._data += 1
+            bump(t, "add_")
+            return float(t._data)
+        st["step"] = t + 1
+        return t + 1
+
+    def _state_of(self, p, step=True):
+        """p's state dict (made empty when missing), with a step count when `step`."""
+        st = self.state.get(p)
         if st is None:
-            st = self.state[id(p)] = {"step": 0}
+            st = self.state[p] = {}
+        if step and "step" not in st:
+            st["step"] = self._zero_step()
+        return st
+
+    def _buffers(self, p, names, step=True):
+        """p's state with zero-filled tensors like p under each missing name."""
+        st = self._state_of(p, step)
         for n in names:
             if n not in st:
-                st[n] = Tensor._wrap(np.zeros_like(p._data))
+                st[n] = wrap_as(p._result_class, np.zeros_like(p._data))
         return st
+
+    def _scratch(self, p, name="s"):
+        """A scratch array like p (Note [Optimizer state and scratch])."""
+        sc = self.__dict__.get("_scratches")
+        if sc is None:
+            sc = self._scratches = _Scratch()
+        bufs = sc.get(id(p))
+        if bufs is None:
+            bufs = sc[id(p)] = {}
+        t = bufs.get(name)
+        if t is None or t._data.shape != p._data.shape or t._data.dtype != p._data.dtype:
+            t = bufs[name] = Tensor._wrap(np.zeros_like(p._data))
+        return t._data
+
+    def _step_hooked(self):
+        """Whether step() runs hooks around the update (the torch door's step hooks); an
+        oar.jit replay then calls step() itself (Note [Replay lowerings])."""
+        return False
 
     def state_dict(self):
         """The hyper-parameters and per-parameter state (as arrays), for saving."""
@@ -217,7 +277,7 @@ class Optimizer:
             out["LR_Scheduler"] = sched.state_dict()
         for gi, g in enumerate(self.param_groups):
             for pi, p in enumerate(g["params"]):
-                st = self.state.get(id(p))
+                st = self.state.get(p)
                 if st:
                     out[f"state.{gi}.{pi}"] = {k: (v.numpy() if isinstance(v, Tensor) else v)
                                                for k, v in st.items() if not k.startswith("_")}
@@ -271,7 +331,7 @@ class Optimizer:
                 if not isinstance(st, dict):
                     raise ArgTypeError(f"{name}.set_state_dict: {key} must be a dict, got "
                                        f"{_what(st)}")
-                own = self.state.get(id(p))
+                own = self.state.get(p)
                 entry = {}
                 for k, v in st.items():
                     if isinstance(v, Tensor):
@@ -306,7 +366,7 @@ class Optimizer:
             sched.set_state_dict(sched_state)
         for gi, p, own, entry in plan:
             if own is None:
-                self.state[id(p)] = {k: (Tensor._wrap(np.array(
+                self.state[p] = {k: (wrap_as(p._result_class, np.array(
                     v, dtype=self._scalar_state.get(k, p._data.dtype)))
                     if isinstance(v, np.ndarray) and k != "step" else v)
                     for k, v in entry.items()}
@@ -317,7 +377,7 @@ class Optimizer:
                 if isinstance(v, np.ndarray) and k in own and isinstance(own[k], Tensor):
                     np.copyto(own[k]._data, v, casting="unsafe")
                 elif isinstance(v, np.ndarray) and k != "step":
-                    own[k] = Tensor._wrap(np.array(v, dtype=self._scalar_state.get(
+                    own[k] = wrap_as(p._result_class, np.array(v, dtype=self._scalar_state.get(
                         k, p._data.dtype)))
                 else:
                     own[k] = v
@@ -456,14 +516,13 @@ class SGD(Optimizer):
 
     def _update(self, p, g, rate, group):
         m, wd, damp = group["momentum"], group["weight_decay"], group["dampening"]
-        st = self._buffers(p, ["_scratch"])
-        s = st["_scratch"]._data
+        s = self._scratch(p)
         if group.get("maximize"):                # PyTorch's maximize: ascend
             np.negative(g, out=s)
             g = s
         if wd:                                   # g <- g + wd * p
             if g is s:
-                s2 = self._buffers(p, ["_scratch2"])["_scratch2"]._data
+                s2 = self._scratch(p, "s2")
                 np.multiply(p._data, wd, out=s2)
                 s += s2
             else:
@@ -471,8 +530,9 @@ class SGD(Optimizer):
                 s += g
             g = s
         if m:
+            st = self._state_of(p, step=False)
             first = "momentum_buffer" not in st
-            buf = self._buffers(p, ["momentum_buffer"])["momentum_buffer"]._data
+            buf = self._buffers(p, ["momentum_buffer"], step=False)["momentum_buffer"]._data
             if first:
                 np.copyto(buf, g)
             else:                                # buf <- m * buf + (1 - damp) * g
@@ -484,7 +544,7 @@ class SGD(Optimizer):
                     buf += g
             if group["nesterov"]:                # g <- g + m * buf
                 if g is s:
-                    s2 = self._buffers(p, ["_scratch2"])["_scratch2"]._data
+                    s2 = self._scratch(p, "s2")
                     np.multiply(buf, m, out=s2)
                     s += s2
                 else:
@@ -541,14 +601,13 @@ class Adam(Optimizer):
 
     def _update(self, p, g, rate, group):
         b1, b2, eps, wd, decoupled, ams, maximize = self._hyper(group)
-        names = ["exp_avg", "exp_avg_sq", "_scratch"] + (["max_exp_avg_sq"] if ams else [])
+        names = ["exp_avg", "exp_avg_sq"] + (["max_exp_avg_sq"] if ams else [])
         st = self._buffers(p, names)
-        st["step"] += 1
-        t = st["step"]
-        m, v, s = st["exp_avg"]._data, st["exp_avg_sq"]._data, st["_scratch"]._data
+        t = self._tick(st)
+        m, v, s = st["exp_avg"]._data, st["exp_avg_sq"]._data, self._scratch(p)
         x = p._data
         if maximize or (wd and not decoupled):
-            s2 = self._buffers(p, ["_scratch2"])["_scratch2"]._data
+            s2 = self._scratch(p, "s2")
             if maximize:
                 np.negative(g, out=s2)
             if wd and not decoupled:
@@ -581,7 +640,7 @@ class Adam(Optimizer):
         for group, ready in todo:
             params = group["params"]
             flat = self._group_flat(group)
-            if flat is None and all(id(p) not in self.state for p in params):
+            if flat is None and all(p not in self.state for p in params):
                 flat = self._make_flat(params, group.get("amsgrad", False))
                 self._set_group_flat(group, flat)
             if flat and len(ready) == len(params) and \
@@ -603,38 +662,49 @@ class Adam(Optimizer):
         if any(p._data.dtype != dt for p in params):
             return False
         n = sum(p._data.size for p in params)
-        names = ("exp_avg", "exp_avg_sq", "_scratch", "_grads") + (("max_exp_avg_sq",) if amsgrad else ())
-        bufs = {k: Tensor._wrap(np.zeros(n, dt)) for k in names}
+        names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
+        bufs = {k: Tensor._wrap(np.zeros(n, dt)) for k in names + ("_scratch", "_grads")}
         off = 0
-        views = []
+        views, entries = [], []
         for p in params:
             k = p._data.size
-            st = self.state[id(p)] = {"step": 0}
-            for name, t in bufs.items():
-                st[name] = Tensor._wrap(t._data[off:off + k].reshape(p._data.shape), t._storage)
-            views.append(st["_scratch"]._data)
+            st = self._state_of(p)         # the step first, then the moments (PyTorch's order)
+            ents = {}
+            for name in names:
+                t = bufs[name]
+                st[name] = ents[name] = wrap_as(p._result_class, t._data[off:off + k].reshape(
+                    p._data.shape), t._storage)
+            entries.append((st, ents))
+            views.append(bufs["_scratch"]._data[off:off + k].reshape(p._data.shape))
             off += k
-        return {"bufs": bufs, "views": views}
+        return {"bufs": bufs, "views": views, "entries": entries}
 
     def _flat_update(self, params, flat, rate, group, grads=None):
         b1, b2, eps, wd, decoupled, ams, maximize = self._hyper(group)
         bufs = flat["bufs"]
         m, v, s, g = (bufs[k]._data for k in ("exp_avg", "exp_avg_sq", "_scratch", "_grads"))
         grads = {} if grads is None else grads       # clipped ones (Note [Gradient clipping])
+        state = self.state
+        entries = flat["entries"]
+        steps = set()
+        for p, (st, ents) in zip(params, entries):
+            # Note [Optimizer state and scratch]: state entries replaced by the user (or
+            # loaded) end the flat path for this group
+            if state.get(p) is not st or any(st.get(k) is not e for k, e in ents.items()) \
+                    or "step" not in st:
+                steps = None
+                self._set_group_flat(group, False)
+                break
+            steps.add(self._step_value(st))
+        if steps is None or len(steps) != 1:   # per-parameter math
+            for p in params:
+                self._update(p, grads.get(id(p), p._grad._data), rate, group)
+            return
         np.concatenate([grads.get(id(p), p._grad._data).reshape(-1) for p in params], out=g)
         if maximize:
             np.negative(g, out=g)
-        steps = set()
-        for p in params:
-            st = self.state[id(p)]
-            st["step"] += 1
-            steps.add(st["step"])
-        if len(steps) != 1:   # parameters stepped separately before: per-parameter math
-            for p in params:
-                self.state[id(p)]["step"] -= 1
-                self._update(p, grads.get(id(p), p._grad._data), rate, group)
-            return
-        t = steps.pop()
+        for st, _ in entries:
+            t = self._tick(st)
         if wd and decoupled:
             for p in params:
                 p._data *= 1 - rate * wd
@@ -712,9 +782,7 @@ class _AdaptiveBase(Optimizer):
         wd, maximize = group["weight_decay"], group.get("maximize", False)
         if not wd and not maximize:
             return g
-        if "_grad" not in st:
-            st["_grad"] = Tensor._wrap(np.empty_like(p._data))
-        buf = st["_grad"]._data
+        buf = self._scratch(p, "g")
         if wd:                                   # g <- g + wd * p  (or wd * p - g)
             np.multiply(p._data, wd, out=buf)
             if maximize:
@@ -740,12 +808,12 @@ class Adadelta(_AdaptiveBase):
                                           weight_decay=_wd(weight_decay)))
 
     def _update(self, p, g, rate, group):
-        st = self._buffers(p, ["square_avg", "acc_delta", "_scratch", "_scratch2"])
-        st["step"] += 1
+        st = self._buffers(p, ["square_avg", "acc_delta"])
+        self._tick(st)
         g = self._grad(p, g, group, st)
         rho, eps = group["rho"], group["eps"]
         sq, acc = st["square_avg"]._data, st["acc_delta"]._data
-        s, s2 = st["_scratch"]._data, st["_scratch2"]._data
+        s, s2 = self._scratch(p), self._scratch(p, "s2")
         sq *= rho                                # E[g^2] <- rho E[g^2] + (1 - rho) g^2
         np.multiply(g, g, out=s)
         s *= 1 - rho
@@ -783,18 +851,18 @@ class Adagrad(_AdaptiveBase):
                                           initial_accumulator_value=initial_accumulator_value))
 
     def _init_sum(self, p, group):
-        st = self._buffers(p, ["sum", "_scratch"])
+        st = self._buffers(p, ["sum"])
         st["sum"]._data[...] = group["initial_accumulator_value"]
         return st
 
     def _update(self, p, g, rate, group):
-        st = self.state.get(id(p))
+        st = self.state.get(p)
         if st is None or "sum" not in st:
             st = self._init_sum(p, group)
-        st["step"] += 1
+        t = self._tick(st)
         g = self._grad(p, g, group, st)
-        clr = rate / (1 + (st["step"] - 1) * group.get("lr_decay", 0))
-        acc, s = st["sum"]._data, st["_scratch"]._data
+        clr = rate / (1 + (t - 1) * group.get("lr_decay", 0))
+        acc, s = st["sum"]._data, self._scratch(p)
         np.multiply(g, g, out=s)
         acc += s
         np.sqrt(acc, out=s)
@@ -825,12 +893,12 @@ class RMSProp(_AdaptiveBase):
     def _update(self, p, g, rate, group):
         rho, eps, mom, centered = self._decay(group), group["eps"], group["momentum"], \
             group["centered"]
-        names = ["square_avg", "_scratch"] + (["momentum_buffer"] if mom > 0 else []) + \
+        names = ["square_avg"] + (["momentum_buffer"] if mom > 0 else []) + \
             (["grad_avg"] if centered else [])
         st = self._buffers(p, names)
-        st["step"] += 1
+        self._tick(st)
         g = self._grad(p, g, group, st)
-        sq, s = st["square_avg"]._data, st["_scratch"]._data
+        sq, s = st["square_avg"]._data, self._scratch(p)
         sq *= rho                                # r <- rho r + (1 - rho) g^2
         np.multiply(g, g, out=s)
         s *= 1 - rho
@@ -896,6 +964,17 @@ class _FlatPairs(list):
 
     def __reduce_ex__(self, protocol):
         return (_FlatPairs, ([(g, False) for g, _ in self],))
+
+
+class _Scratch(dict):
+    """id(param) -> {name: scratch tensor} (Note [Optimizer state and scratch]): a copy or
+    pickle of an optimizer gets an empty one."""
+
+    def __reduce_ex__(self, protocol):
+        return (_Scratch, ())
+
+    def __deepcopy__(self, memo):
+        return _Scratch()
 
 
 class _ParamState(dict):
