@@ -215,6 +215,20 @@ SAMPLES = {
     "uniform_": _meta("uniform_", X),
     "random_": _meta("random_", lambda: X(dtype="int64"), 0, 5),
 }
+# shifts (integer tensors), threshold and swapaxes_ (tests/test_torch_errors_overloads.py)
+def _ints():
+    return door(np.arange(12, dtype=np.int64).reshape(3, 4))
+
+
+SAMPLES.update({
+    "bitwise_left_shift": (lambda: oar.bitwise_left_shift(_ints(), 1), False),
+    "bitwise_right_shift": (lambda: oar.bitwise_right_shift(_ints(), 1), False),
+    "bitwise_left_shift_": _meta("bitwise_left_shift_", _ints, 1),
+    "bitwise_right_shift_": _meta("bitwise_right_shift_", _ints, 1),
+    "swapaxes_": _meta("swapaxes_", X, 0, 1),
+    "threshold": (lambda: oar.threshold(X(), 0.5, 0.0), False),
+    "threshold_": _meta("threshold_", X, 0.5, 0.0),
+})
 # functions that take no tensor: nothing to follow (the door's creation functions make door
 # tensors themselves)
 NO_TENSOR_INPUT = {
