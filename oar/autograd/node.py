@@ -286,7 +286,8 @@ def _second_is_number(if_number, if_tensor, i=1):
 
 _VARIANTS = {
     "sum": _by_axis("SumBackward"), "mean": _by_axis("MeanBackward"),
-    "prod": _by_axis("ProdBackward"), "squeeze": _by_axis("SqueezeBackward"),
+    "prod": _by_axis("ProdBackward"),
+    "squeeze": lambda attrs, meta: f"SqueezeBackward{attrs[1] if len(attrs) > 1 else 1}",
     "pow": lambda attrs, meta: ("PowBackward2" if meta[0] is None else
                                 "PowBackward0" if meta[1] is None else "PowBackward1"),
     "sub": lambda attrs, meta: "RsubBackward1" if meta[0] is None else "SubBackward0",
@@ -301,6 +302,8 @@ _VARIANTS = {
     "bernoulli_": lambda attrs, meta: ("BernoulliBackward1" if attrs and hasattr(attrs[0], "_data")
                                        else "BernoulliBackward2"),
     "matmul": _matmul_name, "linear": _linear_name,
+    # the node of the op that picked the values (Note [Selected values op])
+    "select_values": lambda attrs, meta: attrs[3],
 }
 
 

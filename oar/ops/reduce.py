@@ -114,7 +114,12 @@ def _reduction(op):
             keepdim, dtype = False, keepdim   # Paddle order: sum(x, axis, dtype, keepdim)
         if isinstance(dtype, bool):
             keepdim, dtype = dtype, None      # PyTorch order: sum(x, dim, keepdim)
-        return registry.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), dtype))
+        axes = _axes(axis, x._data.ndim, op.name)
+        if axes is None and axis is not None:
+            # dims given ([] or a dim of a 0-d tensor): all of them, spelled out, so the node
+            # is PyTorch's of the dim overload (SumBackward1, Note [Node names])
+            axes = tuple(range(x._data.ndim))
+        return registry.dispatch(op, (x,), (axes, bool(keepdim), dtype))
     fn.__name__ = op.name
     fn.__doc__ = op.doc
     return fn
@@ -278,8 +283,14 @@ def _b_var(ctx, g):
 
 VAR = OpDef("var", _k_var, _b_var, needs={"x": ("x",)}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
             doc="Variance of x over axis, dividing by n - ddof (default 1: unbiased).")
-STD = OpDef("std", lambda x, a, k, d: np.std(x, axis=a, keepdims=k, ddof=d),
-            lambda ctx, g: (_b_var(ctx, g)[0] / (ctx.out.reshape(list(_keep_shape(ctx.input_meta[0][0], ctx.attrs[0]))) * 2),),
+
+
+def _b_std(ctx, g):
+    return (_b_var(ctx, g)[0] / (ctx.out.reshape(list(_keep_shape(ctx.input_meta[0][0],
+                                                                    ctx.attrs[0]))) * 2),)
+
+
+STD = OpDef("std", lambda x, a, k, d: np.std(x, axis=a, keepdims=k, ddof=d), _b_std,
             needs={"x": ("x", "out")}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
             doc="Standard deviation of x over axis, dividing by n - ddof (default 1).")
 
@@ -293,21 +304,29 @@ def _unbiased_overload(x, axis, unbiased):
     return axis, unbiased
 
 
-def _stat(op):
+def _stat_attrs(op, x, axis, unbiased, keepdim, dim, correction):
+    """(axes, keepdim, ddof) of a var/std/var_mean/std_mean call, checked."""
+    axis, unbiased = _unbiased_overload(x, axis, unbiased)
+    if x._data.dtype.kind != "f":
+        raise _args.ArgTypeError(
+            f"{op.name}(): std and var only support floating point dtypes, got "
+            f"{x.dtype.name}. Fix: cast it first, e.g. x.astype('float32').")
+    if dim is not None:
+        axis = dim
+    if correction is not None:
+        ddof = _args.number(correction, op.name, "correction")
+    else:
+        ddof = 1 if unbiased else 0
+    return (_axes(axis, x._data.ndim, op.name), bool(keepdim), ddof)
+
+
+def _stat(op, multi=False):
     def fn(x, axis=None, unbiased=True, keepdim=False, name=None, *, dim=None, correction=None):
         x = _args.input_tensor(x, op.name)
-        axis, unbiased = _unbiased_overload(x, axis, unbiased)
-        if x._data.dtype.kind != "f":
-            raise _args.ArgTypeError(
-                f"{op.name}(): std and var only support floating point dtypes, got "
-                f"{x.dtype.name}. Fix: cast it first, e.g. x.astype('float32').")
-        if dim is not None:
-            axis = dim
-        if correction is not None:
-            ddof = _args.number(correction, op.name, "correction")
-        else:
-            ddof = 1 if unbiased else 0
-        return registry.dispatch(op, (x,), (_axes(axis, x._data.ndim, op.name), bool(keepdim), ddof))
+        attrs = _stat_attrs(op, x, axis, unbiased, keepdim, dim, correction)
+        if multi:
+            return tuple(dispatch_multi(op, (x,), attrs))
+        return registry.dispatch(op, (x,), attrs)
     fn.__name__ = op.name
     fn.__doc__ = op.doc
     return fn
@@ -398,22 +417,85 @@ declare(CUMSUM)
 
 
 # ---------------------------------------------------------------- issue 10: var_mean, std_mean
-def _stat_mean(stat, name):
-    def fn(x, axis=None, unbiased=True, keepdim=False, name=None, *, dim=None, correction=None):
-        x = _args.input_tensor(x, name)
-        axis, unbiased = _unbiased_overload(x, axis, unbiased)
-        if dim is not None:
-            axis = dim
-        s = stat(x, axis, unbiased, keepdim, correction=correction)
-        return s, registry.FUNCTIONS["mean"](x, axis=axis, keepdim=keepdim)
-    fn.__name__ = name
-    fn.__doc__ = (f"({name.split('_')[0]}, mean) of x over axis (all elements by default), as "
-                  f"PyTorch's {name}: the same arguments as {name.split('_')[0]}.")
-    return fn
+# Note [Multi-output ops]
+# var_mean, std_mean and aminmax are one op with two results and one node, as PyTorch's
+# (VarMeanBackward0, StdMeanBackward0, AminmaxBackward0): the kernel returns both, the node
+# is the grad_fn of each (output k has _out_nr k, so the engine hands the backward a dict
+# out_nr -> gradient when output 1 receives one, else output 0's gradient alone), and the
+# backward adds the two formulas. It saves only the input (std_mean also its result 0).
+def _two_grads(g):
+    return (g.get(0), g.get(1)) if isinstance(g, dict) else (g, None)
 
 
-registry.register_function("var_mean", _stat_mean(registry.FUNCTIONS["var"], "var_mean"))
-registry.register_function("std_mean", _stat_mean(registry.FUNCTIONS["std"], "std_mean"))
+def dispatch_multi(op, args, attrs):
+    """registry.dispatch of an op with several results sharing one node (Note [Multi-output
+    ops])."""
+    outs = registry.dispatch(op, args, attrs)
+    node = outs[0]._grad_fn
+    if node is not None:
+        for k, o in enumerate(outs[1:], 1):
+            o._grad_fn = node
+            o._out_nr = k
+    return outs
+
+
+def _b_stat_mean(ctx, g):
+    gs, gm = _two_grads(g)
+    res = None
+    if gs is not None:
+        res = (_b_var if ctx.op.name == "var_mean" else _b_std)(ctx, gs)[0]
+    if gm is not None:
+        part = _b_mean(ctx, gm)[0]
+        res = part if res is None else res + part
+    return (res,)
+
+
+def _k_stat_mean(np_stat):
+    def kernel(x, axes, keepdim, ddof):
+        return (np_stat(x, axis=axes, keepdims=keepdim, ddof=ddof),
+                np.mean(x, axis=axes, keepdims=keepdim))
+    return kernel
+
+
+VAR_MEAN = OpDef("var_mean", _k_stat_mean(np.var), _b_stat_mean, needs={"x": ("x",)},
+                 attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
+                 method=False, function=False, doc="(var, mean) of x over axis, one node.")
+STD_MEAN = OpDef("std_mean", _k_stat_mean(np.std), _b_stat_mean, needs={"x": ("x", "out")},
+                 attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
+                 method=False, function=False, doc="(std, mean) of x over axis, one node.")
+
+
+def _b_aminmax(ctx, g):
+    x = ctx.input(0)
+    axes = ctx.attrs[0]
+    ks = list(_keep_shape(ctx.input_meta[0][0], axes))
+    res = None
+    for gk, np_fn in zip(_two_grads(g), (np.min, np.max)):
+        if gk is None:
+            continue
+        # amin's / amax's backward: ties share the gradient
+        mask = x == wrap_as(Tensor, np_fn(x._data, axis=axes, keepdims=True))
+        count = mask.sum(axis=list(axes) if axes is not None else None, keepdim=True)
+        part = gk.reshape(ks) * mask / count
+        res = part if res is None else res + part
+    return (res,)
+
+
+AMINMAX = OpDef("aminmax", lambda x, axes, keepdim: (np.min(x, axis=axes, keepdims=keepdim),
+                                                      np.max(x, axis=axes, keepdims=keepdim)),
+                _b_aminmax, needs={"x": ("x",)}, attrs=(("axis", None), ("keepdim", False)),
+                method=False, function=False,
+                doc="(amin, amax) of x over axis, one node (Note [Multi-output ops]).")
+registry.OPS["aminmax"] = AMINMAX
+
+
+for _op in (VAR_MEAN, STD_MEAN):
+    _f = _stat(_op, multi=True)
+    _s = _op.name.split("_")[0]
+    _f.__doc__ = (f"({_s}, mean) of x over axis (all elements by default), as PyTorch's "
+                  f"{_op.name}: the same arguments as {_s}.")
+    registry.register_function(_op.name, _f)
+del _op, _f, _s
 
 
 # ---------------------------------------------------------------- issue 10: sort family
@@ -426,26 +508,76 @@ registry.register_function("std_mean", _stat_mean(registry.FUNCTIONS["std"], "st
 # (sort returns values, argsort indices, median averages the two middle values); the
 # PyTorch door's are in oar/torch/_functions.py (Note [Door conflicts]). The order of tied
 # indices is unspecified in both frameworks (topk, kthvalue): oar's is the stable one.
-def pick(x, idx, d, keepdim):
-    """x's elements at positions `idx` (int64 ndarray with x's number of dims, equal to x's
-    shape off dim d) along dim d, by advanced indexing (Note [Index-selecting reductions]).
-    keepdim=False drops dim d (idx.shape[d] is 1 then)."""
-    nd = x._data.ndim
-    if nd == 0:
-        return x.clone()
+#
+# Note [Selected values op]
+# The values are one op, SELECT_VALUES, whose node is named as PyTorch names the node of the
+# op that picked them (its `node` attr: SortBackward0, TopkBackward0, MaxBackward0, ...,
+# Note [Node names]): one kernel (take_along_axis), one node that saves only the indices (an
+# attr, so a second backward is refused as PyTorch refuses it, Note [Second backward]). Its
+# backward adds the gradient into zeros at the indices (scatter_add), which is PyTorch's
+# value_selecting_reduction_backward where the indices along dim are distinct (sort, topk,
+# max/min/median/kthvalue/mode with a dim) and its cummaxmin_backward where they repeat
+# (cummax, cummin). It is differentiable again (create_graph).
+def _k_select_values(x, idx, d, keepdim, node):
+    if x.ndim == 0:
+        return np.array(x, copy=True)
+    v = np.take_along_axis(x, idx, axis=d)
+    return v if keepdim else np.squeeze(v, d)
+
+
+def _b_select_values(ctx, g):
+    idx, d, keepdim, _ = ctx.attrs
+    shape = ctx.input_meta[0][0]
+    if not shape:
+        return (g,)
+    f = registry.FUNCTIONS   # not g's methods: Note [Door-neutral core]
     if not keepdim:
-        idx = np.squeeze(idx, d)
-    shape = idx.shape
-    key = []
-    for k in range(nd):
-        if k == d:
-            key.append(idx)
-            continue
-        p = k if keepdim or k < d else k - 1
-        s = [1] * len(shape)
-        s[p] = shape[p]
-        key.append(np.arange(shape[p], dtype=np.int64).reshape(s))
-    return x[tuple(key)]
+        g = f["unsqueeze"](g, d)
+    z = f["zeros"](list(shape), dtype=g.dtype)
+    return (f["scatter_add"](z, d, wrap_as(Tensor, idx), g),)
+
+
+SELECT_VALUES = OpDef("select_values", _k_select_values, _b_select_values,
+                      attrs=(("index", None), ("dim", 0), ("keepdim", True),
+                             ("node", "SortBackward0")),
+                      method=False, function=False,
+                      doc="x's elements at integer indices along dim (one node named `node`).")
+registry.OPS["select_values"] = SELECT_VALUES
+
+
+# Note [Evenly distributed gradient]
+# PyTorch's max(), min() and median() of all elements (MaxBackward1, MinBackward1,
+# MedianBackward0) share the gradient evenly among the elements equal to the result, or
+# among the NaNs when the result is NaN (evenly_distribute_backward): one node saving the
+# input and the result. amax/amin (which divide by the count of x == result, none for NaN)
+# keep their own nodes.
+def _b_evenly(ctx, g):
+    xa = ctx.input(0)._data
+    r = ctx.out._data
+    mask = np.isnan(xa) if r.dtype.kind == "f" and np.isnan(r) else (xa == r)
+    return (g * wrap_as(Tensor, mask.astype(g._data.dtype)) / int(mask.sum()),)
+
+
+def _k_median_all(x):
+    a = x.reshape(-1)
+    return np.array(a[median_indices(a, 0)[0][0]])
+
+
+for _n, _k, _node in (("max_all", np.max, "MaxBackward1"), ("min_all", np.min, "MinBackward1"),
+                      ("median_all", _k_median_all, "MedianBackward0")):
+    registry.OPS[_n] = OpDef(_n, _k, _b_evenly, needs={"x": ("x", "out")}, node_name=_node,
+                             method=False, function=False,
+                             doc=f"PyTorch's {_n[:-4]}() of all elements (Note [Evenly "
+                                 "distributed gradient]).")
+del _n, _k, _node
+
+
+def pick(x, idx, d, keepdim, node="IndexBackward0"):
+    """x's elements at positions `idx` (int64 ndarray with x's number of dims, equal to x's
+    shape off dim d) along dim d (Note [Index-selecting reductions]), as one op whose node is
+    `node` (Note [Selected values op]). keepdim=False drops dim d (idx.shape[d] is 1 then)."""
+    return registry.dispatch(SELECT_VALUES, (x,),
+                             (np.ascontiguousarray(idx, dtype=np.int64), d, bool(keepdim), node))
 
 
 def index_tensor(x, arr):
@@ -521,7 +653,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     oar.torch.sort."""
     x = _args.input_tensor(x, "sort")
     d = _sort_axis(x, axis, "sort")
-    return pick(x, sorted_indices(x._data, d, bool(descending)), d, True)
+    return pick(x, sorted_indices(x._data, d, bool(descending)), d, True, "SortBackward0")
 
 
 def argsort(x, axis=-1, descending=False, stable=False, name=None):
@@ -546,7 +678,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     idx = sorted_indices(a, d, bool(largest))
     if a.ndim:
         idx = np.take(idx, np.arange(k), axis=d)
-    return TopKRetType(pick(x, idx, d, True), index_tensor(x, idx))
+    return TopKRetType(pick(x, idx, d, True, "TopkBackward0"), index_tensor(x, idx))
 
 
 TopKRetType = collections.namedtuple("TopKRetType", ["values", "indices"])
@@ -566,12 +698,13 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     idx = sorted_indices(a, d, False)
     if a.ndim:
         idx = np.take(idx, [k - 1], axis=d)
-    return selected(x, idx, d, keepdim)
+    return selected(x, idx, d, keepdim, "KthvalueBackward0")
 
 
-def selected(x, idx, d, keepdim):
-    """(values, indices) of keepdims indices idx along d (index-selecting reductions)."""
-    values = pick(x, idx, d, keepdim)
+def selected(x, idx, d, keepdim, node="IndexBackward0"):
+    """(values, indices) of keepdims indices idx along d (index-selecting reductions); the
+    values' node is `node` (Note [Selected values op])."""
+    values = pick(x, idx, d, keepdim, node)
     if not keepdim and x._data.ndim:
         idx = np.squeeze(idx, d)
     return values, index_tensor(x, idx)
@@ -585,7 +718,8 @@ def mode(x, axis=-1, keepdim=False, name=None):
     a = x._data
     if a.ndim and a.shape[d] == 0:
         raise EmptyReductionError(f"mode(): axis {d} has size 0: there is no mode")
-    return selected(x, mode_indices(a, d) if a.ndim else np.zeros((), np.int64), d, keepdim)
+    return selected(x, mode_indices(a, d) if a.ndim else np.zeros((), np.int64), d, keepdim,
+                    "ModeBackward0")
 
 
 def median(x, axis=None, keepdim=False, mode="avg", name=None):
@@ -605,7 +739,7 @@ def median(x, axis=None, keepdim=False, mode="avg", name=None):
         return y.clone() if mode == "min" or a.dtype.kind == "f" else y.astype("float32")
     lo, hi = median_indices(a, d)
     if mode == "min":
-        vals, idx = selected(y, lo, d, keepdim and not flat)
+        vals, idx = selected(y, lo, d, keepdim and not flat, "MedianBackward1")
         if flat:
             return vals.reshape([1] * x._data.ndim) if keepdim else vals
         return vals, idx
@@ -636,7 +770,8 @@ def _cum_extreme(better, fname):
         if y._data.ndim == 0:
             return y.clone(), index_tensor(y, np.zeros((), np.int64))
         idx = cumulative_indices(y._data, d, better)
-        return pick(y, idx, d, True), index_tensor(y, idx).astype(dtype)
+        return (pick(y, idx, d, True, f"{fname.title()}Backward0"),
+                index_tensor(y, idx).astype(dtype))
     fn.__name__ = fname
     fn.__doc__ = (f"(values, indices): the running {fname[3:]}imum of x along axis (of the "
                   "flattened x when None) and where it was reached.")

@@ -511,11 +511,14 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None, *, start_dim=None, end_dim
     return reshape(x, list(shp[:s]) + [n] + list(shp[e + 1:]))
 
 
-def _k_squeeze(a, axes):
+def _k_squeeze(a, axes, overload=1):
     return np.squeeze(a, axis=axes)
 
 
-SQUEEZE_OP = OpDef("squeeze", _k_squeeze, _b_reshape, kind="view", attrs=(("axes", None),),
+# `overload` is PyTorch's overload the call spelled, which names the node (Note [Node names]):
+# squeeze() SqueezeBackward0, squeeze(dim) SqueezeBackward1, squeeze(dims) SqueezeBackward2
+SQUEEZE_OP = OpDef("squeeze", _k_squeeze, _b_reshape, kind="view",
+                   attrs=(("axes", None), ("overload", 1)),
                    doc="A view of x without the given size-1 axes (all of them when None).")
 
 
@@ -530,7 +533,8 @@ def squeeze(x, axis=None, name=None, *, dim=None):
     else:
         # like both references: squeezing a dim whose size is not 1 leaves it alone
         axes = tuple(sorted(a for a in A.axes(axis, nd, "squeeze") if nd and shp[a] == 1))
-    return dispatch_view(SQUEEZE_OP, x, (axes,))
+    overload = 0 if axis is None else 2 if isinstance(axis, (list, tuple)) else 1
+    return dispatch_view(SQUEEZE_OP, x, (axes, overload))
 
 
 def _k_unsqueeze(a, axes):
@@ -591,6 +595,8 @@ PERMUTE_OP = OpDef("permute", _k_permute, _b_permute, kind="view", attrs=(("perm
                    doc="A view of x with its axes reordered by perm.")
 TRANSPOSE_OP = OpDef("transpose", _k_permute, _b_permute, kind="view", attrs=(("perm", None),),
                      doc="A view of x with its axes reordered (or two axes swapped).")
+T_OP = OpDef("t", _k_permute, _b_permute, kind="view", attrs=(("perm", None),),
+             node_name="TBackward", doc="A view of a tensor of at most 2 dims, transposed.")
 
 
 _ALL_AXES = tuple(frozenset(range(n)) for n in range(65))   # NumPy's limit is 64 dims
@@ -660,13 +666,13 @@ def t(x, name=None):
                             f"{x._data.ndim}D (shape {fmt_shape(x._data.shape)}). Fix: use "
                             "transpose(dim0, dim1)")
     if x._data.ndim < 2:
-        return dispatch_view(TRANSPOSE_OP, x, (tuple(range(x._data.ndim)),))
-    return dispatch_view(TRANSPOSE_OP, x, ((1, 0),))
+        return dispatch_view(T_OP, x, (tuple(range(x._data.ndim)),))
+    return dispatch_view(T_OP, x, ((1, 0),))
 
 
 def T(x):
-    """Tensor.T: a view of x with all its axes reversed."""
-    return dispatch_view(TRANSPOSE_OP, x, (tuple(reversed(range(x._data.ndim))),))
+    """Tensor.T: a view of x with all its axes reversed (a permute, as PyTorch's)."""
+    return dispatch_view(PERMUTE_OP, x, (tuple(reversed(range(x._data.ndim))),))
 
 
 def moveaxis(x, source, destination, name=None):

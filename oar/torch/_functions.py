@@ -16,13 +16,13 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..ops import args as A
-from ..ops.reduce import (cumulative_indices, index_tensor as _index, median_indices,
-                          mode_indices, pick as _pick, selected,
+from ..ops.reduce import (cumulative_indices, dispatch_multi, index_tensor as _index,
+                          median_indices, mode_indices, pick as _pick, selected,
                           sorted_indices as _sorted_indices)
 from ..ops import registry as _R
 from ..ops.registry import FUNCTIONS as _CORE
 from ..ops.registry import OPS as _OPS
-from ..ops.views import chunk_sizes as _chunk_sizes
+from ..ops.views import _pieces, chunk_sizes as _chunk_sizes
 from ..tensor import Tensor as _CoreTensor
 from ..tensor import wrap_as
 from ._tensor import DTYPES, Size, Tensor, dtype, return_types
@@ -86,8 +86,10 @@ def _reduction_dim(x, dim, fname):
     return d
 
 
-def _with_values(rtype, x, idx, d, keepdim):
-    return rtype(selected(x, idx, d, keepdim))
+def _with_values(rtype, x, idx, d, keepdim, node):
+    """rtype((values, indices)); the values' node is PyTorch's `node` (Note [Selected values
+    op])."""
+    return rtype(selected(x, idx, d, keepdim, node))
 
 
 def _named(name, fn, doc):
@@ -98,7 +100,11 @@ def _named(name, fn, doc):
 
 
 # --------------------------------------------------------------------------- split family
-def _split(tensor, split_size_or_sections, dim=0):
+# The pieces are views made by one node named as PyTorch names the op's (Note [Node names]):
+# split with an int and chunk are SplitBackward0, split with a list and split_with_sizes
+# SplitWithSizesBackward0, and the unsafe_ forms UnsafeSplitBackward0 /
+# UnsafeSplitWithSizesBackward0 (`prefix` "unsafe_").
+def _split_as(tensor, split_size_or_sections, dim, prefix):
     x = _tensor(tensor, "split", "tensor")
     if x._data.ndim == 0:
         raise ArgValueError("split(): split expects at least a 1-dimensional tensor")
@@ -106,7 +112,7 @@ def _split(tensor, split_size_or_sections, dim=0):
     n = x._data.shape[d]
     s = split_size_or_sections
     if isinstance(s, (list, tuple)):
-        return _split_with_sizes(x, s, d)
+        return _split_with_sizes_as(x, s, d, prefix)
     k = A.integer(s, "split", "split_size")
     if k < 0:
         raise ArgValueError(f"split(): split expects split_size be non-negative, but got "
@@ -115,10 +121,10 @@ def _split(tensor, split_size_or_sections, dim=0):
         raise ArgValueError(f"split(): split_size can only be 0 if dimension size is 0, but "
                             f"got dimension size of {n}")
     sizes = [k] * (n // k) + ([n % k] if n % k else []) if n else [0]
-    return tuple(_CORE["split"](x, sizes, d))
+    return tuple(_pieces(x, sizes, d, prefix + "split"))
 
 
-def _split_with_sizes(input, split_sizes, dim=0):
+def _split_with_sizes_as(input, split_sizes, dim, prefix):
     x = _tensor(input, "split_with_sizes")
     if x._data.ndim == 0:
         raise ArgValueError("split_with_sizes(): expects at least a 1-dimensional tensor")
@@ -135,10 +141,10 @@ def _split_with_sizes(input, split_sizes, dim=0):
         raise ArgValueError(f"split_with_sizes(): split_with_sizes expects split_sizes to sum "
                             f"exactly to {n} (input tensor's size at dimension {d}), but got "
                             f"split_sizes={sizes}")
-    return tuple(_CORE["split"](x, sizes, d))
+    return tuple(_pieces(x, sizes, d, prefix + "split_with_sizes"))
 
 
-def _chunk(input, chunks, dim=0):
+def _chunk_as(input, chunks, dim, prefix):
     x = _tensor(input, "chunk")
     if x._data.ndim == 0:
         raise ArgValueError("chunk(): chunk expects at least a 1-dimensional tensor")
@@ -146,7 +152,19 @@ def _chunk(input, chunks, dim=0):
     if c <= 0:
         raise ArgValueError(f"chunk(): chunk expects `chunks` to be greater than 0, got: {c}")
     d = _dim(x, dim, "chunk")
-    return tuple(_CORE["split"](x, _chunk_sizes(x._data.shape[d], c), d))
+    return tuple(_pieces(x, _chunk_sizes(x._data.shape[d], c), d, prefix + "split"))
+
+
+def _split(tensor, split_size_or_sections, dim=0):
+    return _split_as(tensor, split_size_or_sections, dim, "")
+
+
+def _split_with_sizes(input, split_sizes, dim=0):
+    return _split_with_sizes_as(input, split_sizes, dim, "")
+
+
+def _chunk(input, chunks, dim=0):
+    return _chunk_as(input, chunks, dim, "")
 
 
 def _unbind(input, dim=0):
@@ -179,11 +197,12 @@ def _extreme(fname, argfn, elementwise, rtype):
                 raise ArgValueError(f"{fname}(): Expected reduction dim to be specified for "
                                     "input.numel() == 0. Specify the reduction dim with the "
                                     "'dim' argument.")
-            return _CORE[fname](x)   # all elements: ties share the gradient, as PyTorch
+            # all elements: ties share the gradient (Note [Evenly distributed gradient])
+            return _R.dispatch(_OPS[fname + "_all"], (x,), ())
         d = _reduction_dim(x, dim, fname)
         a = x._data
         idx = np.zeros(a.shape, np.int64) if a.ndim == 0 else argfn(a, axis=d, keepdims=True)
-        return _with_values(rtype, x, idx, d, keepdim)
+        return _with_values(rtype, x, idx, d, keepdim, fname.title() + "Backward0")
     return fn
 
 
@@ -222,17 +241,13 @@ def _median(input, dim=None, keepdim=False):
         a = x._data.reshape(-1)
         if a.size == 0:
             return wrap_as(x._result_class, _empty_median(a.dtype))
-        i = _int(_lower_median_index(a, 0)[0])
-        flat = x.reshape([-1])
-        if a.dtype.kind == "f" and np.isnan(a[i]):
-            return _pick(flat, np.asarray([i]), 0, False)
-        # PyTorch's median() shares the gradient evenly among the elements equal to it
-        # (evenly_distribute_backward): amax over exactly those elements does that
-        return _CORE["amax"](_CORE["masked_select"](flat, wrap_as(x._result_class, a == a[i])))
+        # MedianBackward0 shares the gradient evenly among the elements equal to it
+        # (Note [Evenly distributed gradient])
+        return _R.dispatch(_OPS["median_all"], (x,), ())
     d = _reduction_dim(x, dim, "median")
     a = x._data
     idx = np.zeros(a.shape, np.int64) if a.ndim == 0 else _lower_median_index(a, d)
-    return _with_values(return_types.median, x, idx, d, keepdim)
+    return _with_values(return_types.median, x, idx, d, keepdim, "MedianBackward1")
 
 
 def _kthvalue(input, k, dim=-1, keepdim=False):
@@ -245,27 +260,43 @@ def _kthvalue(input, k, dim=-1, keepdim=False):
     if not 1 <= k <= n:
         raise ArgValueError(f"kthvalue(): selected number k out of range for dimension {d}")
     if a.ndim == 0:
-        return _with_values(return_types.kthvalue, x, np.zeros((), np.int64), d, keepdim)
-    idx = np.take(_sorted_indices(a, d, False), [k - 1], axis=d)
-    return _with_values(return_types.kthvalue, x, idx, d, keepdim)
+        idx = np.zeros((), np.int64)
+    else:
+        idx = np.take(_sorted_indices(a, d, False), [k - 1], axis=d)
+    return _with_values(return_types.kthvalue, x, idx, d, keepdim, "KthvalueBackward0")
 
 
 def _mode(input, dim=-1, keepdim=False):
     x = _tensor(input, "mode")
     d = _reduction_dim(x, dim, "mode")
     a = x._data
-    if a.ndim == 0:
-        return _with_values(return_types.mode, x, np.zeros((), np.int64), d, keepdim)
-    idx = mode_indices(a, d)
-    return _with_values(return_types.mode, x, idx, d, keepdim)
+    idx = np.zeros((), np.int64) if a.ndim == 0 else mode_indices(a, d)
+    return _with_values(return_types.mode, x, idx, d, keepdim, "ModeBackward0")
 
 
-def _sort(input, dim=-1, descending=False, stable=False):
+class _NotGiven:
+    """sort's `stable` default: no caller passes it, so a call that names stable= (torch's
+    overload sort.stable, whatever the value) is told from one that does not."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "False"
+
+    def __bool__(self):
+        return False
+
+
+_NO_STABLE = _NotGiven()
+
+
+def _sort(input, dim=-1, descending=False, stable=_NO_STABLE):
     x = _tensor(input, "sort")
     d = _dim(x, dim, "sort")
     a = x._data
     idx = _sorted_indices(a, d, _bool(descending))
-    return return_types.sort((_pick(x, idx, d, True), _index(x, idx)))
+    # torch's overload sort.stable (stable= given, any value) is SortBackward1
+    node = "SortBackward0" if stable is _NO_STABLE else "SortBackward1"
+    return return_types.sort((_pick(x, idx, d, True, node), _index(x, idx)))
 
 
 def _argsort(input, dim=-1, descending=False, stable=False):
@@ -324,7 +355,7 @@ def _topk(input, k, dim=-1, largest=True, sorted=True):
         idx = np.zeros((), np.int64)
     else:
         idx = np.take(_sorted_indices(a, d, _bool(largest)), np.arange(k), axis=d)
-    return return_types.topk((_pick(x, idx, d, True), _index(x, idx)))
+    return return_types.topk((_pick(x, idx, d, True, "TopkBackward0"), _index(x, idx)))
 
 
 def _aminmax(input, *, dim=None, keepdim=False):
@@ -332,10 +363,12 @@ def _aminmax(input, *, dim=None, keepdim=False):
     if dim is None and x._data.size == 0:
         raise ArgValueError("aminmax(): cannot compute aminmax over an empty dimension as "
                             "the operation has no identity.")
+    axes = None
     if dim is not None:
-        dim = _reduction_dim(x, dim, "aminmax")
-    return return_types.aminmax((_CORE["amin"](x, dim, _bool(keepdim)),
-                                 _CORE["amax"](x, dim, _bool(keepdim))))
+        d = _reduction_dim(x, dim, "aminmax")
+        axes = (d,) if x._data.ndim else None
+    # one op, one node AminmaxBackward0 (Note [Multi-output ops])
+    return return_types.aminmax(dispatch_multi(_OPS["aminmax"], (x,), (axes, _bool(keepdim))))
 
 
 def _cumulative(fname, better, rtype):
@@ -343,10 +376,8 @@ def _cumulative(fname, better, rtype):
         x = _tensor(input, fname)
         d = _dim(x, dim, fname)
         a = x._data
-        if a.ndim == 0:
-            return rtype((x.clone(), _index(x, np.zeros((), np.int64))))
-        idx = cumulative_indices(a, d, better)
-        return rtype((_pick(x, idx, d, True), _index(x, idx)))
+        idx = np.zeros((), np.int64) if a.ndim == 0 else cumulative_indices(a, d, better)
+        return rtype((_pick(x, idx, d, True, fname.title() + "Backward0"), _index(x, idx)))
     return fn
 
 
@@ -711,13 +742,13 @@ def _unsafe(name, fn, int_only):
         if int_only and not _is_int(split_size_or_sections):
             raise ArgTypeError(f"{name}(): argument 'split_size' (position 1) must be int, not "
                                f"{type(split_size_or_sections).__name__}")
-        return tuple(own(p) for p in fn(input, split_size_or_sections, dim))
+        return tuple(own(p) for p in fn(input, split_size_or_sections, dim, "unsafe_"))
     return _named(name, unsafe, f"PyTorch's {name}: the pieces of "
                   f"{name.replace('unsafe_', '')} (a tuple).")
 
 
-for _n, _f, _i in (("unsafe_split", _split, True), ("unsafe_chunk", _chunk, True),
-                   ("unsafe_split_with_sizes", _split_with_sizes, False)):
+for _n, _f, _i in (("unsafe_split", _split_as, True), ("unsafe_chunk", _chunk_as, True),
+                   ("unsafe_split_with_sizes", _split_with_sizes_as, False)):
     globals()[_n] = _unsafe(_n, _f, _i)
     setattr(Tensor, _n, globals()[_n])
     __all__.append(_n)
