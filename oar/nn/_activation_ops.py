@@ -136,12 +136,12 @@ def _b_log_softmax(c, g):
 
 SOFTMAX = R.OpDef("softmax", _k_softmax, _b_softmax, needs={"x": ("out",)},
                   attrs=(("axis", -1),), method=False, function=False,
-                  doc="exp(x) normalised to sum to 1 along axis (Note [Activation and "
-                      "normalization ops]).")
+                  doc="exp(x) normalised to sum to 1 along axis "
+                      "(Note [Activation and normalization ops]).")
 LOG_SOFTMAX = R.OpDef("log_softmax", _k_log_softmax, _b_log_softmax, needs={"x": ("out",)},
                       attrs=(("axis", -1),), method=False, function=False,
-                      doc="log(softmax(x)) along axis, computed stably (Note [Activation and "
-                          "normalization ops]).")
+                      doc="log(softmax(x)) along axis, computed stably "
+                          "(Note [Activation and normalization ops]).")
 
 
 def softmax_op(x, axis, log=False):

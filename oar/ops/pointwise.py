@@ -406,8 +406,8 @@ CLAMP_TENSOR = OpDef("clamp_tensor", _clamp_t, _clamp_t_back, kind="pointwise",
                      needs={"x": ("x", "min", "max"), "min": ("x", "min", "max"),
                             "max": ("x", "min", "max")},
                      check=_check_clamp_t, method=False, function=False, node_name="ClampBackward",
-                     doc="x clamped elementwise into [min, max], tensor bounds (Note [Clamp with "
-                         "tensor bounds]).")
+                     doc="x clamped elementwise into [min, max], tensor bounds "
+                         "(Note [Clamp with tensor bounds]).")
 declare(CLAMP_TENSOR)
 
 # ---------------------------------------------------------------- binary
@@ -791,8 +791,8 @@ def _compare_kernel(uf):
         x, y = (a.astype(ct, copy=False) if isinstance(a, np.ndarray) else a for a in (x, y))
         x, y = int_scalars((x, y), ct)
         return uf(x, y, out=out)
-    k.__doc__ = (f"Elementwise {uf.__name__} in the operands' common dtype (Note [Comparisons "
-                 "in the common dtype]).")
+    k.__doc__ = (f"Elementwise {uf.__name__} in the operands' common dtype "
+                 "(Note [Comparisons in the common dtype]).")
     return k
 
 

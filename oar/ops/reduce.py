@@ -567,8 +567,8 @@ for _n, _k, _node in (("max_all", np.max, "MaxBackward1"), ("min_all", np.min, "
                       ("median_all", _k_median_all, "MedianBackward0")):
     registry.OPS[_n] = OpDef(_n, _k, _b_evenly, needs={"x": ("x", "out")}, node_name=_node,
                              method=False, function=False,
-                             doc=f"PyTorch's {_n[:-4]}() of all elements (Note [Evenly "
-                                 "distributed gradient]).")
+                             doc=f"PyTorch's {_n[:-4]}() of all elements "
+                                 "(Note [Evenly distributed gradient]).")
 del _n, _k, _node
 
 

@@ -1,26 +1,6 @@
 """Torch's keyword names and `out=` on every function and method of the torch door.
 
-Note [Torch signatures]
-The core's spellings carry Paddle's parameter names (`add(x, y, alpha=1, name=None)`), and
-the door's own functions were written for PyTorch's positional forms. PyTorch programs also
-call by keyword (`torch.add(input=x, other=y, alpha=2)`, `x.split(split_size=1)`,
-`torch.mean(input=x, dim=0, keepdim=True)`) and pass `out=` to almost every function. Those
-facts are data: oar/torch/_schemas.json holds torch 2.13's overloads (tools/torch_schemas.py
-writes it from torch's own schemas), and this module binds them, once, onto whatever
-implementation the door has for a name:
-
-* a call with no keywords goes straight to the implementation (one extra frame);
-* keywords are matched against torch's overloads as Python would bind them (plus the NumPy
-  aliases torch's parser accepts: axis/dim, keepdims/keepdim, x/input, x2/other); a name
-  that no overload has is torch's TypeError; a torch name the implementation lacks is passed
-  under the implementation's own name for the same position (torch's positional order is
-  the door's positional order, so the position is the meaning);
-* `out=` (a tensor, or a tuple for multi-output ops) is handled here for every function,
-  as torch does it: refused when grad mode is on and an argument (or out) requires grad;
-  the result type must be castable to out's (Note [Type promotion], dtypes.can_cast); an
-  out of the wrong size is resized (a non-empty one with torch's deprecation warning); the
-  values are written through the Inplace mechanism's copy (checks, then one version bump);
-  factories without dtype= take out's dtype. All checks run before anything is written.
+How and why: Note [Torch signatures] below.
 """
 from __future__ import annotations
 
@@ -35,6 +15,28 @@ from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError
 from ..tensor import Tensor as _CoreTensor
+
+# Note [Torch signatures]
+# The core's spellings carry Paddle's parameter names (`add(x, y, alpha=1, name=None)`), and
+# the door's own functions were written for PyTorch's positional forms. PyTorch programs also
+# call by keyword (`torch.add(input=x, other=y, alpha=2)`, `x.split(split_size=1)`,
+# `torch.mean(input=x, dim=0, keepdim=True)`) and pass `out=` to almost every function. Those
+# facts are data: oar/torch/_schemas.json holds torch 2.13's overloads (tools/torch_schemas.py
+# writes it from torch's own schemas), and this module binds them, once, onto whatever
+# implementation the door has for a name:
+#
+# * a call with no keywords goes straight to the implementation (one extra frame);
+# * keywords are matched against torch's overloads as Python would bind them (plus the NumPy
+#   aliases torch's parser accepts: axis/dim, keepdims/keepdim, x/input, x2/other); a name
+#   that no overload has is torch's TypeError; a torch name the implementation lacks is passed
+#   under the implementation's own name for the same position (torch's positional order is
+#   the door's positional order, so the position is the meaning);
+# * `out=` (a tensor, or a tuple for multi-output ops) is handled here for every function,
+#   as torch does it: refused when grad mode is on and an argument (or out) requires grad;
+#   the result type must be castable to out's (Note [Type promotion], dtypes.can_cast); an
+#   out of the wrong size is resized (a non-empty one with torch's deprecation warning); the
+#   values are written through the Inplace mechanism's copy (checks, then one version bump);
+#   factories without dtype= take out's dtype. All checks run before anything is written.
 
 _TABLE = json.loads((pathlib.Path(__file__).parent / "_schemas.json").read_text())["ops"]
 REQUIRED = "<required>"
