@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from ... import optim as _optim
 from . import lr_scheduler  # noqa: F401
-from . import optimizer  # noqa: F401
 from ._more import ASGD, LBFGS, Adafactor, Rprop
 from .optimizer import Optimizer
 
@@ -21,7 +20,8 @@ class SGD(Optimizer, _optim.SGD):
     """torch.optim.SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
     nesterov=False, *, maximize=False)."""
     __init__ = _optim.SGD.__init__
-    _setstate_defaults = dict(nesterov=False, maximize=False, foreach=None, differentiable=False, fused=False)
+    _setstate_defaults = dict(nesterov=False, maximize=False, foreach=None,
+                              differentiable=False, fused=False)
     _has_step = False
 
 
@@ -29,7 +29,8 @@ class Adam(Optimizer, _optim.Adam):
     """torch.optim.Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
     amsgrad=False, *, maximize=False, decoupled_weight_decay=False)."""
     __init__ = _optim.Adam.__init__
-    _setstate_defaults = dict(amsgrad=False, maximize=False, foreach=None, capturable=False, differentiable=False, decoupled_weight_decay=False, fused=None)
+    _setstate_defaults = dict(amsgrad=False, maximize=False, foreach=None, capturable=False,
+                              differentiable=False, decoupled_weight_decay=False, fused=None)
 
 
 class AdamW(Adam, _optim.AdamW):
@@ -71,7 +72,8 @@ class NAdam(Optimizer, _optim.NAdam):
     momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None, maximize=False,
     capturable=False, differentiable=False)."""
     __init__ = _optim.NAdam.__init__
-    _setstate_defaults = dict(maximize=False, foreach=None, capturable=False, differentiable=False, decoupled_weight_decay=False)
+    _setstate_defaults = dict(maximize=False, foreach=None, capturable=False,
+                              differentiable=False, decoupled_weight_decay=False)
     _scalar_tensors = ("mu_product",)
 
 
@@ -81,3 +83,8 @@ class RAdam(Optimizer, _optim.RAdam):
     differentiable=False)."""
     __init__ = _optim.RAdam.__init__
     _setstate_defaults = dict(_COMMON, decoupled_weight_decay=False, capturable=False)
+
+
+# as torch.optim: the module stays importable (torch.optim.optimizer.register_optimizer_...)
+# but is no attribute of the package
+del optimizer  # noqa: F821
