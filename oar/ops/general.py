@@ -656,21 +656,30 @@ def tile(x, repeat_times, name=None):
     nd = max(len(reps), x._data.ndim)
     xs = (1,) * (nd - x._data.ndim) + x._data.shape
     reps = (1,) * (nd - len(reps)) + reps
-    y = x.reshape(list(xs))
-    # tile = expand of an interleaved view, then a copy
-    inter = []
-    shape = []
-    for r, n in zip(reps, xs):
-        inter += [1, n]
-        shape += [r, n]
-    out = y.reshape(inter).expand(shape).reshape([r * n for r, n in zip(reps, xs)])
-    # every repeat count 1: the reshapes above are all views of x, but tile/repeat always
-    # copy in PyTorch and Paddle (writing the result must not change x)
-    if out._storage is x._storage:
-        out = registry.FUNCTIONS["clone"](out)
-    return out
+    return registry.dispatch(TILE, (x,), (reps,))
 
 
+# tile / repeat: one op (a copy, even when every count is 1), PyTorch's RepeatBackward0; its
+# backward sums the gradient over the repeats (repeat_backward), saving nothing.
+def _k_tile(x, reps):
+    return np.tile(x.reshape((1,) * (len(reps) - x.ndim) + x.shape), reps)
+
+
+def _b_tile(ctx, g):
+    reps = ctx.attrs[0]
+    in_shape = ctx.input_meta[0][0]
+    if not reps:
+        return (g,)
+    xs = (1,) * (len(reps) - len(in_shape)) + tuple(in_shape)
+    inter = [v for r, n in zip(reps, xs) for v in (r, n)]
+    # the core function, not g's method (Note [Door-neutral core])
+    s = registry.FUNCTIONS["sum"](g.reshape(inter), axis=list(range(0, len(inter), 2)))
+    return (s.reshape(list(in_shape)),)
+
+
+TILE = OpDef("tile", _k_tile, _b_tile, attrs=(("repeat_times", ()),), method=False,
+             function=False, node_name="RepeatBackward",
+             doc="x repeated repeat_times times along each axis (a copy).")
 registry.register_function("tile", tile)
 def _repeat(x, *sizes):
     """PyTorch Tensor.repeat: at least one size per dimension of x."""

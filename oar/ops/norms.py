@@ -46,28 +46,47 @@ def _k_pnorm(x, p, axes, keepdim):
 
 
 def _b_pnorm(ctx, g):
-    x = ctx.input(0)
     p, axes, _ = ctx.attrs
-    ks = list(_keep_shape(ctx.input_meta[0][0], axes))
+    return (_pnorm_grad(ctx.input(0), p, axes, g, ctx.out),)
+
+
+def _pnorm_grad(x, p, axes, g, n):
+    """The gradient of the p-norm n of x over axes for the incoming gradient g."""
+    ks = list(_keep_shape(x._data.shape, axes))
     g = g.reshape(ks)
-    n = ctx.out.reshape(ks)
+    n = n.reshape(ks)
     if p == 0:
-        return (x * 0.0,)
+        return x * 0.0
     if p in (math.inf, -math.inf):       # every element at the extreme gets the gradient
-        return (g * x.sign() * (x.abs() == n).astype(x.dtype),)
+        return g * x.sign() * (x.abs() == n).astype(x.dtype)
     if p == 1:
-        return (g * x.sign(),)
+        return g * x.sign()
     safe = n + (n == 0).astype(n.dtype)  # a zero norm has a zero gradient (x is zero there)
     if p == 2:
-        return (g * x / safe,)
-    return (g * x.sign() * x.abs().pow(p - 1.0) / safe.pow(p - 1.0),)
+        return g * x / safe
+    return g * x.sign() * x.abs().pow(p - 1.0) / safe.pow(p - 1.0)
 
 
+# PyTorch's nodes: torch.norm / linalg.vector_norm are LinalgVectorNormBackward0, dist(x, y)
+# one op DistBackward0 saving x, y and the result (no x - y kept), Note [Node names]
 P_NORM = registry.OpDef(
     "p_norm", _k_pnorm, _b_pnorm, needs={"x": ("x", "out")},
     attrs=(("p", 2.0), ("axis", None), ("keepdim", False)), function=False, method=False,
+    node_name="LinalgVectorNormBackward",
     doc="The vector p-norm of x over axis: (sum |x|^p)^(1/p); inf / -inf the max / min of "
         "|x|, 0 the count of nonzeros.")
+
+
+def _b_dist(ctx, g):
+    d = ctx.input(0) - ctx.input(1)
+    gd = _pnorm_grad(d, ctx.attrs[0], None, g, ctx.out)
+    return (gd if ctx.needs[0] else None, -gd if ctx.needs[1] else None)
+
+
+DIST = registry.OpDef(
+    "dist", lambda x, y, p: _k_pnorm(x - y, p, None, False), _b_dist, inputs=("x", "y"),
+    needs={"x": ("x", "y", "out"), "y": ("x", "y", "out")}, attrs=(("p", 2.0),),
+    function=False, method=False, doc="The p-norm of x - y (broadcast) over every element.")
 
 
 def _moved(x, axes):
@@ -195,7 +214,11 @@ def dist(x, y, p=2, name=None):
     if x.dtype != y.dtype:
         raise _NormDTypeError(f"{op}(): x and y must have the same dtype, got {x.dtype.name} "
                               f"and {y.dtype.name}")
-    return _vector_norm(x - y, p, None, False, op)
+    p = _p_value(p, op)
+    if math.isnan(p):
+        raise _args.ArgValueError(f"{op}(): p must not be nan")
+    registry.broadcast_shapes(op, [x._data.shape, y._data.shape])
+    return registry.dispatch(DIST, (x, y), (p,))
 
 
 registry.register_function("norm", norm)

@@ -22,6 +22,7 @@ from ..ops.reduce import (cumulative_indices, dispatch_multi, index_tensor as _i
 from ..ops import registry as _R
 from ..ops.registry import FUNCTIONS as _CORE
 from ..ops.registry import OPS as _OPS
+from ..ops.norms import _float_input, _vector_norm
 from ..ops.views import _pieces, chunk_sizes as _chunk_sizes
 from ..tensor import Tensor as _CoreTensor
 from ..tensor import wrap_as
@@ -576,21 +577,11 @@ def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         return core(input, p=p, axis=list(dim) if dim is not None else [0, 1], keepdim=keepdim)
     p = 2 if p == "fro" else p
     # PyTorch's norm with a number p is a vector norm over every dim given (Paddle's is the
-    # matrix norm over two axes): flatten those dims into one, then the core vector norm
-    if dim is None:
-        return core(input.reshape([-1]), p=p, axis=0, keepdim=False) if not keepdim else \
-            core(input.reshape([-1]), p=p, axis=0).reshape([1] * input.ndim)
-    if _is_int(dim):
-        return core(input, p=p, axis=dim, keepdim=keepdim)
-    dims = sorted(_dim(input, d, "norm") for d in dim)
-    rest = [d for d in range(input.ndim) if d not in dims]
-    moved = _CORE["permute"](input, rest + dims)
-    flat = moved.reshape([input.shape[d] for d in rest] + [-1])
-    r = core(flat, p=p, axis=-1)
-    if keepdim:
-        shape = [1 if d in dims else input.shape[d] for d in range(input.ndim)]
-        r = r.reshape(shape)
-    return r
+    # matrix norm over two axes): the core's p-norm op over those dims, one node
+    # LinalgVectorNormBackward0 as PyTorch's
+    if dim is not None and not _is_int(dim):
+        dim = [_dim(input, d, "norm") for d in dim]
+    return _vector_norm(_float_input(input, "norm"), p, dim, keepdim, "norm")
 
 
 # --------------------------------------------------------------------------- the table
