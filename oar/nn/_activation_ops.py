@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..autograd import grad_mode
-from ..autograd.errors import ArgTypeError
+from ..autograd.errors import ArgTypeError, DtypeNotImplementedError
 from ..autograd.saved import SavedTensor
 from ..ops import registry as R
 from ..tensor import Tensor
@@ -35,14 +35,13 @@ from ..tensor import Tensor
 # The gradients are PyTorch's formulas: NumPy in a plain backward (one buffer per result, no
 # intermediate tensors), oar ops under create_graph, where the normalizations recompute
 # their statistics from x so that second derivatives see their dependence on x. Integer
-# inputs raise KernelDtypeError (NotImplementedError, as PyTorch's "... not implemented for
+# inputs raise DtypeNotImplementedError (NotImplementedError, as PyTorch's "... not implemented for
 # 'Long'"); a normalization whose input, weight and bias do not share one floating dtype
 # goes through the composition it replaced (its checks and results unchanged).
 
 
-class KernelDtypeError(ArgTypeError, NotImplementedError):
-    """A dtype the op's kernel does not implement (PyTorch: NotImplementedError, "..." not
-    implemented for 'Long'; Paddle: TypeError)."""
+# a dtype the kernel does not implement: the one error class for it (autograd/errors.py)
+KernelDtypeError = DtypeNotImplementedError
 
 
 _TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
