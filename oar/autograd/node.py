@@ -275,8 +275,8 @@ def _linear_name(attrs, meta):
     nd, bias = _ndim(meta, 0), len(meta) > 2 and meta[2] is not None
     if nd == 2:
         return "AddmmBackward0" if bias else "MmBackward0"
-    if nd == 1:
-        return "SqueezeBackward4"
+    if nd == 1:     # F.linear of a vector: mv (SqueezeBackward4), with a bias a view of addmm
+        return "ViewBackward0" if bias else "SqueezeBackward4"
     return "ViewBackward0" if bias else "UnsafeViewBackward0"
 
 
@@ -304,6 +304,8 @@ _VARIANTS = {
     "matmul": _matmul_name, "linear": _linear_name,
     # the node of the op that picked the values (Note [Selected values op])
     "select_values": lambda attrs, meta: attrs[3],
+    "masked_fill": _second_is_number("MaskedFillBackward0", "MaskedFillBackward1", 2),
+    "masked_fill_": _second_is_number("MaskedFillBackward0", "MaskedFillBackward1", 2),
 }
 
 

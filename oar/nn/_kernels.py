@@ -133,25 +133,27 @@ def _conv_one(x, w, b, stride, padding, dilation):
 def _b_conv(c, g):
     _first_order_only("conv2d")
     stride, padding, dilation, groups = c.attrs
-    (n, ch, h, wd), xdt = c.input_meta[0]
     wa = c.input(1)._data if c.needs[0] else None
     xa = c.input(0)._data if c.needs[1] else None
-    wshape = c.input_meta[1][0]
-    ga = g._data
-    if groups == 1:
-        res = _conv_grads(xa, wa, ga, c.needs, (n, ch, h, wd), xdt, wshape, stride, padding,
-                          dilation)
-    else:
-        cg, og = ch // groups, wshape[0] // groups
-        parts = [_conv_grads(None if xa is None else xa[:, i * cg:(i + 1) * cg],
-                             None if wa is None else wa[i * og:(i + 1) * og],
-                             ga[:, i * og:(i + 1) * og], c.needs, (n, cg, h, wd), xdt,
-                             (og,) + tuple(wshape[1:]), stride, padding, dilation)
-                 for i in range(groups)]
-        res = tuple(None if parts[0][k] is None else
-                    np.concatenate([p[k] for p in parts], axis=1 if k == 0 else 0)
-                    for k in range(3))
+    res = _conv_backward(xa, wa, g._data, c.needs, *c.input_meta[0], c.input_meta[1][0], stride,
+                         padding, dilation, groups)
     return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a)) for a in res)
+
+
+def _conv_backward(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilation, groups):
+    """(gx, gw, gb) arrays of a grouped convolution (Note [Grouped conv])."""
+    n, ch, h, wd = xshape
+    if groups == 1:
+        return _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilation)
+    cg, og = ch // groups, wshape[0] // groups
+    parts = [_conv_grads(None if xa is None else xa[:, i * cg:(i + 1) * cg],
+                         None if wa is None else wa[i * og:(i + 1) * og],
+                         ga[:, i * og:(i + 1) * og], needs, (n, cg, h, wd), xdt,
+                         (og,) + tuple(wshape[1:]), stride, padding, dilation)
+             for i in range(groups)]
+    return tuple(None if parts[0][k] is None else
+                 np.concatenate([p[k] for p in parts], axis=1 if k == 0 else 0)
+                 for k in range(3))
 
 
 def _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilation):
@@ -202,6 +204,34 @@ CONV2D = OpDef("conv2d", _k_conv, _b_conv, needs={"x": ("weight",), "weight": ("
                doc="2-D (grouped, Note [Grouped conv]) convolution (cross-correlation) of an NCHW input with a weight, plus bias.")
 
 
+# PyTorch's conv1d is its own convolution (ConvolutionBackward0), not a view of a 2-D one:
+# the op runs CONV2D's kernel and backward on height-1 views of its arrays.
+def _k_conv1d(x, w, b, stride, padding, dilation, groups=1):
+    return np.ascontiguousarray(_k_conv(x[:, :, None], w[:, :, None], b, (1, stride),
+                                        (0, padding), (1, dilation), groups)[:, :, 0])
+
+
+def _b_conv1d(c, g):
+    _first_order_only("conv1d")
+    stride, padding, dilation, groups = c.attrs
+    (n, ch, length), xdt = c.input_meta[0]
+    o, ci, k = c.input_meta[1][0]
+    wa = c.input(1)._data[:, :, None] if c.needs[0] else None
+    xa = c.input(0)._data[:, :, None] if c.needs[1] else None
+    gx, gw, gb = _conv_backward(xa, wa, g._data[:, :, None], c.needs, (n, ch, 1, length), xdt,
+                                (o, ci, 1, k), (1, stride), (0, padding), (1, dilation), groups)
+    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a))
+                 for a in (None if gx is None else gx[:, :, 0],
+                           None if gw is None else gw[:, :, 0], gb))
+
+
+CONV1D = OpDef("conv1d", _k_conv1d, _b_conv1d, needs={"x": ("weight",), "weight": ("x",)},
+               inputs=("x", "weight", "bias"),
+               attrs=(("stride", 1), ("padding", 0), ("dilation", 1), ("groups", 1)),
+               node_name="ConvolutionBackward0",
+               doc="1-D (grouped) convolution (cross-correlation) of an NCL input, plus bias.")
+
+
 def _input(x, op, name="input"):
     if not isinstance(x, Tensor):
         raise _c.ArgTypeError(f"{op}: {name} must be a Tensor, got {type(x).__name__}")
@@ -249,20 +279,27 @@ def conv_args(weight_shape, stride, padding, dilation, groups, op="conv2d"):
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW",
-           name=None, *, _parsed=None):
-    """2-D convolution (cross-correlation) of NCHW x with weight, plus bias."""
-    op = "conv2d"
+           name=None, *, _parsed=None, _one_d=False):
+    """2-D convolution (cross-correlation) of NCHW x with weight, plus bias. (_one_d: x is
+    NCL, weight [O, C, k] and the configuration that of a height-1 image: conv1d's op.)"""
+    op = "conv1d" if _one_d else "conv2d"
     if data_format != "NCHW":
         raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported (NCHW only)")
     _input(x, op)
     _input(weight, op, "weight")
-    if weight._data.ndim != 4:
+    if weight._data.ndim != 4 - _one_d:
         raise _c.ArgValueError(f"{op}: weight must be 4-D [out_channels, in_channels, kh, kw], "
                                f"got {_c.shape_str(weight._data.shape)}")
-    st, pd, extra, dil, g = _parsed or conv_args(weight._data.shape, stride, padding, dilation,
-                                                 groups)
-    x, unbatched = _batched(x, op)
-    xs, ws = x._data.shape, weight._data.shape
+    # the 2-D shapes (a height-1 image for conv1d)
+    h1 = (lambda sh: sh[:-1] + (1,) + sh[-1:]) if _one_d else (lambda sh: sh)
+    ws = h1(weight._data.shape)
+    st, pd, extra, dil, g = _parsed or conv_args(ws, stride, padding, dilation, groups)
+    if _one_d:
+        unbatched = x._data.ndim == 2
+        x = x.unsqueeze(0) if unbatched else x
+    else:
+        x, unbatched = _batched(x, op)
+    xs = h1(x._data.shape)
     if ws[0] % g:
         raise _c.ArgValueError(
             f"{op}: Given groups={g}, expected weight to be divisible by {g} at dimension 0, "
@@ -279,15 +316,18 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
             raise _c.ArgValueError(f"{op}: bias must have shape [{ws[0]}], got "
                                    f"{_c.shape_str(bias._data.shape)}")
     if extra != (0, 0):
-        x = pad(x, [0, extra[1], 0, extra[0]])
-        xs = x._data.shape
+        x = pad(x, [0, extra[1]] if _one_d else [0, extra[1], 0, extra[0]])
+        xs = h1(x._data.shape)
     hh, ww = xs[2] + 2 * pd[0], xs[3] + 2 * pd[1]
     kh, kw = dil[0] * (ws[2] - 1) + 1, dil[1] * (ws[3] - 1) + 1
     if hh < kh or ww < kw:
         raise _c.ArgValueError(
             f"{op}: Calculated padded input size per channel: ({hh} x {ww}). Kernel size: "
             f"({kh} x {kw}). Kernel size can't be greater than actual input size")
-    out = R.dispatch(CONV2D, (x, weight, bias), (st, pd, dil, g))
+    if _one_d:
+        out = R.dispatch(CONV1D, (x, weight, bias), (st[1], pd[1], dil[1], g))
+    else:
+        out = R.dispatch(CONV2D, (x, weight, bias), (st, pd, dil, g))
     return out.squeeze(0) if unbatched else out
 
 
@@ -330,18 +370,30 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
 
 
 # ---------------------------------------------------------------- pad
+# PyTorch's constant_pad_nd: a negative width crops the input first (narrow), then the
+# positive widths pad; one op (ConstantPadNdBackward0) whose backward crops the gradient
+# back and pads it with zeros where the input was cropped.
 def _k_pad(x, widths, value):
-    return np.pad(x, widths, constant_values=value)
+    x = x[tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in zip(x.shape, widths))]
+    return np.pad(x, tuple((max(lo, 0), max(hi, 0)) for lo, hi in widths),
+                  constant_values=value)
 
 
 def _b_pad(c, g):
     widths = c.attrs[0]
-    key = tuple(slice(lo, g.shape[i] - hi) for i, (lo, hi) in enumerate(widths))
-    return (g[key],)
+    g = g[tuple(slice(max(lo, 0), n - max(hi, 0)) for n, (lo, hi) in zip(g.shape, widths))]
+    cropped = tuple((max(-lo, 0), max(-hi, 0)) for lo, hi in widths)
+    if any(lo or hi for lo, hi in cropped):
+        g = R.dispatch(PAD, (g,), (cropped, 0.0))
+    return (g,)
 
 
 PAD = OpDef("pad", _k_pad, _b_pad, attrs=(("widths", None), ("value", 0.0)),
             doc="x padded with a constant value.")
+
+
+class PadModeError(_c.ArgValueError, NotImplementedError):
+    """PyTorch raises NotImplementedError for a padding it has no kernel for."""
 
 
 def pad(x, pad, mode="constant", value=0.0, data_format=None, name=None):
@@ -376,23 +428,18 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, name=None):
                                    f"argument (got value={value!r})")
         k = len(pad) // 2
         if not (1 <= k <= 3 and nd in (k + 1, k + 2)):
-            raise _c.ArgValueError(
-                f"{op}: Only 2D, 3D, 4D, 5D padding with non-constant padding are supported "
-                f"for now: mode {mode!r} pads len(pad) // 2 = {k} trailing dims of an input "
-                f"with {k + 1} or {k + 2} dims, got input {_c.shape_str(x._data.shape)}")
-        return index_pad(x, widths, mode, op)
+            raise PadModeError(
+                f"{op}: Padding size {len(pad)} is not supported for {nd}D input tensor: mode "
+                f"{mode!r} pads len(pad) // 2 = {k} trailing dims (1 to 3) of an input with "
+                f"{k + 1} or {k + 2} dims, got input {_c.shape_str(x._data.shape)}")
+        return index_pad(x, widths, mode, op, k)
     value = _args.number(0.0 if value is None else value, op, "value")
     for d, (lo, hi) in enumerate(widths):
-        if x._data.shape[d] + lo + hi < 0:
-            raise _c.ArgValueError(f"{op}: the padding {list(pad)} makes dimension {d} of "
-                                   f"input {_c.shape_str(x._data.shape)} negative")
-    pos = tuple((max(lo, 0), max(hi, 0)) for lo, hi in widths)
-    out = R.dispatch(PAD, (x,), (pos, value)) if any(lo or hi for lo, hi in pos) else x
-    if any(lo < 0 or hi < 0 for lo, hi in widths):      # crop (PyTorch's negative padding)
-        key = tuple(slice(-min(lo, 0), out._data.shape[d] + min(hi, 0))
-                    for d, (lo, hi) in enumerate(widths))
-        out = out[key]
-    return out
+        if x._data.shape[d] - max(-lo, 0) - max(-hi, 0) < 0:
+            raise _c.ArgValueError(f"{op}: the negative padding in {list(pad)} crops more than "
+                                   f"the {x._data.shape[d]} elements of dimension {d} of input "
+                                   f"{_c.shape_str(x._data.shape)}")
+    return R.dispatch(PAD, (x,), (tuple(widths), value))
 
 
 # ---------------------------------------------------------------- embedding (PyTorch's)

@@ -2,7 +2,8 @@
 single ops with NumPy kernels and backward formulas.
 
 Note [Pooling geometry]
-Every pooling op works on NCHW arrays (1-D pooling is 2-D pooling of a height-1 image) and
+Every pooling op works on (N, C, H, W) or (C, H, W) arrays (1-D pooling is 2-D pooling of a
+height-1 image) and
 takes, per spatial dim, a kernel k, stride s, padding p, dilation d and ceil_mode. The output
 size is PyTorch's pooling_output_shape: floor((n + 2p - d(k-1) - 1 [+ s-1 with ceil_mode]) / s)
 + 1, less one when ceil_mode would start the last window past the input and its left padding.
@@ -21,7 +22,7 @@ import numpy as np
 from ..ops import registry as R
 from ..tensor import Tensor, wrap_as
 from . import _checks as _c
-from ._kernels import _first_order_only, _input, _batched
+from ._kernels import _first_order_only, _input
 
 
 # ---------------------------------------------------------------- geometry
@@ -77,9 +78,10 @@ def pool_args(kernel_size, stride, padding, op, dilation=1, ceil_mode=False,
 
 
 def _geometry(shape, conf, op):
-    """(kh, kw, sh, sw, ph, pw, dh, dw, oh, ow) of an NCHW shape, checked as PyTorch does."""
+    """(kh, kw, sh, sw, ph, pw, dh, dw, oh, ow) of a (N, C, H, W) or (C, H, W) shape, checked
+    as PyTorch does."""
     (kh, kw), (sh, sw), (ph, pw), (dh, dw), ceil = conf
-    n, c, h, w = shape
+    c, h, w = shape[-3:]
     oh, ow = _out_len(h, kh, sh, ph, dh, ceil), _out_len(w, kw, sw, pw, dw, ceil)
     if oh < 1 or ow < 1:
         raise _c.ArgValueError(f"{op}: Given input size: ({c}x{h}x{w}). Calculated output size: "
@@ -92,22 +94,22 @@ def _geometry(shape, conf, op):
 def _padded(x, g, fill):
     """x padded by (ph, pw) on the left and far enough on the right for every window."""
     kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = g
-    n, c, h, w = x.shape
+    h, w = x.shape[-2:]
     rh = max((oh - 1) * sh + (kh - 1) * dh + 1 - h - ph, 0)
     rw = max((ow - 1) * sw + (kw - 1) * dw + 1 - w - pw, 0)
     if not (ph or pw or rh or rw):
         return x
-    xp = np.full((n, c, ph + h + rh, pw + w + rw), fill, x.dtype)
-    xp[:, :, ph:ph + h, pw:pw + w] = x
+    xp = np.full(x.shape[:-2] + (ph + h + rh, pw + w + rw), fill, x.dtype)
+    xp[..., ph:ph + h, pw:pw + w] = x
     return xp
 
 
 def _offsets(xp, g):
-    """The kh*kw strided slices of xp, one per kernel offset, each of shape (N, C, OH, OW)."""
+    """The kh*kw strided slices of xp, one per kernel offset, each of shape (..., OH, OW)."""
     kh, kw, sh, sw, _, _, dh, dw, oh, ow = g
     for i in range(kh):
         for j in range(kw):
-            yield i, j, xp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+            yield i, j, xp[..., i * dh:i * dh + sh * (oh - 1) + 1:sh,
                            j * dw:j * dw + sw * (ow - 1) + 1:sw]
 
 
@@ -116,7 +118,8 @@ def _starts(o, s, p):
 
 
 def _pool_input(x, op):
-    """NCHW (or CHW) input of a real dtype, non-empty apart from the batch (PyTorch)."""
+    """NCHW (or CHW, pooled as it is: PyTorch's node is the pooling op's) input of a real
+    dtype, non-empty apart from the batch (PyTorch)."""
     _input(x, op)
     nd = x._data.ndim
     shape = x._data.shape
@@ -126,7 +129,7 @@ def _pool_input(x, op):
     if x._data.dtype.kind not in "fiu":
         raise _c.ArgTypeError(f"{op}: expected a real (floating or integer) input, got "
                               f"{x.dtype.name}")
-    return _batched(x, op)
+    return x
 
 
 # ---------------------------------------------------------------- max pooling
@@ -215,7 +218,7 @@ def _b_maxpool(c, g):
     out = c.out._data
     geo = _geometry(x.shape, c.attrs, "max_pool2d")
     kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geo
-    n, ch, h, w = x.shape
+    h, w = x.shape[-2:]
     xp = _padded(x, geo, _lowest(x.dtype))
     hit = _choice(xp, out, geo, h, w)
     bits = np.dtype(f"i{x.dtype.itemsize}")
@@ -232,7 +235,7 @@ def _b_maxpool(c, g):
             fpart = part.view(x.dtype)
             fpart += np.bitwise_and(mask[i * kw + j], gbits).view(x.dtype)
     if xp.shape[2:] != (h, w):
-        dxp = np.ascontiguousarray(dxp[:, :, ph:ph + h, pw:pw + w])
+        dxp = np.ascontiguousarray(dxp[..., ph:ph + h, pw:pw + w])
     return (Tensor._wrap(dxp),)
 
 
@@ -248,25 +251,27 @@ def max_pool_indices(x, conf):
     xa = x._data
     geo = _geometry(xa.shape, conf, "max_pool2d")
     out = _k_maxpool(xa, *conf)
-    hit = _choice(_padded(xa, geo, _lowest(xa.dtype)), out, geo, *xa.shape[2:])
-    return wrap_as(x._result_class, _indices(hit, geo, xa.shape[3]))
+    hit = _choice(_padded(xa, geo, _lowest(xa.dtype)), out, geo, *xa.shape[-2:])
+    return wrap_as(x._result_class, _indices(hit, geo, xa.shape[-1]))
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, *, dilation=1, ceil_mode=False,
                return_mask=False, return_indices=False, data_format="NCHW", name=None,
                _parsed=None):
-    """2-D max pooling of NCHW x; with return_indices (Paddle: return_mask) also the int64
-    flat position of each maximum in its H*W plane."""
+    """2-D max pooling of NCHW x; with return_indices (int64, PyTorch) or return_mask (int32,
+    Paddle) also the flat position of each maximum in its H*W plane."""
     op = "max_pool2d"
     conf = _parsed or pool_args(kernel_size, stride, padding, op, dilation, ceil_mode,
                                 data_format)
-    x, unbatched = _pool_input(x, op)
+    x = _pool_input(x, op)
     _geometry(x._data.shape, conf, op)
     out = R.dispatch(MAXPOOL, (x,), conf)
     if return_mask or return_indices:
         idx = max_pool_indices(x, conf)
-        return (out.squeeze(0), idx.squeeze(0)) if unbatched else (out, idx)
-    return out.squeeze(0) if unbatched else out
+        if return_mask and not return_indices:      # Paddle's mask is int32
+            idx = idx.astype("int32")
+        return out, idx
+    return out
 
 
 # ---------------------------------------------------------------- average pooling
@@ -295,7 +300,7 @@ def _k_avgpool(x, k, s, p, d, ceil, mode):
     out = None
     for _, _, part in _offsets(_padded(x, g, 0), g):
         out = part.astype(x.dtype, copy=True) if out is None else np.add(out, part, out=out)
-    div = _avg_divisor(x.shape[2], x.shape[3], g, mode)
+    div = _avg_divisor(x.shape[-2], x.shape[-1], g, mode)
     if x.dtype.kind == "f":
         out /= np.asarray(div, x.dtype)
         return out
@@ -310,12 +315,12 @@ def _b_avgpool(c, g):
     k, s, p, d, ceil, mode = c.attrs
     geo = _geometry(shape, (k, s, p, d, ceil), "avg_pool2d")
     ga = g._data
-    part = ga / np.asarray(_avg_divisor(shape[2], shape[3], geo, mode), ga.dtype)
+    part = ga / np.asarray(_avg_divisor(shape[-2], shape[-1], geo, mode), ga.dtype)
     dxp = _padded(np.zeros(shape, ga.dtype), geo, 0)
     for _, _, view in _offsets(dxp, geo):
         view += part
     ph, pw = p
-    return (Tensor._wrap(np.ascontiguousarray(dxp[:, :, ph:ph + shape[2], pw:pw + shape[3]])),)
+    return (Tensor._wrap(np.ascontiguousarray(dxp[..., ph:ph + shape[-2], pw:pw + shape[-1]])),)
 
 
 AVGPOOL = R.OpDef("avg_pool2d", _k_avgpool, _b_avgpool,
@@ -355,20 +360,21 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, *,
     else:
         *conf, mode = _parsed
         conf = tuple(conf)
-    x, unbatched = _pool_input(x, op)
+    x = _pool_input(x, op)
     _geometry(x._data.shape, conf, op)
-    out = R.dispatch(AVGPOOL, (x,), (*conf, mode))
-    return out.squeeze(0) if unbatched else out
+    return R.dispatch(AVGPOOL, (x,), (*conf, mode))
 
 
 # ---------------------------------------------------------------- reflect / replicate / circular
 # Note [Index padding]
-# reflect, replicate and circular padding read, along each padded dim, input position
-# map[o] for output position o (o counts from -before; negative paddings crop): the
-# reflection about the edge element, the nearest edge element, or (circular) the position
-# modulo the size of what the negative paddings leave. The forward is one np.take per padded dim; the backward adds each output gradient
-# into the position it was read from (index_add along each dim, in oar ops, so it is
-# differentiable again), which is PyTorch's reflection/replication/circular pad backward.
+# reflect and replicate padding read, along each padded dim, input position map[o] for
+# output position o (o counts from -before; negative paddings crop): the reflection about
+# the edge element, or the nearest edge element. The forward is one np.take per padded dim;
+# the backward adds each output gradient into the position it was read from (index_add
+# along each dim, in oar ops, so it is differentiable again), which is PyTorch's
+# reflection/replication pad backward; one op per number of padded dims carries PyTorch's
+# node name. circular is PyTorch's composite _pad_circular (copies into a new tensor:
+# CopySlices), with negative paddings cropping first and positive ones wrapping the rest.
 def _index_map(n, lo, hi, mode):
     pos = np.arange(-lo, n + hi)
     if mode == "reflect":
@@ -378,12 +384,7 @@ def _index_map(n, lo, hi, mode):
             pos = pos % period
             pos = np.where(pos >= n, period - pos, pos)
         return pos
-    if mode == "replicate":
-        return np.clip(pos, 0, n - 1)
-    # circular (PyTorch): negative paddings crop first, positive ones wrap around the rest
-    kept = np.arange(max(-lo, 0), n - max(-hi, 0))
-    return kept[np.arange(-max(lo, 0), len(kept) + max(hi, 0)) % len(kept)] if len(kept) \
-        else kept
+    return np.clip(pos, 0, n - 1)       # replicate
 
 
 def _k_index_pad(x, maps):
@@ -403,16 +404,19 @@ def _b_index_pad(c, g):
     return (g,)
 
 
-_PAD_OPS = {mode: R.OpDef(f"{name}_pad", _k_index_pad, _b_index_pad, attrs=(("maps", None),),
-                          doc=f"x padded in {mode!r} mode (Note [Index padding]).")
-            for mode, name in (("reflect", "reflection"), ("replicate", "replication"),
-                               ("circular", "circular"))}
+# one op per mode and number of padded dims: PyTorch's node names (ReflectionPad2DBackward0)
+_PAD_OPS = {(mode, k): R.OpDef(f"{name.lower()}_pad{k}d", _k_index_pad, _b_index_pad,
+                               attrs=(("maps", None),), node_name=f"{name}Pad{k}DBackward0",
+                               doc=f"x padded in {mode!r} mode (Note [Index padding]).")
+            for mode, name in (("reflect", "Reflection"), ("replicate", "Replication"))
+            for k in (1, 2, 3)}
 
 
-def index_pad(x, widths, mode, op="pad"):
+def index_pad(x, widths, mode, op="pad", k=None):
     """x padded in reflect / replicate / circular mode; widths[d] = (before, after) for each
-    dim d (PyTorch's checks: reflect needs each padding below the dim's size, circular at
-    most the size; replicate and reflect need the padded dims non-empty)."""
+    dim d, k the number of padded trailing dims (PyTorch's checks: reflect needs each
+    padding below the dim's size, circular at most the size; replicate and reflect need the
+    padded dims non-empty)."""
     shape = x._data.shape
     maps = []
     for d, (lo, hi) in enumerate(widths):
@@ -430,7 +434,32 @@ def index_pad(x, widths, mode, op="pad"):
         if n == 0 or n + lo + hi < (1 if mode != "circular" else 0):
             raise _c.ArgValueError(f"{op}: input {_c.shape_str(shape)} is too small for "
                                    f"padding ({lo}, {hi}) at dimension {d} in {mode!r} mode")
-        maps.append((d, _index_map(n, lo, hi, mode)))
-    if not maps:
-        return x
-    return R.dispatch(_PAD_OPS[mode], (x,), (tuple(maps),))
+        if mode != "circular":
+            maps.append((d, _index_map(n, lo, hi, mode)))
+    if mode == "circular":
+        return _circular_pad(x, widths)
+    k = k or max(1, sum(1 for w in widths if w != (0, 0)))
+    return R.dispatch(_PAD_OPS[mode, k], (x,), (tuple(maps),))
+
+
+def _circular_pad(x, widths):
+    """PyTorch's _pad_circular, step by step (its result's node is CopySlices): the kept
+    part of x is copied into the middle of a new tensor, then, dim by dim from the last,
+    the left and right wraps are copied from the tensor itself."""
+    shape = x._data.shape
+    out_shape = [n + lo + hi for n, (lo, hi) in zip(shape, widths)]
+    out = wrap_as(x._result_class, np.zeros(out_shape, x._data.dtype))
+    mid = tuple(slice(max(lo, 0), m - max(hi, 0)) for m, (lo, hi) in zip(out_shape, widths))
+    src = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in zip(shape, widths))
+    out[mid] = x[src]
+    for d in range(len(shape) - 1, -1, -1):
+        lo, hi = widths[d]
+        m = out_shape[d]
+
+        def at(a, b, d=d):
+            return (slice(None),) * d + (slice(a, b),)
+        if lo > 0:
+            out[at(0, lo)] = out[at(m - lo - max(hi, 0), m - max(hi, 0))]
+        if hi > 0:
+            out[at(m - hi, m)] = out[at(max(lo, 0), max(lo, 0) + hi)]
+    return out

@@ -1131,8 +1131,7 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
 # ----------------------------------------------------------------- conv1d, norms, dropout2d
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
            name=None):
-    """1-D convolution of NCL x with weight [out_channels, in_channels, k]: conv2d over a
-    height-1 image."""
+    """1-D convolution of NCL x with weight [out_channels, in_channels / groups, k]."""
     if data_format != "NCL":
         raise NotImplementedError(f"conv1d: data_format {data_format!r} is not supported (NCL "
                                   "only)")
@@ -1149,9 +1148,9 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     s, d = one(stride, "stride"), one(dilation, "dilation")
     p = one(padding, "padding")
     p2 = p if isinstance(p, str) else (0, p)
-    out = conv2d(x.unsqueeze(-2), weight.unsqueeze(2), bias, stride=(1, s), padding=p2,
-                 dilation=(1, d), groups=groups)
-    return out.squeeze(-2)
+    # one op (PyTorch's ConvolutionBackward0), computed as a height-1 conv2d
+    return conv2d(x, weight, bias, stride=(1, s), padding=p2, dilation=(1, d), groups=groups,
+                  _one_d=True)
 
 
 def _single(v, op, name):

@@ -233,7 +233,14 @@ def bmm(x, y, name=None):
         if t._data.ndim != 3:
             raise ArgValueError(f"bmm(): batch{1 if n == 'x' else 2} must be a 3D tensor, got "
                                 f"shape {list(t._data.shape)}")
-    return _matmul(x, y)
+    return registry.dispatch(BMM, (x, y), (False, False))
+
+
+# bmm: matmul's kernel and backward under PyTorch's node name BmmBackward0
+BMM = OpDef("bmm", _k_matmul, _b_matmul, needs={"x": ("y",), "y": ("x",)}, inputs=("x", "y"),
+            attrs=(("transpose_x", False), ("transpose_y", False)), method=False,
+            function=False, node_name="BmmBackward",
+            doc="Batched matrix product of two 3-D tensors.")
 
 
 registry.register_function("bmm", bmm)
@@ -495,15 +502,24 @@ def gather(x, dim=None, index=None, name=None, *, axis=None, sparse_grad=False):
         raise ArgTypeError("gather(): argument 'index' must be a Tensor, got None")
     if isinstance(index, Tensor) and index._data.size == 0 and index._data.dtype.kind in "biuf":
         # PyTorch checks neither the dtype nor the shape of an empty index: an empty result
-        return x.reshape([-1])[0:0].reshape(list(index._data.shape))
+        # (a gather of x seen with the index's number of dims)
+        k = max(index._data.ndim, 1)
+        xv = x.reshape([1] * (k - 1) + [-1])
+        idx = wrap_as(x._result_class, np.zeros(index._data.shape, np.int64).reshape(
+            [1] * (k - index._data.ndim) + list(index._data.shape)))
+        return registry.FUNCTIONS["take_along_axis"](xv, idx, axis=k - 1)
     idx = A.index_dtype(index, op)
     nd = x._data.ndim
     if max(idx.ndim, 1) != max(nd, 1):      # PyTorch: a 0-d tensor counts as 1-d here
         raise ArgValueError(f"{op}(): Index tensor must have the same number of dimensions as "
                             f"input tensor (index {list(idx.shape)}, input {list(x._data.shape)})")
-    if nd == 0 or idx.ndim == 0:
-        r = gather(x.reshape([-1]), 0, wrap_as(x._result_class, idx.reshape(-1)))
-        return r.reshape(list(idx.shape))
+    if nd == 0:         # one element, read at each index
+        A.in_range(idx, 1, op, dim=0)
+        return registry.FUNCTIONS["take_along_axis"](x if idx.ndim == 0 else x.reshape([1]),
+                                                     wrap_as(x._result_class, idx), axis=0)
+    if idx.ndim == 0:
+        r = gather(x, 0, wrap_as(x._result_class, idx.reshape(1)))
+        return r.reshape([])
     if any(idx.shape[k] > x._data.shape[k] for k in range(nd) if k != d):
         raise ArgValueError(f"{op}(): Size does not match: expected index {list(idx.shape)} to be "
                             f"no larger than self {list(x._data.shape)} apart from dimension {d}")
@@ -617,9 +633,34 @@ def masked_select(x, mask, name=None):
     except ValueError:
         raise ArgValueError(f"masked_select(): the shapes of x {list(x._data.shape)} and mask "
                             f"{list(mask._data.shape)} cannot be broadcast together") from None
-    if x._data.shape != shape:
-        x = x.expand(list(shape))
-    return x[Tensor._wrap(np.array(np.broadcast_to(mask._data, shape)))]
+    return registry.dispatch(MASKED_SELECT, (x,), (np.array(np.broadcast_to(mask._data, shape)),))
+
+
+# masked_select and take are single ops with PyTorch's nodes (MaskedSelectBackward0,
+# TakeBackward0); their backwards are oar ops (index_put / index_add), so differentiable
+# again; the engine sums masked_select's gradient over the dims x was broadcast along.
+def _b_masked_select(c, g):
+    mask = c.attrs[0]
+    z = registry.FUNCTIONS["zeros"](list(mask.shape), dtype=g.dtype)
+    return (registry.FUNCTIONS["index_put"](z, (Tensor._wrap(mask),), g),)
+
+
+MASKED_SELECT = OpDef("masked_select", lambda x, mask: np.broadcast_to(x, mask.shape)[mask],
+                      _b_masked_select, attrs=(("mask", None),), method=False, function=False,
+                      doc="x's elements where mask is True (x broadcast to mask's shape).")
+
+
+def _b_take(c, g):
+    idx = c.attrs[0]
+    shape = c.input_meta[0][0]
+    z = registry.FUNCTIONS["zeros"]([int(np.prod(shape))], dtype=g.dtype)
+    flat = registry.FUNCTIONS["index_add"](z, 0, Tensor._wrap(idx.reshape(-1)), g.reshape([-1]))
+    return (flat.reshape(list(shape)),)
+
+
+TAKE = OpDef("take", lambda x, idx: x.reshape(-1)[idx], _b_take, attrs=(("index", None),),
+             method=False, function=False,
+             doc="x as 1-D at integer indices (non-negative, checked), in the indices' shape.")
 
 
 registry.register_function("masked_select", masked_select)

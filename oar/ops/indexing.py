@@ -391,6 +391,8 @@ def _check_index_add(self, args, attrs, op_name):
     src, index = args[1], args[2]
     axis = attrs[0]
     exp = self._data.shape[:axis] + (len(index),) + self._data.shape[axis + 1:]
+    if self._data.ndim == 0 and len(index) == 1:
+        exp = ()        # Note [0-d self in scatter ops]
     if src._data.shape != exp:
         raise ArgValueError(
             f"{op_name}(): source shape {fmt_shape(src._data.shape)} must be {fmt_shape(exp)} "
@@ -404,6 +406,9 @@ def _check_index_add(self, args, attrs, op_name):
 
 
 def _k_index_add(out, src, index, axis, alpha):
+    if out.ndim == 0:       # Note [0-d self in scatter ops]
+        _k_index_add(out.reshape(1), np.reshape(src, 1), index, 0, alpha)
+        return out
     np.add.at(out, _ia_key(out.ndim, axis, index), src if alpha == 1 else src * alpha)
     return out
 
@@ -414,6 +419,8 @@ def _b_index_add(c, g):
     if c.needs[1]:
         # Note [Saved indices]; the core function, never g's method (Note [Door-neutral core])
         gs = R.FUNCTIONS["index_select"](g, Tensor._wrap(c.input(2)), axis=axis)
+        if gs._data.shape != c.input_meta[1][0]:     # a 0-d self and source
+            gs = gs.reshape(list(c.input_meta[1][0]))
         if alpha != 1:
             gs = gs * alpha
     return g, gs, None
@@ -456,10 +463,6 @@ def index_add_(x, axis=None, index=None, source=None, alpha=1, name=None, *, dim
         if not math.isfinite(a):
             raise ArgValueError(f"{op}(): alpha {a} cannot be converted to {x.dtype.name}")
         a = int(a)
-    if x._data.ndim == 0:      # Note [0-d self in scatter ops]
-        R.dispatch_inplace(INDEX_ADD_, (x.reshape([1]), src.reshape([-1]) if src._data.ndim == 0
-                                        else src, idx.reshape(-1)), (0, a), op)
-        return x
     return R.dispatch_inplace(INDEX_ADD_, (x, src, idx.reshape(-1)), (ax, a), op)
 
 
@@ -487,8 +490,9 @@ def _check_scatter(self, args, attrs, op_name):
         raise ArgValueError(f"{op_name}(): Index tensor must have the same number of dimensions "
                             f"as self tensor (index {fmt_shape(index.shape)}, self "
                             f"{fmt_shape(self._data.shape)})")
-    if nd == 0:
-        raise ArgValueError(f"{op_name}(): self is 0-d. Fix: reshape it to [1] first.")
+    if nd == 0:     # Note [0-d self in scatter ops]
+        A.in_range(index, 1, op_name, dim=axis)
+        return
     ish, ssh = index.shape, self._data.shape
     bad = any(ish[d] > ssh[d] for d in range(nd) if d != axis)
     if isinstance(src, Tensor):
@@ -529,7 +533,15 @@ def _identity(mode, dtype):
     return info.min if mode == "amax" else info.max
 
 
+# Note [0-d self in scatter ops]
+# PyTorch treats a 0-d self (with a 0-d index and src) of scatter, scatter_add,
+# scatter_reduce and index_add as one element along dim 0; the kernels and backwards run on
+# 1-element views of the 0-d arrays, so the node is the op's own (ScatterBackward0 ...).
 def _k_scatter_any(out, src, index, axis, mode="assign", include_self=True):
+    if out.ndim == 0:
+        _k_scatter_any(out.reshape(1), src if np.ndim(src) == 0 and not isinstance(
+            src, np.ndarray) else np.reshape(src, 1), index.reshape(1), 0, mode, include_self)
+        return out
     key = _full_index(index, axis)
     part = _src_part(src, index, out.dtype)
     if mode == "assign":
@@ -566,6 +578,8 @@ def _b_scatter(c, g):
 def _b_src(c, g, index, axis):
     if not c.needs[1]:
         return None
+    if index.ndim == 0:         # Note [0-d self in scatter ops]: src is the one element
+        return g
     gs = R.FUNCTIONS["take_along_axis"](g[tuple(slice(0, n) if d != axis else slice(None)
                                                 for d, n in enumerate(index.shape))],
                                         Tensor._wrap(index), axis=axis)
@@ -619,12 +633,17 @@ def _b_scatter_reduce(c, g):
                                   "yet")
     axis, mode, include_self = c.attrs
     index = c.input(2)
-    key = _full_index(index, axis)
     sv = c.input(0)._data
     src = c.input(1)
     sa = src._data if isinstance(src, Tensor) else np.asarray(src, sv.dtype)
-    sp = np.broadcast_to(_src_part(sa, index, sv.dtype), index.shape)
     ga = g._data
+    r = c.out._data if mode in ("prod", "amax", "amin") else None
+    if index.ndim == 0:         # Note [0-d self in scatter ops]
+        index, sv, sa, ga = index.reshape(1), sv.reshape(1), sa.reshape(1), ga.reshape(1)
+        r = None if r is None else r.reshape(1)
+        axis = 0
+    key = _full_index(index, axis)
+    sp = np.broadcast_to(_src_part(sa, index, sv.dtype), index.shape)
     dt = ga.dtype
 
     def reduce_into(base, part):
@@ -643,7 +662,6 @@ def _b_scatter_reduce(c, g):
         gself = ga / n
         gsrc = ga[key] / n[key]
     elif mode == "prod":
-        r = c.out._data
         masked_self = np.where(sv == 0, 1, sv).astype(dt)
         gself = ga * reduce_into(masked_self, sp) / masked_self
         zero = sp == 0
@@ -654,7 +672,6 @@ def _b_scatter_reduce(c, g):
             gsrc = np.where(single, (ga * masked_r)[key],
                             (ga * r)[key] / np.where(zero, 1, sp).astype(dt))
     else:       # amax, amin
-        r = c.out._data
         self_is = (sv == r).astype(dt)
         src_is = (sp == r[key]).astype(dt)
         share = ga / count_into(self_is, src_is)
@@ -665,12 +682,13 @@ def _b_scatter_reduce(c, g):
         gself = np.array(gself, dt, copy=True)
         if not include_self:
             gself[key] = 0
-        gx = Tensor._wrap(gself)
+        gx = Tensor._wrap(gself.reshape(c.input_meta[0][0]))
     gs = None
     if c.needs[1]:
         shape = c.input_meta[1][0]
         full = np.zeros(shape, dt)
-        full[tuple(slice(0, n) for n in index.shape)] = gsrc
+        full.reshape(index.shape if not shape else shape)[
+            tuple(slice(0, n) for n in index.shape)] = gsrc
         gs = Tensor._wrap(full)
     return gx, gs, None
 
@@ -709,18 +727,10 @@ def _scatter_call(x, dim, index, src, mode, include_self, op, src_tensor_only=Fa
         A.same_dtype(x, src, op)
     else:
         _scalar_into(x, src, op, "value")
-    if x._data.ndim == 0 and idx.ndim == 0:
-        # Note [0-d self in scatter ops]
-        # PyTorch treats a 0-d self (with a 0-d index and src) as one element along dim 0:
-        # the op runs on a 1-element view of self, which shares its storage, version
-        # counter and history (CopySlices), and self itself is returned
-        one = (lambda t: t.reshape([1]) if isinstance(t, Tensor) and t._data.ndim == 0 else t)
-        _scatter_call(one(x), 0, idx.reshape(1), one(src), mode, include_self, op,
-                      src_tensor_only, differentiable)
-        return x
     if mode == "assign":
         return R.dispatch_inplace(SCATTER_, (x, src, idx), (ax,), op)
-    if mode == "sum" and include_self and differentiable:
+    if mode == "sum" and include_self and differentiable and op != "scatter_reduce_":
+        # (scatter_reduce keeps its own node, ScatterReduceBackward0, as PyTorch)
         return R.dispatch_inplace(SCATTER_ADD_, (x, src, idx), (ax,), op)
     return R.dispatch_inplace(SCATTER_REDUCE_ if differentiable else SCATTER_REDUCE_NO_GRAD_,
                               (x, src, idx), (ax, mode, bool(include_self)), op)
