@@ -555,6 +555,37 @@ def _b_mish(c, g):
 MISH = _pointwise("mish", _k_mish, _b_mish, doc="Elementwise x * tanh(softplus(x)).")
 
 
+# prelu: PyTorch's _prelu_kernel (PreluKernelBackward0), x where x > 0 else weight * x, the
+# weight already shaped to broadcast over x; the node saves x and the weight
+def _k_prelu(out, rdt, x, w):
+    return _into(out, rdt, np.where(x > 0, x, w * x))
+
+
+def _b_prelu(c, g):
+    x = c.input(0)
+    pos = x._data > 0
+    gx = gw = None
+    if grad_mode.is_grad_enabled():
+        keep = Tensor._wrap(pos)
+        if c.needs[0]:
+            gx = _where(keep, g, c.input(1) * g)
+        if c.needs[1]:
+            gw = _where(keep, 0.0, x * g)
+        return gx, gw
+    gd = g._data
+    if c.needs[0]:
+        gx = _wrap(np.where(pos, gd, c.input(1)._data * gd), c.input_meta[0][1])
+    if c.needs[1]:
+        gw = _wrap(np.where(pos, 0, x._data * gd), c.input_meta[1][1])
+    return gx, gw
+
+
+PRELU = R.OpDef("prelu", _k_prelu, _b_prelu, inputs=("x", "weight"), kind="pointwise",
+                needs={"x": ("x", "weight"), "weight": ("x",)}, check=_check, method=False,
+                function=False, node_name="PreluKernelBackward",
+                doc="x where x > 0, else weight * x (weight broadcast over x).")
+
+
 def activation(op, x, attrs=(), inplace=False):
     """op applied to x (in place, returning x, when inplace); x must be a floating tensor."""
     if not isinstance(x, Tensor):

@@ -18,6 +18,7 @@ from ...nn import _activation_ops as _A
 from ...nn import _kernels as _K
 from ...nn import functional as _F
 from ...ops import args as _args
+from ...ops import registry as _R
 from ...ops.registry import FUNCTIONS as _FN
 from ...tensor import Tensor as _CoreTensor
 from ...tensor import wrap_as
@@ -157,10 +158,15 @@ def tanh(input):
 def prelu(input, weight):
     """input where input > 0, else weight * input (weight per channel, dim 1)."""
     _t(input, "prelu")
+    _t(weight, "prelu", "weight")
     w = weight
-    if input.ndim >= 2 and weight.numel() > 1:
-        w = weight.reshape([1, -1] + [1] * (input.ndim - 2))
-    return input.relu() - (-input).relu() * w
+    if input.ndim != weight.ndim:   # as torch: weight viewed to input's rank, channels at dim 1
+        shape = [1] * input.ndim
+        if input.ndim > 1:
+            shape[1] = weight.numel()
+        w = weight.reshape(shape)
+    # one op, PyTorch's PreluKernelBackward0 (nn/_activation_ops.py)
+    return _R.dispatch(_A.PRELU, (input, w), ())
 
 
 def _softmax_dim(fname, ndim):
