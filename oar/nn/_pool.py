@@ -1,20 +1,5 @@
 """Pooling (max, average) and the non-constant paddings (reflect, replicate, circular) as
-single ops with NumPy kernels and backward formulas.
-
-Note [Pooling geometry]
-Every pooling op works on (N, C, H, W) or (C, H, W) arrays (1-D pooling is 2-D pooling of a
-height-1 image) and
-takes, per spatial dim, a kernel k, stride s, padding p, dilation d and ceil_mode. The output
-size is PyTorch's pooling_output_shape: floor((n + 2p - d(k-1) - 1 [+ s-1 with ceil_mode]) / s)
-+ 1, less one when ceil_mode would start the last window past the input and its left padding.
-Windows may then reach past the right padding; the kernels pad the input far enough on the
-right for every window to be a strided slice, and each op says what the extra cells are:
-  max: the lowest value of the dtype (-inf; iinfo.min), never chosen over a real element
-       (Note [Max-pool choice]);
-  avg: zeros, and the divisor counts what PyTorch counts: the window clipped to the padded
-       input (count_include_pad), or to the input itself, or divisor_override.
-A window that holds no input element (an average pool window in the padding only) gives 0.
-"""
+single ops with NumPy kernels and backward formulas (Note [Pooling geometry])."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,6 +11,19 @@ from ._kernels import _first_order_only, _input
 
 
 # ---------------------------------------------------------------- geometry
+# Note [Pooling geometry]
+# Every pooling op works on (N, C, H, W) or (C, H, W) arrays (1-D pooling is 2-D pooling of
+# a height-1 image) and takes, per spatial dim, a kernel k, stride s, padding p, dilation d
+# and ceil_mode. The output size is PyTorch's pooling_output_shape: floor((n + 2p - d(k-1)
+# - 1 [+ s-1 with ceil_mode]) / s) + 1, less one when ceil_mode would start the last window
+# past the input and its left padding. Windows may then reach past the right padding; the
+# kernels pad the input far enough on the right for every window to be a strided slice,
+# and each op says what the extra cells are:
+#   max: the lowest value of the dtype (-inf; iinfo.min), never chosen over a real element
+#        (Note [Max-pool choice]);
+#   avg: zeros, and the divisor counts what PyTorch counts: the window clipped to the
+#        padded input (count_include_pad), or to the input itself, or divisor_override.
+# A window that holds no input element (an average pool window in the padding only) gives 0.
 def _out_len(n, k, s, p, d, ceil):
     """PyTorch's pooling_output_shape for one dim (Note [Pooling geometry])."""
     num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
