@@ -316,3 +316,26 @@ def test_logspace_as_torch(args, dt):
         np.testing.assert_array_equal(o.numpy(), t.numpy())
     else:   # floats: to the last ulp of the platform's pow
         np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=4e-16 if dt == "float64" else 1e-7)
+
+
+@pytest.mark.parametrize("n", [3, 17, 1000, 100003])
+@pytest.mark.parametrize("alpha", [-0.1, 0.37, 2.0, -3])
+@pytest.mark.parametrize("op", ["add", "sub", "add_", "sub_"])
+def test_alpha_is_one_fused_rounding_as_torch(op, alpha, n):
+    """Note [Fused multiply-add]: float32 x + alpha * y (SGD's p.add_(g, alpha=-lr)) is
+    rounded once, as PyTorch's CPU kernel: bit for bit."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    t = getattr(torch.from_numpy(a.copy()), op)(torch.from_numpy(b), alpha=alpha).numpy()
+    o = getattr(ot.tensor(a), op)(ot.tensor(b), alpha=alpha).numpy()
+    np.testing.assert_array_equal(o, t)
+
+
+def test_alpha_with_a_scalar_and_mixed_dtypes_as_torch():
+    for make in (lambda m: m.add(m.arange(5.), 2.5, alpha=0.1),
+                 lambda m: m.sub(m.arange(5, dtype=m.int64) * 7919, m.ones(5), alpha=0.3),
+                 lambda m: m.add(m.ones(3, dtype=m.float64), m.arange(3.), alpha=0.1)):
+        o, t = make(ot), make(torch)
+        assert str(o.dtype) == str(t.dtype)
+        np.testing.assert_array_equal(o.numpy(), t.numpy())
