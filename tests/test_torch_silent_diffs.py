@@ -339,3 +339,17 @@ def test_alpha_with_a_scalar_and_mixed_dtypes_as_torch():
         o, t = make(ot), make(torch)
         assert str(o.dtype) == str(t.dtype)
         np.testing.assert_array_equal(o.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("args", [(-3, 3, 0.7), (0.0, -8.000001, -4.0), (0.5, 7.9, 1.5),
+                                  (1, 5.000001, 2.0), (0, 3, 0.5)])
+@pytest.mark.parametrize("dt", ["int64", "int32", "int16", "uint8"])
+def test_integer_arange_with_fractional_steps_as_torch(args, dt):
+    """int64 truncates the bounds and step first (a step of 0.5 is refused); the narrower
+    integer dtypes take the length in double and the values from the truncated step."""
+    def run(m):
+        try:
+            return m.arange(*args, dtype=getattr(m, dt)).tolist()
+        except ValueError as e:   # torch raises a ValueError here (TORCH_CHECK_VALUE)
+            return ("raised", "step must be nonzero" in str(e))
+    assert run(ot) == run(torch)

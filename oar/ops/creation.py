@@ -370,8 +370,10 @@ def arange(start=0, end=None, step=1, dtype=None, name=None, requires_grad=False
         raise ArgValueError(f"arange(): upper bound and lower bound inconsistent with step sign "
                             f"(start={start}, end={end}, step={step}). Fix: use a "
                             f"{'negative' if step > 0 else 'positive'} step, or swap start and end.")
-    if dt.kind in "iu":   # ATen converts the bounds to int64 first (truncating): checks and
-        xs, xe, xst = int(start), int(end), int(step)   # the int64 length use them
+    if dt == np.int64:   # ATen converts int64's bounds to int64 first (truncating): checks
+        xs, xe, xst = int(start), int(end), int(step)   # and the length use them (the other
+        # integer dtypes take the length in double, like floats: arange(0, 3, 0.5, int32) is
+        # six zeros in PyTorch 2.13, while int64 refuses its step of 0)
         if xst == 0:
             raise ArgValueError("arange(): step must be nonzero (after conversion to an integer "
                                 f"dtype, step={step} is 0)")
