@@ -401,3 +401,238 @@ def test_elu_tail_in_float32_keeps_the_channel_instead_of_nan():
     np.testing.assert_allclose(leaf.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=2e-5)
     np.testing.assert_allclose(m.weight.grad.numpy(), bn.weight.grad.numpy(), rtol=1e-5,
                                atol=1e-5)
+
+
+# ------------------------------------------------------------------ backward in place
+# Note [InPlaceABN backward in place] and Note [Overwriting a dead saved output]: the
+# backward recovers x_hat over the saved output z only when z is dead, and writes dy / dx
+# over the incoming gradient only when the engine owns it. Each test below keeps one
+# condition from holding; overwriting anyway would change what the test reads afterwards.
+def _abn_case(dtype=np.float64, act="leaky_relu", param=0.1, shape=(4, 3, 5, 6), seed=11):
+    """An InPlaceABN (oar.torch door) and torch's BatchNorm2d + the activation with the same
+    gamma / beta, an input and an upstream gradient."""
+    rng = np.random.default_rng(seed)
+    m, bn = _pair(shape[1], act, param, dtype, rng=rng)
+    xn = (rng.standard_normal(shape) * 2 + 0.3).astype(dtype)
+    gn = rng.standard_normal(shape).astype(dtype)
+    tx = torch.tensor(xn, requires_grad=True)
+    tz = _torch_act(act, param)(bn(tx))
+    (tz * torch.tensor(gn)).sum().backward()
+    want = {"z": tz.detach().numpy(), "x": tx.grad.numpy(), "w": bn.weight.grad.numpy(),
+            "b": bn.bias.grad.numpy()}
+    return m, xn, gn, want
+
+
+def _check_grads(m, leaf, want, dtype=np.float64):
+    np.testing.assert_allclose(leaf.grad.numpy(), want["x"], **_tol(dtype))
+    np.testing.assert_allclose(m.weight.grad.numpy(), want["w"], **_tol(dtype))
+    np.testing.assert_allclose(m.bias.grad.numpy(), want["b"], **_tol(dtype))
+
+
+@pytest.mark.parametrize("act,param", [("leaky_relu", 0.1), ("elu", 1.0), ("identity", 0.0)])
+def test_retain_graph_keeps_the_saved_output_for_a_second_backward(act, param):
+    """Condition 1: with retain_graph=True the node keeps z; the second backward must read
+    z's forward values (and the first must not have overwritten them)."""
+    m, xn, gn, want = _abn_case(act=act, param=param)
+    leaf = ot.tensor(xn, requires_grad=True)
+    loss = (m(leaf * 1) * ot.tensor(gn)).sum()     # z is held by InPlaceABN's node only
+    loss.backward(retain_graph=True)
+    _check_grads(m, leaf, want)
+    first = leaf.grad.numpy().copy()
+    leaf.grad = None
+    m.zero_grad()
+    loss.backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), first)
+    _check_grads(m, leaf, want)
+
+
+def test_output_held_by_the_user_keeps_its_values():
+    """Condition 3: the user holds z (the usual `z = layer(x)`); after backward it still
+    reads act(batch_norm(x))."""
+    m, xn, gn, want = _abn_case()
+    leaf = ot.tensor(xn, requires_grad=True)
+    z = m(leaf * 1)
+    (z * ot.tensor(gn)).sum().backward()
+    np.testing.assert_allclose(z.detach().numpy(), want["z"], **_tol(np.float64))
+    _check_grads(m, leaf, want)
+
+
+@pytest.mark.parametrize("keep", ["view", "detached", "numpy", "saved_result"])
+def test_anything_sharing_the_output_keeps_its_values(keep):
+    """Conditions 3 and 4: a view of z, a detached alias, a NumPy view (which holds z's
+    buffer, not its Storage) or grad_fn._saved_result outlive z itself; after backward
+    they still read z's values."""
+    m, xn, gn, want = _abn_case()
+    leaf = ot.tensor(xn, requires_grad=True)
+    z = m(leaf * 1)
+    kept, expect = {
+        "view": lambda: (z[1:], want["z"][1:]),
+        "detached": lambda: (z.detach(), want["z"]),
+        "numpy": lambda: (z.detach().numpy(), want["z"]),
+        "saved_result": lambda: (z.grad_fn._saved_result.detach(), want["z"]),
+    }[keep]()
+    loss = (z * ot.tensor(gn)).sum()
+    del z
+    loss.backward()
+    got = kept if isinstance(kept, np.ndarray) else kept.detach().numpy()
+    np.testing.assert_allclose(got, expect, **_tol(np.float64))
+    _check_grads(m, leaf, want)
+
+
+def test_a_second_consumer_outside_this_backward_reads_the_output():
+    """Condition 3: `other = z * w` saved z (MulBackward0 keeps it for w's gradient) and is
+    not part of this backward; the gradient of `other` taken afterwards is z's values."""
+    m, xn, gn, want = _abn_case()
+    leaf = ot.tensor(xn, requires_grad=True)
+    w = ot.ones(xn.shape, dtype=ot.float64, requires_grad=True)
+    z = m(leaf * 1)
+    other = z * w
+    loss = (z * ot.tensor(gn)).sum()
+    del z
+    loss.backward()
+    _check_grads(m, leaf, want)
+    (gw,) = ot.autograd.grad(other.sum(), [w])
+    np.testing.assert_allclose(gw.numpy(), want["z"], **_tol(np.float64))
+
+
+def test_a_saved_tensor_hook_that_keeps_the_output_still_reads_it():
+    """Condition 2: a pack hook kept the output tensor itself (its Storage is referenced
+    once however many references the hook holds); it still reads z after backward."""
+    m, xn, gn, want = _abn_case()
+    leaf = ot.tensor(xn, requires_grad=True)
+    store = []
+
+    def pack(t):
+        store.append(t)
+        return t
+
+    with ot.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        z = m(leaf * 1)
+        loss = (z * ot.tensor(gn)).sum()
+    del z
+    loss.backward()
+    _check_grads(m, leaf, want)
+    outs = [t for t in store if t.shape == xn.shape and
+            np.allclose(t.detach().numpy(), want["z"], rtol=1e-10, atol=1e-10)]
+    assert outs, "the hook's copy of the output was overwritten"
+
+
+def test_a_post_hook_sees_the_incoming_gradient_and_the_saved_output():
+    """Condition 5 and OpNode.may_overwrite: a node's post hook runs after the formula; its
+    grad_outputs are the incoming gradient (not dx written over it) and _saved_result is
+    still z, as in PyTorch."""
+    m, xn, gn, want = _abn_case()
+    leaf = ot.tensor(xn, requires_grad=True)
+    z = m(leaf * 1)
+    node = z.grad_fn
+    seen = []
+    node.register_hook(lambda gi, go: seen.append((go[0].detach().numpy().copy(),
+                                                   node._saved_result.detach().numpy().copy())))
+    loss = (z * ot.tensor(gn)).sum()
+    del z
+    loss.backward()
+    np.testing.assert_array_equal(seen[0][0], gn)
+    np.testing.assert_allclose(seen[0][1], want["z"], **_tol(np.float64))
+    _check_grads(m, leaf, want)
+
+
+@pytest.mark.parametrize("op", ["relu", "mul"])
+def test_post_hook_grad_outputs_of_ops_that_write_into_the_gradient(op):
+    """The same rule for every backward that writes into its incoming gradient (Note
+    [Backward into the incoming gradient]): a post hook's grad_outputs is the gradient that
+    came in, as in PyTorch."""
+    got = {}
+    for lib in (ot, torch):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = (x * 2).relu() if op == "relu" else (x * 2) * 3.0
+        seen = []
+        y.grad_fn.register_hook(lambda gi, go: seen.append(go[0].detach().clone()))
+        (y * lib.tensor([5.0, 6.0, 7.0])).sum().backward()
+        got[lib] = (seen[0].numpy(), x.grad.numpy())
+    for a, b in zip(got[ot], got[torch]):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("act,param", [("leaky_relu", 0.01), ("leaky_relu", 2.0), ("elu", 1.0),
+                                       ("identity", 0.0)])
+@pytest.mark.parametrize("training", [True, False])
+def test_in_place_and_out_of_place_paths_give_the_same_bits(act, param, dtype, training):
+    """The four paths (z dead or held, dz owned or not) compute the same operations, so the
+    same bits; and they match torch. Shapes large enough for several blocks of both kinds
+    (whole samples; channels of one sample)."""
+    for shape in [(70, 4, 3, 3), (2, 3, 150, 120)]:
+        rng = np.random.default_rng(5)
+        xn = (rng.standard_normal(shape) * 2 + 0.3).astype(dtype)
+        gn = rng.standard_normal(shape).astype(dtype)
+        results = {}
+        for mode in ("dead_owned", "held", "dead_not_owned", "held_not_owned"):
+            m, bn = _pair(shape[1], act, param, dtype, rng=np.random.default_rng(6))
+            if not training:
+                with ot.no_grad():
+                    m.running_mean.copy_(ot.tensor(np.linspace(-0.5, 0.5, shape[1])))
+                    m.running_var.copy_(ot.tensor(np.linspace(0.5, 2.0, shape[1])))
+                m.eval()
+            leaf = ot.tensor(xn, requires_grad=True)
+            z = m(leaf * 1)
+            if mode.endswith("not_owned"):
+                z.register_hook(lambda g: None)       # a hook has seen dz: not owned
+            loss = (z * ot.tensor(gn)).sum()
+            if mode.startswith("dead"):
+                del z
+            loss.backward()
+            results[mode] = [leaf.grad.numpy(), m.weight.grad.numpy(), m.bias.grad.numpy()]
+        for mode, arrays in results.items():
+            for a, b in zip(arrays, results["held"]):
+                assert a.tobytes() == b.tobytes(), mode
+    tx = torch.tensor(xn, requires_grad=True)
+    bn = bn.eval() if not training else bn
+    if not training:
+        with torch.no_grad():
+            bn.running_mean.copy_(torch.tensor(np.linspace(-0.5, 0.5, shape[1])))
+            bn.running_var.copy_(torch.tensor(np.linspace(0.5, 2.0, shape[1])))
+    (_torch_act(act, param)(bn(tx)) * torch.tensor(gn)).sum().backward()
+    tol = dict(rtol=1e-9, atol=1e-9) if dtype == np.float64 else dict(rtol=2e-4, atol=2e-4)
+    np.testing.assert_allclose(results["held"][0], tx.grad.numpy(), **tol)
+
+
+def test_backward_allocates_no_tensor_of_the_activation_size():
+    """By exact accounting: in a training step of the digits network, each
+    InPlaceABNBackward0 adds at most its gamma and beta gradients (2 * C floats) to the
+    memory held when it starts: dx is the incoming gradient's memory."""
+    rng = np.random.default_rng(8)
+    x = oar.to_tensor(rng.standard_normal((64, 1, 8, 8)).astype(np.float32))
+    y = oar.to_tensor(rng.integers(0, 10, 64))
+    oar.seed(0)
+    net = _digits_net(True)
+    with oar.device.memory_timeline() as tl:
+        oar.nn.functional.cross_entropy(net(x), y).backward()
+    abn = [i for i, e in enumerate(tl) if e.name == "InPlaceABNBackward0"]
+    assert len(abn) == 2
+    for i, c in zip(abn, (32, 16)):
+        assert tl[i].peak - tl[i - 1].allocated <= 2 * c * 4, tl.table(1)
+
+
+def test_backward_numpy_scratch_is_below_one_activation():
+    """No full-size temporary (Note [InPlaceABN backward in place]): the NumPy memory the
+    backward allocates (tracemalloc: every array, scratch included) stays below 1.25
+    activations: the one gradient of mul's backward plus blocks of scratch (the former
+    backward's derivative and inverse took two more activations)."""
+    import tracemalloc
+    shape = (16, 16, 64, 64)
+    act_bytes = int(np.prod(shape)) * 4
+    rng = np.random.default_rng(3)
+    m = ot.nn.InPlaceABN(16)
+    leaf = ot.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
+    g = ot.tensor(rng.standard_normal(shape).astype(np.float32))
+    leaf.grad = ot.zeros(shape)                        # .grad accumulates in place
+    loss = (m(leaf * 1) * g).sum()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        loss.backward()
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.25 * act_bytes, (peak, act_bytes)

@@ -257,6 +257,8 @@ def _run_node(node, grads_in, token, retain_graph):
             return ()
         if cls.__base__ is OpNode:   # per-name subclasses (MulBackward0)
             node.grad_owned = owned
+            # released right after this apply (Note [Overwriting a dead saved output])
+            node.releasing = token is not None and not retain_graph
         out = node.apply(g)
     if not retain_graph:
         node.release()

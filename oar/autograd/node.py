@@ -352,7 +352,7 @@ def _op_class(op):
 class OpNode(Node):
     """Backward of a registered op (ops/registry.py OpDef). `OpNode(op, ...)` returns an
     instance of the op's subclass, named as PyTorch names it (Note [Node names])."""
-    __slots__ = ("op", "attrs", "saved", "out_saved", "grad_owned")
+    __slots__ = ("op", "attrs", "saved", "out_saved", "grad_owned", "releasing")
     _hooks_inline = True     # apply runs Note [Node hooks] itself
     __init__ = object.__init__   # __new__ sets every field (one Python call per node)
 
@@ -374,15 +374,64 @@ class OpNode(Node):
         self.saved = None
         self.out_saved = None
         self.grad_owned = False
+        self.releasing = False   # set by the engine per run (Note [Overwriting a dead saved output])
         if _ANOMALY.enabled:
             _FORWARD_AT[self] = (op.name, user_frame())
         return self
 
     def may_overwrite(self, g):
         """True when the backward may write into its incoming gradient g: the engine owns it
-        (Note [Gradient ownership]) and no other tensor shares its storage."""
+        (Note [Gradient ownership]), no other tensor shares its storage, and no post hook
+        of this node is to see g as its grad_outputs after the formula (Note [Node hooks])."""
         return (self.grad_owned and g._data is g._storage.buffer
-                and _refcount(g._storage) == 2)
+                and _refcount(g._storage) == 2
+                and (not _POST_HOOKS or self not in _POST_HOOKS))
+
+    # Note [Overwriting a dead saved output]
+    # A backward may use the memory of its saved output as scratch (InPlaceABN recovers
+    # x_hat in it, nn/abn.py) only when that output is provably dead: nothing can read it
+    # after this backward. may_overwrite_out(t), t the output just unpacked (so the version
+    # check of Note [Saved tensors are versioned] has passed), is True only when all hold:
+    #   1. the engine releases this node's saved state right after this apply: no
+    #      retain_graph, no create_graph, an eager run (`releasing`, set by engine._run_node
+    #      beside grad_owned; False for nodes that oar.jit replays or records);
+    #   2. no saved-tensor hooks packed it (`storage is None`, Note [Saved tensor hooks]):
+    #      a pack hook may keep the output Tensor itself, whose storage is referenced once
+    #      however many references the hook holds to that Tensor;
+    #   3. nothing else references its storage: the refcount of the Storage is exactly the
+    #      SavedTensor's and t's (+ this frame's). An output the user holds, a view of it,
+    #      detach(), `grad_fn._saved_result`, another node that saved it and has not run
+    #      or is retained (the next MaxPool saves its input, which is this output; a second
+    #      consumer outside this backward) all hold a Tensor over the same Storage;
+    #   4. nothing else references its array: t's array is the Storage's whole buffer, that
+    #      buffer owns its memory (no NumPy base another object could write through or read
+    #      from) and is writable, and its refcount is exactly the Storage's, the
+    #      SavedTensor's and t's (+ this frame's): a NumPy view kept from `.numpy()` or
+    #      `np.asarray(t)` holds the buffer as its base. (Every Tensor over the Storage
+    #      also holds an array on its buffer, so 4 catches what 3 does; 3 stays as the
+    #      direct statement, at the cost of one refcount. tests/test_inplace_abn.py
+    #      removes them together, and 4 alone with a NumPy view.);
+    #   5. no post hook is registered on this node (Note [Node hooks]): it runs after the
+    #      formula, before the release, and may read grad_fn._saved_result.
+    # OpNode.may_overwrite is the same rule for the incoming gradient (Note [Gradient
+    # ownership]). The caller must unpack t and call this before binding t's array or
+    # storage to a local of its own (the counts above assume it has not), and bumps the
+    # storage's version after writing, so that a reader the check missed would fail the
+    # version check loudly instead of reading the scratch values.
+    def may_overwrite_out(self, t):
+        """True when the backward may overwrite t, its saved output just unpacked, because
+        nothing can read it afterwards (Note [Overwriting a dead saved output])."""
+        s = self.out_saved
+        if (not self.releasing or s is None or s.storage is not t._storage
+                or (_POST_HOOKS and self in _POST_HOOKS)):
+            return False
+        buf = s.array
+        if t._data is not buf or t._storage.buffer is not buf:
+            return False
+        # Storage: s.storage, t._storage, the argument; buffer: the Storage's, s.array,
+        # t._data, `buf`, the argument (a flags object would hold one more: not kept)
+        return (_refcount(s.storage) == 3 and _refcount(buf) == 5 and buf.flags.owndata
+                and buf.flags.writeable)
 
     @property
     def needs(self):

@@ -134,17 +134,20 @@ def _cdot(a, b):
     return np.einsum("ncs,ncs->c", a.reshape(n, c, -1), b.reshape(n, c, -1))
 
 
-def bn_backward(dy, xh, invstd, wa, training, needs):
+def bn_backward(dy, xh, invstd, wa, training, needs, into_dy=False):
     """The batch-norm backward in NumPy, shared by BatchNorm's op (Note [BatchNorm op]) and
     InPlaceABN's (Note [In-place activated batch norm]): (dx, dgamma, dbeta) from dy (the
-    gradient of y = x_hat * gamma + beta), x_hat (overwritten: dx is computed in its
-    memory), invstd (C values), gamma as an array or None, training (batch statistics:
-    dx also flows through the mean and variance) and needs[0:3] (truthy where x, gamma,
-    beta need a gradient; the others are None):
+    gradient of y = x_hat * gamma + beta), x_hat (overwritten), invstd (C values), gamma as
+    an array or None, training (batch statistics: dx also flows through the mean and
+    variance) and needs[0:3] (truthy where x, gamma, beta need a gradient; the others are
+    None):
         dbeta = sum(dy), dgamma = sum(dy * x_hat),
         dx = gamma * invstd * (dy - mean(dy) - x_hat * mean(dy * x_hat))   (training)
         dx = gamma * invstd * dy                                           (running stats)
-    sums and means per channel (over every axis but 1)."""
+    sums and means per channel (over every axis but 1). dx is computed in x_hat's memory,
+    or with into_dy in dy's (the caller owns dy: InPlaceABN's dy is the incoming gradient's
+    buffer, Note [In-place activated batch norm]); the same operations either way, so the
+    same bits."""
     shape = _bshape(dy.ndim)
     gx = gw = None
     gb = _csum(dy) if needs[2] is not None else None
@@ -158,12 +161,12 @@ def bn_backward(dy, xh, invstd, wa, training, needs):
             n = dy.size // dy.shape[1]
             sum_dy = gb if gb is not None else _csum(dy)
             np.multiply(xh, (sum_dyx / n).reshape(shape), out=xh)
-            np.subtract(dy, xh, out=xh)
-            xh -= (sum_dy / n).reshape(shape)
-            xh *= k.reshape(shape)
-            gx = xh
+            gx = dy if into_dy else xh
+            np.subtract(dy, xh, out=gx)
+            gx -= (sum_dy / n).reshape(shape)
+            gx *= k.reshape(shape)
         else:
-            gx = dy * k.reshape(shape)
+            gx = np.multiply(dy, k.reshape(shape), out=dy if into_dy else None)
     return gx, gw, gb
 
 
@@ -204,63 +207,138 @@ def _k_abn(out, weight, bias, mean, invstd, kept, training, act, param, kept_ch)
     return out
 
 
+# Note [InPlaceABN backward in place]
+# The backward needs, besides the per-channel sums, two arrays of the output's size: dy
+# and x_hat. As in the paper (and the inplace_abn library's first CUDA version, which
+# inverts the activation over z and writes dy over dz), neither gets memory of its own
+# when it need not:
+#   - dy = act'(y) * dz is written over the incoming gradient dz when the engine owns it
+#     (OpNode.may_overwrite, Note [Gradient ownership]), and dx is then computed in the
+#     same memory (bn_backward into_dy) and returned as that very tensor: no new storage;
+#   - x_hat = (act^-1(z) - beta) / gamma is written over the saved output z when z is
+#     dead (OpNode.may_overwrite_out, Note [Overwriting a dead saved output]: no
+#     retain_graph, no saved-tensor hooks or post hooks, nobody else holding z's storage
+#     or array), and z's version is bumped after the write.
+# Where either is not allowed (the user holds z, retain_graph=True, a hook sees dz...),
+# that array gets a buffer of its own, as before. The elementwise passes (dy from dz and z,
+# then x_hat from z) run block by block (_blocks: whole samples, or channels of one
+# sample, about _BLOCK elements), so their scratch (the derivative, z / slope) is one
+# block, never a full-size temporary; the per-channel sums run on the whole arrays as
+# before. Every value is computed by the same NumPy operations on the same operands as
+# when each array had its own buffer (Note [InPlaceABN selections without masks]), so
+# the gradients are bit for bit those of the out-of-place computation.
+_BLOCK = 1 << 15
+
+
+def _blocks(n, c, s):
+    """Index pairs (samples, channels) covering an [n, c, s] array in blocks of about
+    _BLOCK elements: runs of whole samples, or runs of channels within one sample (so a
+    per-channel parameter of shape (1, c, 1) broadcasts over every block)."""
+    if c * s <= _BLOCK:
+        k = max(1, _BLOCK // max(c * s, 1))
+        return [(slice(i, i + k), slice(None)) for i in range(0, n, k)]
+    k = max(1, _BLOCK // max(s, 1))
+    return [(slice(i, i + 1), slice(j, j + k)) for i in range(n) for j in range(0, c, k)]
+
+
+def _dy_and_xhat(z, dz, dy, xh, act, param, wa, ba):
+    """dy = act'(y) * dz into dy, and, unless xh is None, x_hat = (act^-1(z) - beta) /
+    gamma into xh, block by block (Note [InPlaceABN backward in place]); dy may be dz's
+    memory and xh z's. act' and act^-1 as in Note [InPlaceABN selections without masks]."""
+    n, c = z.shape[:2]
+    shp = (n, c, -1)
+    z3, g3, d3 = z.reshape(shp), dz.reshape(shp), dy.reshape(shp)
+    x3 = None if xh is None else xh.reshape(shp)
+    dt = z.dtype.type
+    p_ = dt(param)
+    b3 = None if ba is None else ba.reshape(1, c, 1)
+    w3 = None if wa is None else wa.reshape(1, c, 1)
+    simple = act == "leaky_relu" and 0 <= param <= 1
+    copy_dz, copy_z = dy is not dz, xh is not z
+    pick = np.minimum if param <= 1 else np.maximum
+    for ix in _blocks(n, c, z3.shape[2]):
+        zb, gb, db = z3[ix], g3[ix], d3[ix]
+        # dy: exactly dz where z > 0, exactly dz * (the other branch's derivative) elsewhere
+        if act == "identity":
+            if copy_dz:
+                np.copyto(db, gb)
+        elif simple:                          # leaky_relu, slope <= 1: max(p, slope)
+            f = (zb > 0).astype(z.dtype)
+            np.maximum(f, p_, out=f)
+            np.multiply(gb, f, out=db)
+        else:                                 # f = (1 - p) * slope_or_elu_term + p
+            p = (zb > 0).astype(z.dtype)
+            f = np.subtract(dt(1), p)
+            if act == "leaky_relu":
+                f *= p_
+            else:
+                f *= zb + p_
+            f += p
+            np.multiply(gb, f, out=db)
+        if x3 is None:
+            continue
+        xb = x3[ix]                           # y = act^-1(z), then x_hat = (y - beta) / gamma
+        if act == "leaky_relu":
+            t = np.divide(zb, p_)
+            pick(zb, t, out=xb)
+        elif act == "elu":                    # log1p(min(z, 0) / alpha) + max(z, 0)
+            t = np.minimum(zb, dt(0))
+            t /= p_
+            np.log1p(t, out=t)
+            np.maximum(zb, dt(0), out=xb)
+            xb += t
+        elif copy_z:
+            np.copyto(xb, zb)
+        if b3 is not None:
+            xb -= b3[:, ix[1]]
+        if w3 is not None:
+            xb /= w3[:, ix[1]]
+
+
 def _b_abn(c, g):
-    """Note [In-place activated batch norm]: the batch-norm backward from the saved output."""
+    """Note [In-place activated batch norm]: the batch-norm backward from the saved output,
+    in place where allowed (Note [InPlaceABN backward in place])."""
     _first_order_only("inplace_abn")
     training, act, param, kept_ch = c.attrs
     needs = c.needs
-    z = c.out._data                       # the saved output, version-checked
-    ga = np.ascontiguousarray(g._data, z.dtype)
-    shape = _bshape(z.ndim)
-    dt = z.dtype.type
-    # Note [Backward into the incoming gradient]: once dy is computed, g's buffer may hold
-    # y = act^-1(z) (no graph is recorded here: first order only)
-    spare = ga if (ga is g._data and c.may_overwrite(g)) else None
-    # dy = act'(y) * dz, act' read from z (Note [InPlaceABN selections without masks])
-    if act == "identity":
-        dy = ga
-        spare = None
-    elif act == "leaky_relu" and 0 <= param <= 1:
-        # the derivative is exactly 1 where z > 0 and exactly the slope elsewhere: one buffer
-        f = (z > 0).astype(z.dtype)
-        np.maximum(f, dt(param), out=f)
-        dy = np.multiply(ga, f, out=f)
+    zt = c.out                            # the saved output, version-checked
+    z_dead = c.may_overwrite_out(zt)      # before anything here holds its array
+    z = zt._data
+    ga = g._data
+    if ga.dtype == z.dtype and ga.flags.c_contiguous:
+        own_g = c.may_overwrite(g)
     else:
-        p = (z > 0).astype(z.dtype)
-        f = np.subtract(dt(1), p)
-        if act == "leaky_relu":
-            f *= dt(param)
-        else:
-            f *= z + dt(param)
-        f += p
-        dy = np.multiply(ga, f, out=f)
+        ga = np.ascontiguousarray(ga, z.dtype)    # a copy of our own
+        own_g = True
+    dy = ga if own_g else np.empty_like(z)
+    need_xh = needs[0] is not None or needs[1] is not None
+    xh = wa = None
+    if need_xh:
+        xh = z if z_dead else np.empty_like(z)
+        w, b = c.input(1), c.input(2)
+        wa = None if w is None else w._data.astype(z.dtype, copy=False)
+        ba = None if b is None else b._data.astype(z.dtype, copy=False)
+    else:
+        ba = None
+    with np.errstate(all="ignore"):
+        _dy_and_xhat(z, ga, dy, xh, act, param, wa, ba)
+    if z_dead and need_xh:
+        zt._storage.version += 1          # Note [Overwriting a dead saved output]
+    del zt, z
     gx = gw = gb = None
-    if needs[0] is None and needs[1] is None:
+    if not need_xh:
         if needs[2] is not None:
             gb = _csum(dy)
     else:
-        w, b = c.input(1), c.input(2)
-        kept = c.input(5)
-        with np.errstate(all="ignore"):   # y = act^-1(z), then x_hat = (y - beta) / gamma
-            if act == "leaky_relu":
-                y = np.divide(z, dt(param), out=spare)
-                (np.minimum if param <= 1 else np.maximum)(z, y, out=y)
-            elif act == "elu":
-                y = np.log1p(np.minimum(z, dt(0)) / dt(param))
-                y += np.maximum(z, dt(0))
-            else:
-                y = z.copy()
-            wa = None if w is None else w._data.astype(z.dtype, copy=False)
-            if b is not None:
-                y -= b._data.astype(z.dtype, copy=False).reshape(shape)
-            if wa is not None:
-                y /= wa.reshape(shape)
-        xh = y                              # x_hat, recovered
-        if kept_ch:                         # Note [InPlaceABN conditioning]
-            xh[:, list(kept_ch)] = kept._data
-        gx, gw, gb = bn_backward(dy, xh, c.input(4)._data, wa, training, needs)
-    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a, z.dtype))
-                 for a in (gx, gw, gb)) + (None, None, None)
+        if kept_ch:                       # Note [InPlaceABN conditioning]
+            xh[:, list(kept_ch)] = c.input(5)._data
+        gx, gw, gb = bn_backward(dy, xh, c.input(4)._data, wa, training, needs, into_dy=True)
+    if gx is not None and gx is g._data:
+        gx = g                            # dx in the incoming gradient's memory: g itself
+    else:
+        gx = None if gx is None else Tensor._wrap(gx)
+    return (gx,) + tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a, dy.dtype))
+                         for a in (gw, gb)) + (None, None, None)
 
 
 INPLACE_ABN = OpDef(
