@@ -1765,6 +1765,9 @@ def _bad_opt_state(o):
     a buffer of the wrong shape (stateful optimizers) or a non-dict entry (plain SGD)."""
     sd = o.state_dict()
     sd = {k: (dict(v) if isinstance(v, dict) else v) for k, v in sd.items()}
+    if "state.0.0" not in sd:     # plain SGD keeps no per-parameter state
+        sd["state.0.1"] = 5
+        return sd
     first, second = sd["state.0.0"], sd["state.0.1"]
     buffers = [k for k, v in second.items() if isinstance(v, (np.ndarray, oar.Tensor))]
     for k in buffers:
