@@ -223,3 +223,39 @@ def test_paddle_door_pooling_and_pad_as_paddle():
         np.testing.assert_array_equal(
             oar.nn.functional.pad(oar.to_tensor(x), [1, 2, 2, 1], mode=mode).numpy(),
             paddle.nn.functional.pad(paddle.to_tensor(x), [1, 2, 2, 1], mode=mode).numpy())
+
+
+# ---------------------------------------------------------------- layers over these ops
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("padding", [(1, 2), "same"])
+def test_conv_layers_padding_mode_as_torch(mode, padding):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 4, 6, 7)).astype(np.float32)
+    for dims in (1, 2):
+        tcls, ocls = ((torch.nn.Conv1d, otorch.nn.Conv1d) if dims == 1 else
+                      (torch.nn.Conv2d, otorch.nn.Conv2d))
+        pad = padding if isinstance(padding, str) else padding[:dims]
+        torch.manual_seed(0)
+        tl = tcls(4, 6, (3, 4)[:dims] if dims == 2 else 4, padding=pad, padding_mode=mode,
+                  groups=2)
+        ol = ocls(4, 6, (3, 4)[:dims] if dims == 2 else 4, padding=pad, padding_mode=mode,
+                  groups=2)
+        ol.load_state_dict({k: otorch.tensor(v.detach().numpy()) for k, v in
+                            tl.state_dict().items()})
+        xi = x[:, :, 0] if dims == 1 else x
+        tx = torch.tensor(xi, requires_grad=True)
+        ox = otorch.tensor(xi, requires_grad=True)
+        ty, oy = tl(tx), ol(ox)
+        np.testing.assert_allclose(oy.detach().numpy(), ty.detach().numpy(), rtol=1e-5,
+                                   atol=1e-5)
+        ty.sum().backward()
+        oy.sum().backward()
+        np.testing.assert_allclose(ox.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_max_pool_layer_return_indices_as_torch():
+    x = np.random.default_rng(8).standard_normal((2, 3, 7, 6))
+    tv, ti = torch.nn.MaxPool2d(3, 2, 1, ceil_mode=True, return_indices=True)(torch.tensor(x))
+    ov, oi = otorch.nn.MaxPool2d(3, 2, 1, ceil_mode=True, return_indices=True)(otorch.tensor(x))
+    _same(ov, tv)
+    _same(oi, ti)

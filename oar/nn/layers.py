@@ -651,15 +651,18 @@ class Conv2D(Layer):
         if padding_mode not in _c_modes:
             raise ArgValueError(f"{op}: padding_mode must be one of {list(_c_modes)}, but got "
                                 f"padding_mode={padding_mode!r}")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{op}: padding_mode {padding_mode!r} is not supported "
-                                      "yet ('zeros' only)")
         if data_format != "NCHW":
             raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
                                       "(NCHW only)")
         # checked and parsed once (Note [nn checks at construction])
         self._parsed = _K.conv_args((out_channels, in_channels, *k), stride, padding, dilation,
                                     g, op)
+        self._mode_pad = None
+        if padding_mode != "zeros":
+            # as PyTorch (and Paddle): the input padded in that mode, then an unpadded conv
+            st, (ph, pw), (eh, ew), dil, g = self._parsed
+            self._mode_pad = (padding_mode, [pw, pw + ew, ph, ph + eh])
+            self._parsed = (st, (0, 0), (0, 0), dil, g)
         self._conf = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         self.weight = _param([out_channels, in_channels // g, *k])
         if bias_attr is False or bias is False:
@@ -683,6 +686,8 @@ class Conv2D(Layer):
 
     def forward(self, x):
         """The convolution of x with weight, plus bias."""
+        if self._mode_pad is not None:
+            x = F.pad(x, self._mode_pad[1], mode=self._mode_pad[0])
         return F.conv2d(x, self.weight, self.bias, _parsed=self._parsed)
 
     def extra_repr(self):
@@ -708,15 +713,20 @@ class Conv1D(Layer):
             if v < 1:
                 raise ArgValueError(f"{op}: {what} must be positive, got {v}")
         p = padding if isinstance(padding, str) else F._single(padding, op, "padding")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{op}: padding_mode {padding_mode!r} is not supported "
-                                      "yet ('zeros' only)")
+        modes = ("zeros", "reflect", "replicate", "circular")
+        if padding_mode not in modes:
+            raise ArgValueError(f"{op}: padding_mode must be one of {list(modes)}, but got "
+                                f"padding_mode={padding_mode!r}")
         if data_format != "NCL":
             raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
                                       "(NCL only)")
         # checked once (Note [nn checks at construction]): the height-1 conv2d it runs
-        _K.conv_args((out_channels, in_channels, 1, k), (1, s),
-                     p if isinstance(p, str) else (0, p), (1, d), groups, op)
+        parsed = _K.conv_args((out_channels, in_channels, 1, k), (1, s),
+                              p if isinstance(p, str) else (0, p), (1, d), groups, op)
+        self._mode_pad = None
+        if padding_mode != "zeros":     # the input padded in that mode, then no padding
+            self._mode_pad = (padding_mode, [parsed[1][1], parsed[1][1] + parsed[2][1]])
+            p = 0
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, k
         self._conf = dict(stride=s, padding=p, dilation=d, groups=groups)
         self.weight = _param([out_channels, in_channels // groups, k])
@@ -730,6 +740,8 @@ class Conv1D(Layer):
 
     def forward(self, x):
         """The 1-D convolution of x with weight, plus bias."""
+        if self._mode_pad is not None:
+            x = F.pad(x, self._mode_pad[1], mode=self._mode_pad[0])
         return F.conv1d(x, self.weight, self.bias, **self._conf)
 
     def extra_repr(self):
@@ -756,12 +768,11 @@ class MaxPool2D(_Pool):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False, *, return_mask=False, data_format="NCHW", name=None):
         super().__init__(kernel_size, stride, padding, dilation, ceil_mode, data_format)
-        if return_indices or return_mask:
-            raise NotImplementedError("MaxPool2D: return_indices/return_mask is not supported yet")
+        self._returns = dict(return_indices=bool(return_indices), return_mask=bool(return_mask))
 
     def forward(self, x):
-        """Max pooling of x."""
-        return F.max_pool2d(x, self.k, _parsed=self._parsed)
+        """Max pooling of x (and the indices of the maxima with return_indices/return_mask)."""
+        return F.max_pool2d(x, self.k, _parsed=self._parsed, **self._returns)
 
 
 class AvgPool2D(_Pool):

@@ -173,6 +173,8 @@ class Conv1d(_ConvRepr, _core.Conv1D, Module):
 
     def forward(self, input):
         """The convolution of input with weight, plus bias."""
+        if self.padding_mode != "zeros":    # the core layer pads in that mode first
+            return _core.Conv1D.forward(self, input)
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
 
