@@ -40,7 +40,8 @@ from ._kernels import _first_order_only
 #   dx = gamma * invstd * (dy - mean(dy) - x_hat * mean(dy * x_hat))   (training)
 #   dx = gamma * invstd * dy                                           (running statistics)
 # the same function and gradients as BatchNorm followed by the activation (tested against
-# PyTorch 2.13 and finite differences). Only invertible activations qualify: ReLU maps all
+# PyTorch 2.13 and finite differences), computed over the incoming gradient and the saved
+# output themselves where that is provably safe (Note [InPlaceABN backward in place]). Only invertible activations qualify: ReLU maps all
 # negatives to 0, so x_hat cannot be recovered there, and is refused with that explanation.
 # Conditioning (Note [InPlaceABN conditioning]) decides, per channel, whether inverting is
 # accurate; where it is not, that channel's x_hat is copied at forward time, so the
