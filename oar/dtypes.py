@@ -101,8 +101,8 @@ def as_dtype(d) -> DType:
         if key in _BY_NAME:
             return _BY_NAME[key]
         raise TypeError(f"unknown dtype {d!r}; expected one of {sorted(n.name for n in ALL)}")
-    if d is float:
-        return DEFAULT_FLOAT
+    if d is float:   # a Python float is a C double: float64 in PyTorch, Paddle and NumPy,
+        return float64   # whatever the default dtype (zeros(2, dtype=float), x.to(float))
     if d is int:
         return int64
     if d is bool:

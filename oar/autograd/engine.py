@@ -363,10 +363,24 @@ def _disown(grads_in):
             g._storage.owner = None
 
 
+# Note [Hooks on an output without a gradient]
+# When a node with several outputs runs (unbind, split, var_mean, a custom Function), some of
+# its outputs may have received no gradient. PyTorch still calls the tensor hooks registered
+# on those outputs, with None, and refuses a hook that answers None with a tensor ("can't
+# replace a None gradient..."). The engine stays door-agnostic: a hook object whose class
+# sets `sees_none = True` (the torch door wraps Tensor.register_hook's hooks on non-leaf
+# tensors in one, oar/torch/_tensor.py) is called with None; every other hook, so the
+# Paddle door's, only with a gradient, as before. (Paddle 3.3 itself calls such hooks too:
+# with zeros after unbind/split, with None after a PyLayer; the Paddle door does not follow
+# that yet.) unbind/split outputs in oar each have their own view node, which never runs
+# without a gradient: their hooks are not called (PyTorch's one UnbindBackward0 node is).
 def _run_pre_hooks(node, grads_in):
     for nr, hooks in node.pre_hooks.items():
         g = grads_in.get(nr)
         if g is None:
+            for hook in hooks:
+                if getattr(hook, "sees_none", False) and hook(None) is not None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
             continue
         for hook in hooks:
             r = hook(g)

@@ -74,6 +74,12 @@ def _np_dtype(dtype):
     return as_dtype(dtype).np
 
 
+def _torch_scalar_name(dt):
+    return {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+            "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
+            "bool": "Bool"}.get(np.dtype(dt).name, np.dtype(dt).name)
+
+
 def _k_sum(x, axes, keepdim, dtype):
     dt = _np_dtype(dtype)
     if dt is None and x.dtype.kind in "bu" or (dt is None and x.dtype.kind == "i"):
@@ -82,6 +88,13 @@ def _k_sum(x, axes, keepdim, dtype):
 
 
 def _k_mean(x, axes, keepdim, dtype):
+    dt = _np_dtype(dtype)   # PyTorch's mean(dtype=): computed and returned in that dtype
+    if dt is not None:
+        if dt.kind != "f":
+            raise _args.ArgTypeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a "
+                f"floating point or complex dtype. Got: {_torch_scalar_name(dt)}")
+        return np.mean(x, axis=axes, keepdims=keepdim, dtype=dt)
     if x.dtype.kind != "f":
         raise _args.ArgTypeError(f"mean(): expected a floating point tensor, got {x.dtype} "
                         "(cast it first, e.g. x.astype('float32'))")

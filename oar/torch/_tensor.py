@@ -198,6 +198,15 @@ class Tensor(_CoreTensor):
             if key not in _BY_TYPE_NAME:
                 raise ArgValueError(f"type(): invalid type: {dtype!r}")
             dtype = _BY_TYPE_NAME[key]
+        elif isinstance(getattr(dtype, "dtype", None), _dt.DType):   # torch.DoubleTensor
+            dtype = dtype.dtype
+        elif not isinstance(dtype, _dt.DType):
+            # torch takes a torch.dtype, a type name or a tensor type, never a Python or
+            # NumPy type (x.type(float) is refused; x.to(float) is float64)
+            mod = getattr(dtype, "__module__", None)
+            name = getattr(dtype, "__qualname__", type(dtype).__name__)
+            full = name if mod in (None, "builtins") else f"{mod}.{name}"
+            raise ArgValueError(f"invalid type: '{full}'")
         d = _dt.as_dtype(dtype)
         if d.np == self._data.dtype:
             return self
@@ -272,6 +281,28 @@ class Tensor(_CoreTensor):
         element (PyTorch: no implicit ones)."""
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """hook(grad) -> new grad or None. On a non-leaf tensor the hook also runs, with None,
+        when its grad_fn runs without a gradient for it (another output of unbind, split, a
+        custom Function...), as in PyTorch (Note [Hooks on an output without a gradient],
+        oar/autograd/engine.py)."""
+        if self.grad_fn is not None:
+            hook = _HookSeesNone(hook)
+        return _CoreTensor.register_hook(self, hook)
+
+
+class _HookSeesNone:
+    """A torch-door tensor hook: called with None for an output left without a gradient
+    (Note [Hooks on an output without a gradient], oar/autograd/engine.py)."""
+    sees_none = True
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+
+    def __call__(self, grad):
+        return self.fn(grad)
 
 
 Tensor._result_class = Tensor

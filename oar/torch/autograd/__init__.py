@@ -13,6 +13,7 @@ from ...autograd.functional import grad as _core_grad
 from ...autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                                    no_grad, set_grad_enabled)
 from . import function, functional, graph  # noqa: F401
+from .._tensor import Tensor as Tensor_  # noqa: E402
 
 _gradcheck = _importlib.import_module("...autograd.gradcheck", __package__)  # the module
 gradcheck = _gradcheck.gradcheck
@@ -38,7 +39,11 @@ def Variable(data, requires_grad=False, volatile=False):   # noqa: N802  (PyTorc
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """torch.autograd.grad: the gradients of outputs w.r.t. inputs as a tuple (Paddle's
-    paddle.grad returns a list), each of its input's door (Note [Result class])."""
+    paddle.grad returns a list), each of its input's door (Note [Result class]). An input
+    or output may be a GradientEdge (torch.autograd.graph.get_gradient_edge)."""
+    if _has_edge(inputs) or _has_edge(outputs):
+        return _grad_edges(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                           bool(allow_unused), materialize_grads)
     res = _core_grad(outputs, inputs, grad_outputs=grad_outputs, retain_graph=retain_graph,
                      create_graph=create_graph, only_inputs=only_inputs,
                      allow_unused=bool(allow_unused), is_grads_batched=is_grads_batched,
@@ -48,6 +53,81 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if r is not None and r.__class__ is not t._result_class:
             r.__class__ = t._result_class
     return tuple(res)
+
+
+def _has_edge(x):
+    """x is a GradientEdge (itself a tuple) or a sequence holding one."""
+    GE = graph.GradientEdge
+    return isinstance(x, GE) or (isinstance(x, (list, tuple))
+                                 and any(isinstance(e, GE) for e in x))
+
+
+def _grad_edges(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                materialize_grads):
+    """torch.autograd.grad where some inputs or outputs are GradientEdges: the engine takes
+    (node, output_nr) pairs, which is what an edge is, so the run is the core grad's."""
+    import numpy as np
+
+    from ...autograd import engine
+    from ...autograd import functional as core
+    from ...tensor import Tensor as T
+    GE = graph.GradientEdge
+    outs = [outputs] if isinstance(outputs, (T, GE)) else list(outputs)
+    ins = [inputs] if isinstance(inputs, (T, GE)) else list(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    for what, seq in (("outputs", outs), ("inputs", ins)):
+        for i, t in enumerate(seq):
+            if not isinstance(t, (T, GE)):
+                raise TypeError(f"grad(): all {what} have to be Tensors or GradientEdges, but "
+                                f"got {type(t).__name__} at position {i}")
+    grads = core._grads_for(grad_outputs, len(outs), "grad()", T)
+    roots, root_grads = [], []
+    for i, (t, g) in enumerate(zip(outs, grads)):
+        if isinstance(t, GE):
+            if g is None:
+                raise RuntimeError(f"grad(): output {i} is a GradientEdge: its gradient must "
+                                   "be given in grad_outputs (no implicit one)")
+            roots.append(t._edge())
+            root_grads.append(g)
+            continue
+        if t._edge() is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        if g is None and t._data.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        roots.append(t._edge())
+        root_grads.append(core._root_grad(t, g))
+    for i, t in enumerate(ins):
+        if isinstance(t, T) and not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    res = engine.run_backward(roots, root_grads, retain_graph=retain_graph,
+                              create_graph=create_graph, inputs=ins, allow_unused=True)
+    out = []
+    for i, (t, r) in enumerate(zip(ins, res)):
+        if r is None:
+            if materialize_grads and isinstance(t, GE):
+                raise RuntimeError("materialize_grads cannot be used when the given input is "
+                                   "a GradientEdge")
+            if not (allow_unused or materialize_grads):
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not "
+                                   "have been used in the graph. Set allow_unused=True if this "
+                                   "is the desired behavior.")
+            if materialize_grads:
+                r = t._result_class._wrap(np.zeros(t._data.shape, t._data.dtype))
+            out.append(r)
+            continue
+        if isinstance(t, T) and r._data.dtype != t._data.dtype:
+            r = r.astype(t.dtype)
+        if not create_graph:
+            r = T._wrap(np.array(r._data))
+        cls = t._result_class if isinstance(t, T) else Tensor_
+        if r.__class__ is not cls:
+            r.__class__ = cls
+        out.append(r)
+    return tuple(out)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,   # noqa: F811
