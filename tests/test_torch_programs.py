@@ -4,6 +4,8 @@ Each program in tests/programs/torch/ is a tutorial or example that no one here 
 license and every `# oar-port:` change are in its header). The test runs it twice in subprocesses,
 unchanged against real torch 2.13 (the oracle) and with `rewrite_imports(..., "torch")` against
 oar, and compares the two outputs word for word and number by number (tests/programs/harness.py).
+Programs fetched from public snapshots (EXTERNAL) are kept in tests/programs/external/torch/,
+which is never committed; there they run the same way, elsewhere they skip.
 
 Tolerances: programs with no training loop are compared to 1e-5. The training programs' numbers
 go through hundreds of float32 updates whose sums oar and torch accumulate in different orders, so
@@ -18,6 +20,7 @@ mark then.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -25,6 +28,9 @@ import pytest
 from tests.programs.harness import compare_outputs, numbers, rewrite_imports, run_program
 
 PROGRAM_DIR = Path(__file__).parent / "programs" / "torch"
+# Programs copied out of `fetch` snapshots stay out of commits (.gitignore): they live in
+# EXTERNAL_DIR on the machine that fetched them, and their tests skip where they are absent
+EXTERNAL_DIR = Path(__file__).parent / "programs" / "external" / "torch"
 
 DET = dict(rtol=1e-5, atol=1e-6)      # deterministic programs, no training loop
 TRAIN = dict(rtol=1e-3, atol=1e-5)    # seeded training loops (hundreds of float32 updates)
@@ -57,13 +63,52 @@ PROGRAMS: dict[str, dict] = {
     "quickstart_tutorial": dict(TRAIN),
     "optimization_tutorial": dict(TRAIN),
     "mnist_main": dict(TRAIN),
+    # issue 10, second batch (EXTERNAL: not committed): pytorch/examples, karpathy's minGPT and
+    # makemore, the tutorials' "What is torch.nn really?" and char-RNN classification, d2l;
+    # printed timings are masked (`mask`: regexes replaced by one word in both outputs)
+    "vae_main": dict(TRAIN),
+    "dcgan_main": dict(TRAIN),
+    "time_sequence_prediction": dict(TRAIN),
+    "word_language_model": dict(TRAIN, mask=(r"ms/batch\s+[\d.]+", r"time:\s+[\d.]+s")),
+    "mingpt_demo": dict(TRAIN),
+    "makemore": dict(TRAIN, mask=(r"step time [\d.]+ms",)),
+    "nn_tutorial": dict(TRAIN),
+    "char_rnn_classification_tutorial": dict(TRAIN, mask=(r"\(\d+m \d+s\)",)),
+    "mnist_rnn_main": dict(TRAIN),
+    # d2l-ai/d2l-en v0.17.6: linear and softmax regression, MLP, from scratch
+    "d2l_linear_regression_scratch": dict(TRAIN),
+    "d2l_softmax_regression_scratch": dict(TRAIN),
+    "d2l_mlp_scratch": dict(TRAIN),
 }
+
+EXTERNAL = {"vae_main", "dcgan_main", "time_sequence_prediction", "word_language_model",
+            "mingpt_demo", "makemore", "nn_tutorial", "char_rnn_classification_tutorial",
+            "mnist_rnn_main", "d2l_linear_regression_scratch", "d2l_softmax_regression_scratch",
+            "d2l_mlp_scratch"}
+
+
+def _path(name):
+    """The program's file; an external one that is absent on this machine skips the test."""
+    if name not in EXTERNAL:
+        return PROGRAM_DIR / f"{name}.py"
+    path = EXTERNAL_DIR / f"{name}.py"
+    if not path.exists():
+        pytest.skip(f"{name}: fetched program not present here ({path})")
+    return path
+
 
 # CI's sample of the slow file: quick programs covering tensors, autograd and a custom Function
 FAST = {"polynomial_custom_function", "tensorqs_tutorial", "autogradqs_tutorial"}
 
 # Programs that do not run on oar yet: name -> triage line (see /tmp/h4_triage.md while it lasts)
-XFAIL: dict[str, str] = {}
+XFAIL: dict[str, str] = {
+    "dcgan_main": "nn.ConvTranspose2d (the generator's layers) is missing: no transposed "
+                  "convolution in oar",
+    "word_language_model": "nn.Transformer is missing (model.py subclasses it at import); "
+                           "torch.save(model) of a whole module and torch.serialization."
+                           "safe_globals / torch.nn.modules.<file> namespaces for loading it "
+                           "back are missing (the LSTM training itself matches torch)",
+}
 
 
 def _params():
@@ -76,7 +121,9 @@ def _params():
 
 def test_every_program_file_is_listed():
     on_disk = {p.stem for p in PROGRAM_DIR.glob("*.py")}
-    assert on_disk == set(PROGRAMS), on_disk ^ set(PROGRAMS)
+    assert on_disk == set(PROGRAMS) - EXTERNAL, on_disk ^ (set(PROGRAMS) - EXTERNAL)
+    external = {p.stem for p in EXTERNAL_DIR.glob("*.py")}
+    assert external <= EXTERNAL <= set(PROGRAMS), external - EXTERNAL
     assert set(XFAIL) <= set(PROGRAMS) and FAST <= set(PROGRAMS)
 
 
@@ -90,7 +137,7 @@ def _import_lines(source: str) -> set[int]:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_rewrite_changes_only_import_lines(name):
-    source = (PROGRAM_DIR / f"{name}.py").read_text(encoding="utf-8")
+    source = _path(name).read_text(encoding="utf-8")
     new = rewrite_imports(source, "torch")
     old_lines, new_lines = source.splitlines(), new.splitlines()
     assert len(old_lines) == len(new_lines)
@@ -147,10 +194,12 @@ def test_compare_outputs():
 @pytest.mark.parametrize("name", list(_params()))
 def test_program_matches_torch(name):
     pytest.importorskip("torch")
-    path = PROGRAM_DIR / f"{name}.py"
+    path = _path(name)
     cfg = PROGRAMS[name]
     expected = run_program(path, "torch", use_oar=False, timeout=300)
     actual = run_program(path, "torch", use_oar=True, timeout=300)
+    for pat in cfg.get("mask", ()):   # printed timings: the same word on both sides
+        expected, actual = re.sub(pat, "MASKED", expected), re.sub(pat, "MASKED", actual)
     problems = compare_outputs(expected, actual, cfg["rtol"], cfg["atol"],
                                mask_lines=cfg.get("mask_lines"))
     if "loose" in cfg:  # lines whose numbers are compared with a stated looser tolerance
