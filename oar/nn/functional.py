@@ -277,14 +277,30 @@ def _nll_rows(lab, weight, ignore_index, dt):
     return safe, w
 
 
+# The input is in PyTorch's layout: (N, C) rows, one unbatched row (C,), or (N, C, d1, ...)
+# with the classes at dim 1 (the torch door's nll_loss on 4-D input, NLL_LOSS_2D); the
+# labels are the flattened targets, one per row of the (rows, C) matrix below, and a 'none'
+# loss has the target's shape (N, d1, ...), () for one unbatched row.
+def _nll_rows2d(x):
+    """The (rows, C) matrix of x in that layout (a view where NumPy can make one)."""
+    if x.ndim == 1:
+        return x.reshape(1, -1)
+    if x.ndim == 2:
+        return x
+    return np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+
+
 def _k_nll(x, lab, weight, ignore_index, reduction):
     safe, w = _nll_rows(lab, weight, ignore_index, x.dtype)
-    loss = (x[np.arange(x.shape[0]), safe] * -1) * w
+    x2 = _nll_rows2d(x)
+    loss = (x2[np.arange(x2.shape[0]), safe] * -1) * w
     if reduction == "mean":
         ws = float(w.sum())
         if not ws:                   # PyTorch: the mean over no targets is nan
             return np.asarray(np.nan, x.dtype)
         return np.asarray(np.sum(loss) / ws)
+    if reduction == "none":
+        return loss.reshape(x.shape[:1] + x.shape[2:] if x.ndim > 1 else ())
     return _np_reduce(loss, reduction)
 
 
@@ -294,16 +310,24 @@ def _b_nll(c, g):
     lab, weight, ignore_index, reduction = c.attrs
     shape, dt = c.input_meta[0]
     safe, w = _nll_rows(lab, weight, ignore_index, dt)
-    rows = np.arange(shape[0])
-    scale = np.zeros(shape, dt)
+    rows = np.arange(len(lab))
+    c_ = shape[0] if len(shape) == 1 else shape[1]
+    scale = np.zeros((len(lab), c_), dt)
     scale[rows, safe] = w * -1
     if reduction == "mean":
         with np.errstate(divide="ignore", invalid="ignore"):
             scale[rows, safe] /= w.sum()
         scale[rows[lab == ignore_index], safe[lab == ignore_index]] = 0
+    if len(shape) == 1:
+        scale = scale.reshape(shape)
+    elif len(shape) > 2:    # back to (N, C, d1, ...)
+        scale = np.ascontiguousarray(np.moveaxis(
+            scale.reshape((shape[0],) + tuple(shape[2:]) + (c_,)), -1, 1))
+    # a 'none' gradient has the target's shape: it spreads over dim 1, the classes
+    spread = reduction == "none" and len(shape) > 1
     if grad_mode.is_grad_enabled():       # create_graph: in oar ops
-        return (Tensor._wrap(scale) * (g.reshape([-1, 1]) if reduction == "none" else g),)
-    scale *= g._data.reshape(-1, 1) if reduction == "none" else g._data
+        return (Tensor._wrap(scale) * (R.FUNCTIONS["unsqueeze"](g, 1) if spread else g),)
+    scale *= np.expand_dims(g._data, 1) if spread else g._data
     return (Tensor._wrap(scale),)
 
 
@@ -311,6 +335,16 @@ NLL_LOSS = R.OpDef("nll_loss", _k_nll, _b_nll, inputs=("input",),
                    attrs=(("label", None), ("weight", None), ("ignore_index", -100),
                           ("reduction", "mean")),
                    doc="Negative log-likelihood at integer labels (Note [Loss ops]).")
+# x / s for a Python number s, PyTorch's div.Scalar (DivBackward1), the overload its own
+# compositions call (cross_entropy's mean over probability targets)
+DIV_SCALAR = R.OpDef("div_scalar", lambda x, s: np.asarray(x / s, dtype=x.dtype),
+                     lambda c, g: (g / c.attrs[0],), attrs=(("other", 1.0),), method=False,
+                     function=False, node_name="DivBackward1",
+                     doc="x divided by a Python number (PyTorch's div.Scalar).")
+NLL_LOSS_2D = R.OpDef("nll_loss2d", _k_nll, _b_nll, inputs=("input",),
+                      attrs=(("label", None), ("weight", None), ("ignore_index", -100),
+                             ("reduction", "mean")), node_name="NllLoss2DBackward",
+                      doc="nll_loss of (N, C, H, W) input, PyTorch's NllLoss2DBackward0.")
 
 
 def nll_loss(log_probs, label, weight=None, ignore_index=-100, reduction="mean", name=None):

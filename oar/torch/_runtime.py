@@ -21,6 +21,7 @@ from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import args as _A
 from ..ops import creation as _creation
 from ..ops import random as _random
+from ..ops import registry as _R
 from ..ops.args import DeviceUnavailableError
 from ..ops.registry import FUNCTIONS as _CORE
 from ..ops.registry import OPS as _OPS
@@ -510,18 +511,71 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
                                     requires_grad=requires_grad, out=out))
 
 
+# Note [Random ops' nodes]
+# torch.normal with tensor mean/std and torch.bernoulli of a tensor record a node whose
+# gradient is zeros (derivatives.yaml: zeros_like(grad)) when an operand requires grad:
+# NormalBackward1 (tensor mean, number std), NormalBackward2 (number mean, tensor std),
+# NormalBackward3 (both tensors), BernoulliBackward0. The draw is made first (the core's,
+# from the same stream); the op's kernel only hands that sample over (a holder emptied as
+# it is read, so the node keeps no copy of it and no saved state).
+class _Drawn:
+    __slots__ = ("a",)
+
+    def __init__(self, a):
+        self.a = a
+
+
+def _k_drawn(*args):
+    holder = args[-1]
+    a, holder.a = holder.a, None
+    return a
+
+
+def _b_zeros(c, g):
+    return tuple(_R.zero_grad(g) for _ in c.next_edges)
+
+
+def _random_op(name, inputs, node):
+    return _R.OpDef(name, _k_drawn, _b_zeros, inputs=inputs, attrs=(("sample", None),),
+                    method=False, function=False, node_name=node, number_attrs=(),
+                    doc=f"A {name} draw (Note [Random ops' nodes]).")
+
+
+_NORMAL_OPS = {(True, False): _random_op("normal", ("mean",), "NormalBackward1"),
+               (False, True): _random_op("normal", ("std",), "NormalBackward2"),
+               (True, True): _random_op("normal", ("mean", "std"), "NormalBackward3")}
+_BERNOULLI = _random_op("bernoulli", ("input",), "BernoulliBackward0")
+
+
+def _with_node(op, tensors, r):
+    """r, the draw, as the result of op over `tensors` when one of them needs a gradient
+    (Note [Random ops' nodes])."""
+    if _gm.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        return _R.dispatch(op, tuple(tensors), (_Drawn(r._data),))
+    return r
+
+
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False, pin_memory=False):
     """Samples from N(mean, std**2): elementwise for tensor mean/std, else of the given size."""
     _device(device, "normal")
     r = _random.normal(mean, std, size, generator=_gen(generator), dtype=dtype,
                        requires_grad=requires_grad, out=out)
-    return r if isinstance(mean, _CoreTensor) or isinstance(std, _CoreTensor) else as_door(r)
+    kinds = (isinstance(mean, _CoreTensor), isinstance(std, _CoreTensor))
+    if not any(kinds):
+        return as_door(r)
+    if out is not None:
+        return r
+    return _with_node(_NORMAL_OPS[kinds], [t for t in (mean, std) if isinstance(t, _CoreTensor)],
+                      r)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """1 with probability input (elementwise), or with probability p, from PyTorch's stream."""
-    return _random.bernoulli(input, p, generator=_gen(generator), out=out)
+    r = _random.bernoulli(input, p, generator=_gen(generator), out=out)
+    if out is not None or p is not None:
+        return r
+    return _with_node(_BERNOULLI, [input], r)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):

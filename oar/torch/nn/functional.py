@@ -13,11 +13,14 @@ import warnings
 
 import numpy as np
 
+from ... import dtypes as _dtypes
+from ...autograd import grad_mode as _grad_mode
 from ...autograd.errors import ArgTypeError, ArgValueError
 from ...nn import _activation_ops as _A
 from ...nn import _kernels as _K
 from ...nn import functional as _F
 from ...ops import args as _args
+from ...ops import norms as _norms
 from ...ops import registry as _R
 from ...ops.registry import FUNCTIONS as _FN
 from ...tensor import Tensor as _CoreTensor
@@ -219,9 +222,23 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 * x2) / max(||x1|| * ||x2||, eps) along dim."""
     _t(x1, "cosine_similarity", "x1")
     _t(x2, "cosine_similarity", "x2")
-    n1 = (x1 * x1).sum(axis=dim)
-    n2 = (x2 * x2).sum(axis=dim)
-    return (x1 * x2).sum(axis=dim) / (n1 * n2).clip(min=eps * eps).sqrt()
+    # torch's composition, node for node: the operands expanded to one shape, each divided
+    # by its norm over dim (a clone of linalg.vector_norm, clamped to eps under no_grad, so
+    # the clamp has no node), the product summed over dim (SumBackward1 on top)
+    if x1._data.dtype.kind != "f" or x2._data.dtype.kind != "f":
+        dt = _dtypes.DEFAULT_FLOAT.np   # integer operands: in the default float dtype, as torch
+        x1 = x1 if x1._data.dtype.kind == "f" else _FN["cast"](x1, dt)
+        x2 = x2 if x2._data.dtype.kind == "f" else _FN["cast"](x2, dt)
+    if tuple(x1.shape) != tuple(x2.shape):
+        shape = list(_R.broadcast_shapes("cosine_similarity", [x1._data.shape, x2._data.shape]))
+        x1 = x1 if list(x1.shape) == shape else x1.expand(shape)
+        x2 = x2 if list(x2.shape) == shape else x2.expand(shape)
+    n1 = _norms._vector_norm(x1, 2, dim, True, "cosine_similarity").clone()
+    n2 = _norms._vector_norm(x2, 2, dim, True, "cosine_similarity").clone()
+    with _grad_mode.no_grad():
+        n1.clip_(min=eps)
+        n2.clip_(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -278,6 +295,15 @@ def _feature_dropout(input, p, training, inplace, fname, unsqueeze):
     return _dropout(input, p, training, inplace, noise, fname)
 
 
+def _unbatched_feature_dropout(input, p, training, inplace, fname):
+    """dropout1d / dropout3d of an unbatched input as torch's: input.unsqueeze(0), the channel
+    dropout, then squeeze(0), so the result is a SqueezeBackward1 view even where nothing is
+    dropped (in place: the noise broadcast over the unbatched input, as before)."""
+    if inplace:
+        return _feature_dropout(input, p, training, True, fname, True)
+    return _feature_dropout(input.unsqueeze(0), p, training, False, fname, False).squeeze(0)
+
+
 def _warn_rank(fname, nd, ranks, spatial):
     import warnings
     warnings.warn(
@@ -299,7 +325,9 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs).")
-    return _feature_dropout(input, p, training, inplace, "dropout1d", nd == 2)
+    if nd == 2:
+        return _unbatched_feature_dropout(input, p, training, inplace, "dropout1d")
+    return _feature_dropout(input, p, training, inplace, "dropout1d", False)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
@@ -330,7 +358,9 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     nd = input.ndim
     if nd not in (4, 5):
         _warn_rank("dropout3d", nd, (4, 5), 3)
-    return _feature_dropout(input, p, training, inplace, "dropout3d", nd != 5)
+    if nd != 5:
+        return _unbatched_feature_dropout(input, p, training, inplace, "dropout3d")
+    return _feature_dropout(input, p, training, inplace, "dropout3d", False)
 
 
 # ------------------------------------------------------------------ conv and pooling
@@ -436,8 +466,29 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
     """Each (sample, channel) normalised over its spatial dims."""
-    return _F.instance_norm(_t(input, "instance_norm"), running_mean, running_var, weight,
-                            bias, use_input_stats, eps=eps, torch_momentum=momentum)
+    _t(input, "instance_norm")
+    if input.ndim < 3 or input._data.dtype.kind != "f":
+        return _F.instance_norm(input, running_mean, running_var, weight, bias,
+                                use_input_stats, eps=eps, torch_momentum=momentum)
+    if use_input_stats and int(np.prod(input.shape[2:])) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{list(input.shape)}")
+    # torch's composition, node for node: batch_norm of the input viewed as (1, N * C, ...)
+    # with weight, bias and running statistics repeated N times, viewed back (ViewBackward0 <-
+    # NativeBatchNormBackward0 <- ViewBackward0 / RepeatBackward0); the running statistics
+    # then take the mean of their N updated copies
+    b, c = input.shape[0], input.shape[1]
+
+    def rep(t):
+        return None if t is None else t.repeat(b)
+    rm, rv = rep(running_mean), rep(running_var)
+    out = batch_norm(input.reshape([1, b * c] + list(input.shape[2:])), rm, rv, rep(weight),
+                     rep(bias), training=use_input_stats, momentum=momentum, eps=eps)
+    with _grad_mode.no_grad():
+        for run, copies in ((running_mean, rm), (running_var, rv)):
+            if run is not None:
+                run.copy_(copies.reshape([b, c]).mean(0))
+    return out.reshape(list(input.shape))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -477,9 +528,10 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _classes_last(input, target, fname):
+def _classes_last(input, target, fname, check_only=False):
     """(N, C, d1, ...) input and (N, d1, ...) target as (N * d1 * ..., C) and (M,); (C,)
-    input with a 0-d target as one row. Returns (input2d, target1d, target shape)."""
+    input with a 0-d target as one row. Returns (input2d, target1d, target shape); with
+    check_only, only the checks run and (None, None, target shape) is returned."""
     _t(input, fname)
     if not isinstance(target, _CoreTensor):
         raise ArgTypeError(f"{fname}(): argument 'target' (position 2) must be Tensor, not "
@@ -489,6 +541,8 @@ def _classes_last(input, target, fname):
         if target.ndim != 0:
             raise ArgValueError(f"{fname}: 1D input (unbatched) expects a 0D target, got "
                                 f"shape {list(target.shape)}")
+        if check_only:
+            return None, None, ()
         return input.unsqueeze(0), target.reshape([1]), ()
     if nd == 2:
         return input, target, tuple(target.shape)
@@ -499,6 +553,8 @@ def _classes_last(input, target, fname):
     if tuple(target.shape) != want:
         raise ArgValueError(f"{fname}: Expected target size {list(want)}, got "
                             f"{list(target.shape)}")
+    if check_only:
+        return None, None, want
     return input.movedim(1, -1).reshape([-1, c]), target.reshape([-1]), want
 
 
@@ -515,9 +571,36 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """Negative log-likelihood of log-probabilities input at class indices target."""
     reduction = _legacy(size_average, reduce, reduction)
     _check_reduction(reduction)
-    x, y, shape = _classes_last(input, target, "nll_loss")
-    loss = _F.nll_loss(x, y, weight, ignore_index, reduction)
-    return _unflatten_loss(loss, shape, reduction)
+    return _nll_nd(input, target, weight, ignore_index, reduction, "nll_loss")
+
+
+def _nll_nd(input, target, weight, ignore_index, reduction, fname):
+    """PyTorch's nll_loss_nd, node for node: (C,) and (N, C) input are one nll_loss op
+    (NllLossBackward0), (N, C, H, W) one nll_loss2d op (NllLoss2DBackward0), other ranks a
+    view to (N, C, 1, -1) first and, for 'none', a view of the loss to the target's shape;
+    no moved or flattened copy of the input (nn/functional.py NLL_LOSS reads that layout)."""
+    _x, _y, want = _classes_last(input, target, fname, check_only=True)
+    nd = input.ndim
+    c = input.shape[0] if nd == 1 else input.shape[1]
+    if not (_F._loss_op_ok(input, weight) and (weight is None or not weight.requires_grad)):
+        x, y, shape = _classes_last(input, target, fname)   # mixed dtypes, a learnt weight
+        return _unflatten_loss(_F.nll_loss(x, y, weight, ignore_index, reduction), shape,
+                               reduction)
+    x = input
+    if nd == 3 or nd > 4:
+        rest = 1
+        for d in input.shape[2:]:
+            rest *= d
+        x = input.reshape([input.shape[0], c, 1, rest])
+    n_rows = 1 if nd == 1 else len(target._data.reshape(-1))
+    lab, _keep = _F._labels(wrap_as(_CoreTensor, target._data.reshape(-1)), n_rows, c,
+                            ignore_index, fname)
+    _F._class_weight(weight, c, fname)
+    op = _F.NLL_LOSS_2D if x.ndim == 4 else _F.NLL_LOSS
+    loss = _R.dispatch(op, (x,), (lab, _F._array_or_none(weight), ignore_index, reduction))
+    if x is not input and reduction == "none":
+        loss = loss.reshape(list(want))
+    return loss
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -543,7 +626,22 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         prod = logp * target
         if weight is not None:
             prod = prod * weight.reshape([-1] + [1] * (input.ndim - cdim - 1))
-        return _reduced(-prod.sum(axis=cdim), reduction)     # mean: over numel / C rows
+        # torch's composition: -(sum over classes) for 'none', -(sum) for 'sum', and for
+        # 'mean' that over numel / C rows by div.Scalar (DivBackward1)
+        if reduction == "none":
+            return -prod.sum(axis=cdim)
+        total = -prod.sum()
+        if reduction == "sum":
+            return total
+        if input.numel() == 0:
+            return total * float("nan")
+        return _R.dispatch(_F.DIV_SCALAR, (total,), (input.numel() / c,))
+    if not label_smoothing and (input.ndim != 2 or weight is not None):
+        # torch's composition: nll_loss_nd of log_softmax over the classes (the unweighted
+        # (N, C) case keeps the core's fused op, node NllLossBackward0 too)
+        _classes_last(input, target, "cross_entropy", check_only=True)
+        logp = _F.log_softmax(input, 0 if input.ndim == 1 else 1)
+        return _nll_nd(logp, target, weight, ignore_index, reduction, "cross_entropy")
     x, y, shape = _classes_last(input, target, "cross_entropy")
     loss = _F.cross_entropy(x, y, weight, ignore_index, reduction, axis=1,
                             label_smoothing=label_smoothing)
