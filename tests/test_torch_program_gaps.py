@@ -150,3 +150,31 @@ def test_unique_matches_torch(case):
         for a, b in zip(got, rt):
             assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape)
             np.testing.assert_array_equal(_np(a), _np(b))
+
+
+_FLOAT_WARN_SCRIPT = """
+import warnings, sys
+sys.path.insert(0, {root!r})
+import {mod} as T
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    x = T.ones(3, requires_grad=True)
+    float(T.ones(()))                 # no grad: no warning
+    x.sum().item(); int(x.sum())      # item() and int() never warn
+    first = len(w)
+    float(x.sum()); float(x[0] * 2)   # warns once per process
+print(first, len(w), [str(m.message).split(" (Triggered")[0] for m in w],
+      [m.category.__name__ for m in w])
+"""
+
+
+def test_float_of_a_grad_tensor_warns_once_as_torch():
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = str(Path(__file__).resolve().parents[1])
+    outs = [subprocess.run([sys.executable, "-c", _FLOAT_WARN_SCRIPT.format(root=root, mod=m)],
+                           capture_output=True, text=True, check=True).stdout
+            for m in ("torch", "oar.torch")]
+    assert outs[0] == outs[1]
+    assert outs[0].startswith("0 1 ")

@@ -8,6 +8,8 @@ them live in oar/torch/_functions.py (Note [Door conflicts] there).
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -153,6 +155,9 @@ class return_types:   # noqa: N801  (torch.return_types, a namespace)
 
 
 # --------------------------------------------------------------------------- the tensor
+_FLOAT_WARNED = False   # Tensor.__float__'s once-per-process warning has been given
+
+
 class Tensor(_CoreTensor):
     """A tensor of the PyTorch door: methods mean what they mean in PyTorch 2.13.
 
@@ -164,6 +169,17 @@ class Tensor(_CoreTensor):
     __getitem__ = _indexing.torch_getitem
     __setitem__ = _indexing.torch_setitem
     __delitem__ = _indexing.torch_delitem
+
+    def __float__(self):
+        # torch 2.13 warns (once per process, TORCH_WARN_ONCE) when float() drops a tensor's
+        # autograd history: d2l's `float(l.sum())` on a loss shows it; int(), item() do not
+        global _FLOAT_WARNED
+        if not _FLOAT_WARNED and self.requires_grad:
+            _FLOAT_WARNED = True
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=2)
+        return _CoreTensor.__float__(self)
 
     # ------------------------------------------------------------- metadata
     @property
