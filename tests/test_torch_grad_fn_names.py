@@ -29,7 +29,7 @@ FIXED = [
     "squeeze", "squeeze.multiple", "t", "split", "split.list_args", "split_with_sizes",
     "unsafe_split", "unsafe_chunk", "sum", "mean", "prod",
     # single ops where oar composed several
-    "norm", "norm.fro", "norm.inf", "dist", "tile", "repeat", "bmm", "nn.functional.prelu",
+    "norm", "norm.fro", "norm.inf", "norm.nuc", "dist", "tile", "repeat", "bmm", "nn.functional.prelu",
     # compositions built node for node as torch builds them
     "nn.functional.nll_loss", "nn.functional.cosine_similarity",
     "nn.functional.instance_norm", "nn.functional.dropout3d",
@@ -100,6 +100,7 @@ CHAINS = {
     "dropout1d_unbatched": lambda T, F, mk: F.dropout1d(mk(2, 3), 0.5, training=False),
     "prelu": lambda T, F, mk: F.prelu(mk(2, 3, 4), mk(3)),
     "norm_dims": lambda T, F, mk: T.norm(mk(2, 3, 4), 3, (0, 2), True),
+    "norm_nuc_keepdim": lambda T, F, mk: T.norm(mk(3, 5, 4), "nuc", [0, 2], keepdim=True),
     "tile": lambda T, F, mk: mk(2, 3).tile((2, 1, 2)),
     "max_dim": lambda T, F, mk: mk(3, 4).max(1)[0] * 2,
     "split_list": lambda T, F, mk: mk(4, 2).split([1, 3])[1].t(),

@@ -129,6 +129,43 @@ SV_NORM = registry.OpDef(
     method=False, doc="A matrix norm from the singular values of x over two axes.")
 
 
+def _b_svdvals(ctx, g):
+    if grad_mode.STATE.enabled:
+        raise NotImplementedError("svdvals(): second derivatives are not supported (the "
+                                  "backward uses a NumPy SVD)")
+    u, _, vh = np.linalg.svd(ctx.input(0)._data, full_matrices=False)
+    grad = (u * g._data[..., None, :]) @ vh     # U diag(g) Vh
+    return (wrap_as(g._result_class, np.ascontiguousarray(grad)),)
+
+
+# the singular values of the matrices in x's last two dims, largest first: PyTorch's
+# linalg.svdvals (node LinalgSvdBackward0), which its nuclear norm sums
+SVDVALS = registry.OpDef(
+    "svdvals", lambda x: np.asarray(np.linalg.svd(x, compute_uv=False), dtype=x.dtype),
+    _b_svdvals, needs={"x": ("x",)}, function=False, method=False,
+    node_name="LinalgSvdBackward", doc="The singular values of x's last two dims.")
+
+
+def nuclear_norm(x, dims, keepdim, op="norm"):
+    """PyTorch's nuclear norm over two dims, node for node as its linalg.matrix_norm: the dims
+    permuted last, svdvals, the sum over them (SumBackward1), and for keepdim an unsqueeze
+    and the inverse permutation."""
+    x = _float_input(x, op)
+    d0, d1 = _args.axes(list(dims), x._data.ndim, op)
+    if d0 == d1:
+        raise _args.ArgValueError(f"{op}(): dims must be different. Got ({d0}, {d1})")
+    perm = [d for d in range(x._data.ndim) if d not in (d0, d1)] + [d0, d1]
+    r = FUNCTIONS["sum"](registry.dispatch(SVDVALS, (FUNCTIONS["permute"](x, perm),), ()),
+                         axis=-1, keepdim=keepdim)
+    if not keepdim:
+        return r
+    r = FUNCTIONS["unsqueeze"](r, -1)
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return FUNCTIONS["permute"](r, inv)
+
+
 def _float_input(x, op):
     x = _args.input_tensor(x, op)
     if x._data.dtype.kind != "f":

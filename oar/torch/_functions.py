@@ -22,7 +22,7 @@ from ..ops.reduce import (cumulative_indices, dispatch_multi, index_tensor as _i
 from ..ops import registry as _R
 from ..ops.registry import FUNCTIONS as _CORE
 from ..ops.registry import OPS as _OPS
-from ..ops.norms import _float_input, _vector_norm
+from ..ops.norms import _float_input, _vector_norm, nuclear_norm as _nuclear_norm
 from ..ops.views import _pieces, chunk_sizes as _chunk_sizes
 from ..tensor import Tensor as _CoreTensor
 from ..tensor import wrap_as
@@ -573,7 +573,9 @@ def _from_numpy(ndarray):
 def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     input = _tensor(input, "norm")
     core = _CORE["norm"]
-    if p == "nuc" or (isinstance(p, str) and p != "fro"):
+    if p == "nuc":   # torch's node chain: SumBackward1 <- LinalgSvdBackward0 <- permute
+        return _nuclear_norm(input, list(dim) if dim is not None else [0, 1], keepdim)
+    if isinstance(p, str) and p != "fro":
         return core(input, p=p, axis=list(dim) if dim is not None else [0, 1], keepdim=keepdim)
     p = 2 if p == "fro" else p
     # PyTorch's norm with a number p is a vector norm over every dim given (Paddle's is the
