@@ -564,14 +564,45 @@ LEAKY = pointwise_op("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.input
 # F.leaky_relu with a slope >= 0 (nn.LeakyReLU): the same node, LeakyReluBackward0, reading
 # the result instead (v > 0 exactly where x > 0), so that BatchNorm -> LeakyReLU keeps one
 # activation, not two: the one conv2 saves anyway (Note [In-place activated batch norm])
+_LEAKY_BLOCK = 1 << 15
+
+
+def _b_leaky_into(c, g):
+    """Note [Backward into the incoming gradient] for leaky_relu from its result: g scaled by
+    1 where v > 0 and by the slope elsewhere, in g's own buffer, the factor made per block
+    ((1 - p) * slope + p with p = (v > 0) is exactly 1 or exactly the slope), so no
+    full-size temporary; the same values as _b_leaky bit for bit. None (the formula) when
+    the layouts differ or the backward must refuse."""
+    slope = c.attrs[0]
+    if c.op is LEAKY_RESULT and slope < 0:
+        return None
+    gd, vd = g._data, c.out._data
+    if gd.shape != vd.shape or gd.dtype != vd.dtype or not (
+            gd.flags.c_contiguous and vd.flags.c_contiguous):
+        return None
+    fg, fv = gd.reshape(-1), vd.reshape(-1)
+    f = np.empty(min(_LEAKY_BLOCK, fg.size), gd.dtype)
+    s = gd.dtype.type(slope)
+    for i in range(0, fg.size, _LEAKY_BLOCK):
+        j = min(i + _LEAKY_BLOCK, fg.size)
+        p = f[:j - i]
+        np.greater(fv[i:j], 0, out=p, casting="unsafe")
+        q = np.subtract(1, p, dtype=gd.dtype)
+        q *= s
+        q += p
+        np.multiply(fg[i:j], q, out=fg[i:j])
+    return (g,)
+
+
 LEAKY_OUT = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.out),
+                  backward_inplace=_b_leaky_into,
                   needs={"x": ("out",)}, kind="pointwise", attrs=(("negative_slope", 0.01),),
                   check=_floating_only, method=False, function=False,
                   doc="leaky_relu with a slope >= 0, its backward read from the result.")
 # F.leaky_relu_: LeakyReluBackward1, from the result, so no copy of the old value (Note
 # [Activation and normalization ops]); its backward refuses a negative slope, as PyTorch's
 LEAKY_RESULT = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.out),
-                     needs={"x": ("out",)}, kind="pointwise", attrs=(("negative_slope", 0.01),),
+                     backward_inplace=_b_leaky_into, needs={"x": ("out",)}, kind="pointwise", attrs=(("negative_slope", 0.01),),
                      check=_floating_only, method=False, function=False, inplace=True,
                      node_name="LeakyReluBackward1",
                      doc="leaky_relu written in place, its backward read from the result.")
