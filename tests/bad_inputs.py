@@ -2079,3 +2079,15 @@ row("Tensor.register_post_accumulate_grad_hook: on a non-leaf", RuntimeError,
     lambda t, e: (e.w * 2.0).register_post_accumulate_grad_hook(lambda p: None))
 # Paddle 3.3.1 leaks an AttributeError ('int' object has no attribute 'full_name'): TypeError
 row("oar.DataParallel: not a Layer", TypeError, lambda e: oar.DataParallel(5))
+
+area("tril / triu")
+for _name in ("tril", "triu"):
+    row(f"oar.{_name},Tensor.{_name},oar.{_name}_,Tensor.{_name}_: a 1-D tensor", RuntimeError,
+        lambda e, f=_name: getattr(oar, f)(e.v),
+        lambda t, e, f=_name: getattr(t, f)(e.v))
+    row(f"Tensor.{_name}_: a 1-D tensor in place", RuntimeError,
+        lambda e, f=_name: getattr(e.v, f + "_")(),
+        lambda t, e, f=_name: getattr(e.v, f + "_")())
+    row(f"Tensor.{_name}_: in place on a leaf that requires grad", RuntimeError,
+        lambda e, f=_name: getattr(e.w, f + "_")(),
+        lambda t, e, f=_name: getattr(e.w, f + "_")())

@@ -111,6 +111,11 @@ def test_tril_triu_match_torch(fn, diagonal, shape):
     yt.backward(torch.tensor(g))
     yo.backward(ot.tensor(g))
     np.testing.assert_array_equal(_np(xo.grad), _np(xt.grad))
+    # the in-place spelling: same values, same node, x itself, one version bump
+    xt2, xo2 = torch.tensor(x) * 1, ot.tensor(x) * 1
+    rt, ro = getattr(xt2, fn + "_")(diagonal), getattr(xo2, fn + "_")(diagonal)
+    assert rt is xt2 and ro is xo2 and xo2._version == xt2._version == 1
+    np.testing.assert_array_equal(_np(xo2), _np(xt2))
     # integer and bool tensors keep their dtype
     for dt in ("int64", "bool"):
         a = np.arange(12).reshape(3, 4).astype(dt)
@@ -124,7 +129,11 @@ def test_tril_of_1d_refused_as_torch():
         with pytest.raises(RuntimeError, match="tril: input tensor must have at least 2 "
                                                "dimensions"):
             T.tril(v)
+        with pytest.raises(RuntimeError, match="triu: input tensor must have at least 2 "
+                                               "dimensions"):
+            v.triu_()
     np.testing.assert_array_equal(_np(x), np.ones(3))
+    assert x._version == 0
 
 
 @pytest.mark.parametrize("case", [

@@ -845,8 +845,8 @@ registry.register_function("allclose", allclose)
 # The lower / upper triangle of the last two dims (the matrices of a batch), the rest zeroed;
 # `diagonal` shifts the boundary (0: the main diagonal; k > 0 above it, k < 0 below). The
 # gradient is the same triangle of the incoming gradient. minGPT's causal mask is
-# torch.tril(torch.ones(T, T)). Out-of-place only: tril_/triu_ are not declared yet (a general
-# op's in-place spelling needs a kernel that writes into its input).
+# torch.tril(torch.ones(T, T)). tril_/triu_ are declared apart (kind "inplace": their kernel
+# zeroes the other triangle of x in place, after the same rank check has passed).
 def _k_triangle(np_fn, name):
     def kernel(x, diagonal):
         if x.ndim < 2:
@@ -866,4 +866,25 @@ for _name, _np_fn, _what in (("tril", np.tril, "lower"), ("triu", np.triu, "uppe
                   attrs=(("diagonal", 0),),
                   doc=f"The {_what} triangle of x's last two dims (on and {'below' if _what == 'lower' else 'above'} "
                       "the diagonal shifted by `diagonal`), the other elements zero."))
+
+
+def _check_triangle_(self, args, attrs, op_name):
+    if self._data.ndim < 2:
+        raise ArgValueError(f"{op_name[:-1]}: input tensor must have at least 2 dimensions")
+
+
+def _k_triangle_(np_fn):
+    def kernel(x, diagonal):
+        # the elements outside the triangle: np_fn of a ones mask, shaped as x's last two dims
+        keep = np_fn(np.ones(x.shape[-2:], bool), diagonal)
+        x[..., ~keep] = 0
+        return x
+    return kernel
+
+
+for _name, _np_fn, _what in (("tril", np.tril, "lower"), ("triu", np.triu, "upper")):
+    declare(OpDef(_name + "_", _k_triangle_(_np_fn), _b_triangle(_name), kind="inplace",
+                  attrs=(("diagonal", 0),), check=_check_triangle_,
+                  node_name=_name.title() + "Backward",
+                  doc=f"x's {_what} triangle kept in place (the other elements set to zero)."))
 del _name, _np_fn, _what
