@@ -31,7 +31,7 @@ FIXED = [
     # single ops where oar composed several
     "norm", "norm.fro", "norm.inf", "norm.nuc", "dist", "tile", "repeat", "bmm", "nn.functional.prelu",
     # compositions built node for node as torch builds them
-    "nn.functional.nll_loss", "nn.functional.cosine_similarity",
+    "nn.functional.nll_loss", "nn.functional.cross_entropy", "nn.functional.cosine_similarity",
     "nn.functional.instance_norm", "nn.functional.dropout3d",
 ]
 
@@ -46,17 +46,6 @@ def test_opinfo_grad_fn_names_and_gradients(name):
     found = H.run_grad(op, H._samples(op, torch.float64, requires_grad=True))
     kinds = ("grad_fn",) if name in RANDOM else ("grad_fn", "grad")
     bad = [str(f) for f in found if f.variant in kinds]
-    assert not bad, "\n".join(bad[:10])
-
-
-def test_cross_entropy_grad_fn_names_without_label_smoothing():
-    """cross_entropy: class probabilities (NegBackward0 / DivBackward1 on top), weights and
-    4-D inputs (NllLoss(2D)Backward0); label smoothing still composes differently."""
-    op = H.OPS["nn.functional.cross_entropy"]
-    samples = [s for s in H._samples(op, torch.float64, requires_grad=True)
-               if not s.kwargs.get("label_smoothing")]
-    found = H.run_grad(op, samples)
-    bad = [str(f) for f in found if f.variant in ("grad_fn", "grad")]
     assert not bad, "\n".join(bad[:10])
 
 
@@ -96,6 +85,9 @@ CHAINS = {
         mk(2, 3), T.tensor(np.full((2, 3), 1 / 3))),
     "cross_entropy_weighted": lambda T, F, mk: F.cross_entropy(
         mk(2, 3), T.tensor([0, 2]), weight=T.tensor([1., 2., 3.], dtype=T.float64)),
+    "cross_entropy_probs_smoothed_none": lambda T, F, mk: F.cross_entropy(
+        mk(2, 3, 2), T.tensor(np.full((2, 3, 2), 1 / 3)), reduction="none",
+        label_smoothing=0.2),
     "dropout3d_unbatched": lambda T, F, mk: F.dropout3d(mk(2, 2, 2, 2), 0.0),
     "dropout1d_unbatched": lambda T, F, mk: F.dropout1d(mk(2, 3), 0.5, training=False),
     "prelu": lambda T, F, mk: F.prelu(mk(2, 3, 4), mk(3)),

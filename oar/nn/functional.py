@@ -335,12 +335,17 @@ NLL_LOSS = R.OpDef("nll_loss", _k_nll, _b_nll, inputs=("input",),
                    attrs=(("label", None), ("weight", None), ("ignore_index", -100),
                           ("reduction", "mean")),
                    doc="Negative log-likelihood at integer labels (Note [Loss ops]).")
-# x / s for a Python number s, PyTorch's div.Scalar (DivBackward1), the overload its own
-# compositions call (cross_entropy's mean over probability targets)
+# x / s and x * s for a Python number s, PyTorch's div.Scalar (DivBackward1) and mul.Scalar
+# (MulBackward1), the overloads its own compositions call (cross_entropy's mean over
+# probability targets, its label smoothing)
 DIV_SCALAR = R.OpDef("div_scalar", lambda x, s: np.asarray(x / s, dtype=x.dtype),
                      lambda c, g: (g / c.attrs[0],), attrs=(("other", 1.0),), method=False,
                      function=False, node_name="DivBackward1",
                      doc="x divided by a Python number (PyTorch's div.Scalar).")
+MUL_SCALAR = R.OpDef("mul_scalar", lambda x, s: np.asarray(x * s, dtype=x.dtype),
+                     lambda c, g: (g * c.attrs[0],), attrs=(("other", 1.0),), method=False,
+                     function=False, node_name="MulBackward1",
+                     doc="x times a Python number (PyTorch's mul.Scalar).")
 NLL_LOSS_2D = R.OpDef("nll_loss2d", _k_nll, _b_nll, inputs=("input",),
                       attrs=(("label", None), ("weight", None), ("ignore_index", -100),
                              ("reduction", "mean")), node_name="NllLoss2DBackward",

@@ -636,16 +636,46 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if input.numel() == 0:
             return total * float("nan")
         return _R.dispatch(_F.DIV_SCALAR, (total,), (input.numel() / c,))
-    if not label_smoothing and (input.ndim != 2 or weight is not None):
+    ls = _args.number(label_smoothing, "cross_entropy", "label_smoothing", allow_bool=False)
+    if (ls or input.ndim != 2 or weight is not None) and 0.0 <= ls <= 1.0:
         # torch's composition: nll_loss_nd of log_softmax over the classes (the unweighted
         # (N, C) case keeps the core's fused op, node NllLossBackward0 too)
         _classes_last(input, target, "cross_entropy", check_only=True)
-        logp = _F.log_softmax(input, 0 if input.ndim == 1 else 1)
-        return _nll_nd(logp, target, weight, ignore_index, reduction, "cross_entropy")
+        cdim = 0 if input.ndim == 1 else 1
+        logp = _F.log_softmax(input, cdim)
+        nll = _nll_nd(logp, target, weight, ignore_index, reduction, "cross_entropy")
+        if not ls:
+            return nll
+        return _label_smoothing(nll, logp, target, weight, ignore_index, reduction, ls, cdim)
     x, y, shape = _classes_last(input, target, "cross_entropy")
     loss = _F.cross_entropy(x, y, weight, ignore_index, reduction, axis=1,
                             label_smoothing=label_smoothing)
     return _unflatten_loss(loss, shape, reduction)
+
+
+def _label_smoothing(nll, logp, target, weight, ignore_index, reduction, ls, cdim):
+    """torch's cross_entropy_loss_label_smoothing, node for node: (1 - ls) * nll +
+    smooth * (ls / C) by mul.Scalar (MulBackward1), the smoothing term minus the (weighted)
+    sum of log-probabilities over the classes, zeroed in place where the target is ignored
+    (MaskedFillBackward0), over the kept targets' weight (or count) for 'mean'."""
+    ignore = target == ignore_index
+    if weight is not None:
+        shape = [1] * logp.ndim
+        shape[cdim] = weight.shape[0]
+        smooth = -(logp * weight.reshape(shape)).sum(cdim)
+    else:
+        smooth = -logp.sum(cdim)
+    smooth.masked_fill_(ignore, 0.0)
+    if reduction == "mean":
+        kept = ~ignore
+        denom = (weight.gather(0, target.masked_select(kept).flatten()).sum()
+                 if weight is not None else kept.sum())
+        smooth = smooth.sum() / denom
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    c = logp.shape[cdim]
+    return (_R.dispatch(_F.MUL_SCALAR, (nll,), (1 - ls,))
+            + _R.dispatch(_F.MUL_SCALAR, (smooth,), (ls / c,)))
 
 
 def _pair_loss(input, target, fname):
