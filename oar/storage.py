@@ -36,7 +36,10 @@ class Storage:
 
     def __del__(self):
         global _allocated
-        _allocated -= self.nbytes
+        try:
+            _allocated -= self.nbytes
+        except TypeError:   # interpreter shutdown: the module's globals are already None
+            return
         if _trace is not None:
             _trace.free(self)
         if self.nbytes >= POOL_MIN_BYTES:
