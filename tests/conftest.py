@@ -6,6 +6,10 @@ from hypothesis import settings
 
 import oar
 
+# the ported tests' shared assertions (a helper module, not a test module) get pytest's
+# assert introspection too
+pytest.register_assert_rewrite("tests.torch_testcase")
+
 # CI runs a fixed, reproducible set of hypothesis examples; local runs draw new ones (hunting)
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):

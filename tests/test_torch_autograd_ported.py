@@ -8,13 +8,12 @@ saves raise and with what message, which gradients come out), written here in ou
 the stored copy of PyTorch's source is reference material whose code stays out of this
 repository, so bodies are not pasted. The module-level names `torch`, `Function`, `gradcheck`
 and `gradgradcheck` are bound per run by the `door` fixture, so every test of those classes
-runs twice: on torch 2.13 itself (the oracle: the test is faithful) and on oar.torch. `_Case`
-stands in for unittest's TestCase assertions.
+runs twice: on torch 2.13 itself (the oracle: the test is faithful) and on oar.torch. The
+fixture and the TestCase assertions come from tests/torch_testcase.py.
 
 The tests after the two classes compare oar.torch with torch 2.13 directly on behaviours
 those tests leave open (exact messages, the point where an error is raised, warnings); they
 run once each."""
-import re
 import warnings
 
 import numpy as np
@@ -22,69 +21,15 @@ import pytest
 
 real_torch = pytest.importorskip("torch")
 import oar.torch as oar_torch  # noqa: E402
+from tests.torch_testcase import TorchTestCase, door_fixture, float_values  # noqa: E402
 
 torch = Function = gradcheck = gradgradcheck = None   # bound by the `door` fixture
 
 SRC = "test/test_autograd.py@5c322af10e52e4d236104ceefd542f34e6dcf20a"
 
 
-@pytest.fixture(params=["torch", "oar"])
-def door(request):
-    """Binds the module-level names to torch 2.13 or to oar.torch for one run of a test."""
-    global torch, Function, gradcheck, gradgradcheck
-    saved = (torch, Function, gradcheck, gradgradcheck)
-    torch = real_torch if request.param == "torch" else oar_torch
-    Function = torch.autograd.Function
-    gradcheck, gradgradcheck = torch.autograd.gradcheck, torch.autograd.gradgradcheck
-    yield request.param
-    torch, Function, gradcheck, gradgradcheck = saved
-
-
-# ------------------------------------------------------------------------------- shims
-def _values(x):
-    """A tensor as a float64 ndarray (anything else unchanged)."""
-    if hasattr(x, "detach") and hasattr(x, "tolist"):
-        return np.asarray(x.detach().tolist(), dtype=float)
-    return x
-
-
-class _Raises:
-    """Context manager: the block must raise `exc` (a subclass is fine) whose message
-    matches `regex` when one is given."""
-
-    def __init__(self, exc, regex=None):
-        self.exc, self.regex = exc, regex
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, typ, val, tb):
-        if typ is None:
-            raise AssertionError(f"{self.exc.__name__} not raised")
-        if not issubclass(typ, self.exc):
-            return False
-        if self.regex is not None:
-            assert re.search(self.regex, str(val)), f"{self.regex!r} not in {str(val)!r}"
-        return True
-
-
-class _Case:
-    """The few TestCase assertions the tests use; tensors compare by value (float32
-    tolerances)."""
-
-    def assertEqual(self, a, b, msg=None):   # noqa: N802
-        a, b = _values(a), _values(b)
-        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-            np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
-                                       rtol=1.3e-6, atol=1e-5)
-        else:
-            assert a == b, msg
-
-    def assertRaisesRegex(self, exc, regex=None):   # noqa: N802
-        return _Raises(exc, regex)
-
-    def fail(self, msg=None):
-        raise AssertionError(msg)
+door = door_fixture(globals(), ("torch", "Function", "gradcheck", "gradgradcheck"),
+                    autouse=False)
 
 
 def _fn(forward, backward, name="Fn"):
@@ -113,7 +58,7 @@ _INF_VIEW_REBASED = "A view was created in inference mode and its base or anothe
 # TestAutogradInferenceMode
 # =========================================================================================
 @pytest.mark.usefixtures("door")
-class TestAutogradInferenceMode(_Case):
+class TestAutogradInferenceMode(TorchTestCase):
     def test_inference_mode_context_manager(self):
         # SRC TestAutogradInferenceMode.test_inference_mode_context_manager
         seen = [torch.is_inference_mode_enabled()]
@@ -368,7 +313,7 @@ class TestAutogradInferenceMode(_Case):
 # mark_non_differentiable, save_for_backward) and backward(inputs=...)
 # =========================================================================================
 @pytest.mark.usefixtures("door")
-class TestAutogradFunctions(_Case):
+class TestAutogradFunctions(TorchTestCase):
     def test_function_returns_input(self):
         # SRC TestAutograd.test_function_returns_input
         doubled_grad = _fn(lambda ctx, x: x, lambda ctx, g: 2 * g)
@@ -448,7 +393,7 @@ class TestAutogradFunctions(_Case):
         same_as_x, total = Pass.apply(x, y)
         seen = []
         # the hook sees only what flows through the returned leaf, not x's own uses
-        same_as_x.register_hook(lambda g: seen.append(_values(g)))
+        same_as_x.register_hook(lambda g: seen.append(float_values(g)))
         (same_as_x + total + x).sum().backward()
         assert len(seen) == 1
         self.assertEqual(seen[0], np.ones((5, 5)))
@@ -687,7 +632,7 @@ class TestAutogradFunctions(_Case):
                 y.grad.zero_()
             run(inputs)
             self.assertEqual(got.grad, want["x" if got is x else "y"])
-            self.assertEqual(other.grad, torch.zeros(2, 2))
+            self.assertEqual(other.grad, torch.zeros(2, 2, dtype=torch.double))
         with self.assertRaisesRegex(RuntimeError, "cannot be empty"):
             run([])
 
@@ -795,7 +740,7 @@ def _outcome(fn):
         r = fn()
     except Exception as e:   # noqa: BLE001  (the class is compared below)
         return ("raises", isinstance(e, RuntimeError), isinstance(e, TypeError), str(e))
-    return ("ok", _values(r) if hasattr(r, "tolist") else r)
+    return ("ok", float_values(r) if hasattr(r, "tolist") else r)
 
 
 def _same(scenario):

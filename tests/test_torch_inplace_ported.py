@@ -8,7 +8,7 @@ out, which hooks fire), written here in our own words: the stored copy of PyTorc
 reference material whose code stays out of this repository, so bodies are not pasted. The
 module-level names `torch`, `Function` and `InplaceFunction` are bound per run by the `door`
 fixture, so every test runs twice: on torch 2.13 itself (the oracle: the test is faithful)
-and on oar.torch. `_Case` stands in for torch.testing's TestCase assertions.
+and on oar.torch. The fixture and the TestCase assertions come from tests/torch_testcase.py.
 
 tests/test_torch_autograd_ported.py already carries TestAutogradInferenceMode and the
 custom-Function tests (test_inplace_on_view_python, _backprop_base, _of_view, _then_no_grad,
@@ -23,119 +23,30 @@ from functools import partial
 import numpy as np
 import pytest
 
-real_torch = pytest.importorskip("torch")
-import oar.torch as oar_torch  # noqa: E402
+pytest.importorskip("torch")
+from tests.torch_testcase import TorchTestCase, door_fixture  # noqa: E402
 
 torch = Function = InplaceFunction = None   # bound by the `door` fixture
 
 SRC = "test/test_autograd.py@5c322af10e52e4d236104ceefd542f34e6dcf20a"
 
 
-@pytest.fixture(autouse=True, params=["torch", "oar"])
-def door(request):
-    """Binds the names the tests use to torch 2.13 or to oar.torch for one run."""
-    global torch, Function, InplaceFunction
-    saved = (torch, Function, InplaceFunction)
-    torch = real_torch if request.param == "torch" else oar_torch
-    Function = torch.autograd.Function
-    InplaceFunction = getattr(getattr(torch.autograd, "function", None), "InplaceFunction", None)
+def _float64_seeded(torch):
     torch.manual_seed(0)
     # PyTorch's test_autograd.py runs with float64 as the default dtype; so do these.
     prev = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
-    yield request.param
+    yield
     torch.set_default_dtype(prev)
-    torch, Function, InplaceFunction = saved
 
 
-# ------------------------------------------------------------------------------- shims
-def _is_tensor(x):
-    return isinstance(x, (real_torch.Tensor, oar_torch.Tensor))
-
-
-def _np(x):
-    return np.array(x.detach().numpy()) if _is_tensor(x) else np.asarray(x)
-
-
-class _Raises:
-    def __init__(self, exc, regex=None):
-        self.exc, self.regex = exc, regex
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, typ, val, tb):
-        if typ is None:
-            raise AssertionError(f"{self.exc} not raised")
-        if not issubclass(typ, self.exc):
-            return False
-        if self.regex is not None:
-            assert re.search(self.regex, str(val)), f"{self.regex!r} not in {str(val)!r}"
-        return True
-
-
-class _Case:
-    """The unittest / torch.testing TestCase assertions the tests use."""
-
-    def assertTrue(self, x, msg=None):   # noqa: N802
-        assert x, msg
-
-    def assertFalse(self, x, msg=None):   # noqa: N802
-        assert not x, msg
-
-    def assertIs(self, a, b):   # noqa: N802
-        assert a is b
-
-    def assertIsNot(self, a, b):   # noqa: N802
-        assert a is not b
-
-    def assertIsNone(self, x):   # noqa: N802
-        assert x is None
-
-    def assertIsNotNone(self, x):   # noqa: N802
-        assert x is not None
-
-    def assertEqual(self, a, b, msg=None, *, rtol=None, atol=None):   # noqa: N802
-        if _is_tensor(a) or _is_tensor(b):
-            if _is_tensor(a) and _is_tensor(b):
-                assert tuple(a.shape) == tuple(b.shape), f"shapes {a.shape} != {b.shape}"
-            x, y = _np(a), _np(b)
-            if x.shape != y.shape and (x.size == 1 or y.size == 1):
-                x, y = np.broadcast_arrays(x, y)
-            np.testing.assert_allclose(x.astype(np.float64), y.astype(np.float64),
-                                       rtol=1e-7 if rtol is None else rtol,
-                                       atol=1e-7 if atol is None else atol)
-        else:
-            assert a == b, msg or f"{a} != {b}"
-
-    def assertNotEqual(self, a, b):   # noqa: N802
-        if _is_tensor(a) or _is_tensor(b):
-            assert not np.array_equal(_np(a), _np(b)), f"{a} == {b}"
-        else:
-            assert a != b
-
-    def assertRaises(self, exc, fn=None):   # noqa: N802
-        ctx = _Raises(exc)
-        if fn is None:
-            return ctx
-        with ctx:
-            fn()
-
-    def assertRaisesRegex(self, exc, regex, fn=None):   # noqa: N802
-        ctx = _Raises(exc, regex)
-        if fn is None:
-            return ctx
-        with ctx:
-            fn()
-
-    def fail(self, msg=None):
-        raise AssertionError(msg)
+door = door_fixture(globals(), ("torch", "Function", "InplaceFunction"), setup=_float64_seeded)
 
 
 # =========================================================================================
 # TestAutograd: in-place ops and hooks / retain_grad
 # =========================================================================================
-class TestInplaceHooks(_Case):
+class TestInplaceHooks(TorchTestCase):
     def test_retain_grad_inplace(self):
         # SRC TestAutograd.test_retain_grad_inplace: retain_grad follows the tensor across
         # in-place ops (also over a view) and is the grad of the latest version
@@ -324,7 +235,7 @@ class TestInplaceHooks(_Case):
 # =========================================================================================
 # TestAutograd: in-place ops, requires_grad, saved tensors, versions
 # =========================================================================================
-class TestInplace(_Case):
+class TestInplace(TorchTestCase):
     def test_index_backward_does_not_save_tensor(self):
         # SRC TestAutograd.test_index_backward_does_not_save_tensor
         a = torch.tensor([1.0, 0, 0])
@@ -730,7 +641,7 @@ class TestInplace(_Case):
 # =========================================================================================
 # TestAutograd: in-place on views
 # =========================================================================================
-class TestInplaceOnView(_Case):
+class TestInplaceOnView(TorchTestCase):
     def test_inplace_on_view_saved_output(self):
         # SRC TestAutograd.test_inplace_on_view_saved_output: no reference cycle when an
         # in-place op on a view saves its output

@@ -7,155 +7,38 @@ view of which base, which writes must show through, which shapes/strides/errors 
 written here in our own words: the stored copy of PyTorch's source is reference material
 whose code stays out of this repository, so the bodies are not pasted. The module-level name
 `torch` is bound per run by the `door` fixture, so every test runs twice: on torch 2.13
-itself (the oracle: the test is faithful to torch) and on oar.torch. `_Case` stands in for
-torch.testing's TestCase assertions (assertEqual compares tensors by shape, dtype and values
-with torch's default tolerances).
+itself (the oracle: the test is faithful to torch) and on oar.torch. The fixture and the
+TestCase assertions (assertEqual compares tensors by shape, dtype and values with torch's
+default tolerances) come from tests/torch_testcase.py.
 
 Skipped, with the reason on each: complex dtypes (view_as_real/complex, real/imag, conj
 views), quantized and sparse tensors, the meta device, CUDA-only checks."""
 import random
-import re
 from functools import partial
 from itertools import combinations, permutations
 
 import numpy as np
 import pytest
 
-real_torch = pytest.importorskip("torch")
-import oar.torch as oar_torch  # noqa: E402
+pytest.importorskip("torch")
+from tests.torch_testcase import TorchTestCase, door_fixture, to_numpy  # noqa: E402
 
 torch = None   # bound by the `door` fixture
 
 SRC = "test/test_view_ops.py@01c12b21da48d378acb804c80e1955c7ac3f55a4"
 
 
-@pytest.fixture(autouse=True, params=["torch", "oar"])
-def door(request):
-    """Binds `torch` to torch 2.13 or to oar.torch for one run of a test."""
-    global torch
-    saved = torch
-    torch = real_torch if request.param == "torch" else oar_torch
+def _seeded(torch):
     random.seed(0)
     np.random.seed(0)
-    yield request.param
-    torch = saved
+    yield
 
 
-# ------------------------------------------------------------------------------- shims
-_TOL = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
-        "float64": (1e-7, 1e-7)}
+door = door_fixture(globals(), setup=_seeded)
 
 
-def _is_tensor(x):
-    return isinstance(x, (real_torch.Tensor, oar_torch.Tensor))
-
-
-def _dtype_name(x):
-    return str(x.dtype).rsplit(".", 1)[-1]
-
-
-def _np(x):
-    if _is_tensor(x):
-        x = x.detach()
-        if _dtype_name(x) == "bfloat16":
-            x = x.float()
-        return np.array(x.numpy())
-    return np.asarray(x)
-
-
-def _np_dtype(x):
-    name = _dtype_name(x)
-    return {"bool": np.bool_, "bfloat16": np.float32}.get(name, getattr(np, name, np.float64))
-
-
-class _Raises:
-    def __init__(self, exc, regex=None):
-        self.exc, self.regex = exc, regex
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, typ, val, tb):
-        if typ is None:
-            raise AssertionError(f"{self.exc} not raised")
-        if not issubclass(typ, self.exc):
-            return False
-        if self.regex is not None:
-            assert re.search(self.regex, str(val)), f"{self.regex!r} not in {str(val)!r}"
-        return True
-
-
-class _Case:
-    """The unittest / torch.testing TestCase assertions the tests use."""
-
-    def assertTrue(self, x, msg=None):   # noqa: N802
-        assert x, msg
-
-    def assertFalse(self, x, msg=None):   # noqa: N802
-        assert not x, msg
-
-    def assertIs(self, a, b):   # noqa: N802
-        assert a is b
-
-    def assertIsNot(self, a, b):   # noqa: N802
-        assert a is not b
-
-    def _equal(self, a, b, rtol=None, atol=None, exact_dtype=True):
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and (
-                any(_is_tensor(v) or isinstance(v, np.ndarray) for v in (*a, *b))):
-            assert len(a) == len(b), f"lengths {len(a)} != {len(b)}"
-            for u, v in zip(a, b):
-                self._equal(u, v, rtol, atol, exact_dtype)
-            return
-        if _is_tensor(a) or _is_tensor(b) or isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-            if _is_tensor(a) and _is_tensor(b):
-                assert tuple(a.shape) == tuple(b.shape), f"shapes {a.shape} != {b.shape}"
-                if exact_dtype:
-                    assert _dtype_name(a) == _dtype_name(b), f"dtypes {a.dtype} != {b.dtype}"
-            x, y = _np(a), _np(b)
-            if x.shape != y.shape and (x.size == 1 or y.size == 1):
-                x, y = np.broadcast_arrays(x, y)
-            assert x.shape == y.shape, f"shapes {x.shape} != {y.shape}"
-            t = a if _is_tensor(a) else b
-            dr, da = _TOL.get(_dtype_name(t), (0, 0)) if _is_tensor(t) else (0, 0)
-            rtol = dr if rtol is None else rtol
-            atol = da if atol is None else atol
-            if x.dtype.kind in "fc" or y.dtype.kind in "fc":
-                np.testing.assert_allclose(x.astype(np.float64), y.astype(np.float64),
-                                           rtol=rtol, atol=atol, equal_nan=True)
-            else:
-                assert np.array_equal(x, y), f"{x} != {y}"
-            return
-        if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
-            assert tuple(a) == tuple(b), f"{a} != {b}"
-            return
-        assert a == b, f"{a} != {b}"
-
-    def assertEqual(self, a, b, msg=None, *, rtol=None, atol=None, exact_dtype=True):   # noqa: N802
-        self._equal(a, b, rtol, atol, exact_dtype)
-
-    def assertNotEqual(self, a, b, msg=None):   # noqa: N802
-        try:
-            self._equal(a, b)
-        except AssertionError:
-            return
-        raise AssertionError(f"{a} == {b}")
-
-    def assertRaises(self, exc, fn=None):   # noqa: N802
-        ctx = _Raises(exc)
-        if fn is None:
-            return ctx
-        with ctx:
-            fn()
-
-    def assertRaisesRegex(self, exc, regex, fn=None):   # noqa: N802
-        ctx = _Raises(exc, regex)
-        if fn is None:
-            return ctx
-        with ctx:
-            fn()
-
-    # ---- TestViewOps' own helpers (same meaning as PyTorch's is_view_of)
+class _ViewCase(TorchTestCase):
+    # TestViewOps' own helpers (same meaning as PyTorch's is_view_of)
     def is_view_of(self, base, other):
         if (not other._is_view() or other is base or other._base is not base
                 or base.device != other.device):
@@ -199,7 +82,7 @@ def make_tensor(shape, dtype, low=-9, high=9, requires_grad=False):
 # =========================================================================================
 # TestViewOps
 # =========================================================================================
-class TestViewOps(_Case):
+class TestViewOps(_ViewCase):
     def test_conj_self(self):
         # SRC TestViewOps.test_conj_self: conj of a real tensor is the tensor itself
         t = torch.ones(5, 5)
@@ -222,7 +105,7 @@ class TestViewOps(_Case):
             yield make_tensor((), dt)
 
         for a in inputs():
-            a_np = _np(a)
+            a_np = to_numpy(a)
             for vname in dtypes:
                 vdt = _dt(vname)
                 size, vsize = a.element_size(), torch.empty((), dtype=vdt).element_size()
@@ -731,7 +614,7 @@ class TestViewOps(_Case):
 # =========================================================================================
 # TestOldViewOps
 # =========================================================================================
-class TestOldViewOps(_Case):
+class TestOldViewOps(_ViewCase):
     def test_ravel(self):
         # SRC TestOldViewOps.test_ravel (float tensors; the quantized half is skipped: oar has
         # no quantized tensors): contiguous -> view of the source, else a contiguous copy
@@ -1007,14 +890,14 @@ class TestOldViewOps(_Case):
             for nd in range(5):
                 shape = tuple(random.randint(5, 10) for _ in range(nd))
                 x = make_tensor(shape, _dt(dtype))
-                xn = _np(x)
+                xn = to_numpy(x)
                 for src, dst in permutations(range(nd), r=2):
                     for s, d in ((src, dst), (src - nd, dst), (src, dst - nd),
                                  (src - nd, dst - nd)):
                         got = getattr(torch, fn)(x, **{kw[0]: s, kw[1]: d})
                         self.assertEqual(got, np.swapaxes(xn, s, d))
             x = torch.randn(2, 3, 5, 7, 11)
-            self.assertEqual(getattr(torch, fn)(x, **{kw[0]: 0, kw[1]: 0}), _np(x))
+            self.assertEqual(getattr(torch, fn)(x, **{kw[0]: 0, kw[1]: 0}), to_numpy(x))
 
     @pytest.mark.parametrize("n", [1, 2, 3])
     def test_atleast(self, n):
@@ -1027,10 +910,10 @@ class TestOldViewOps(_Case):
             for dtype in ("int64", "float32", "float16", "bool"):
                 x = make_tensor(shape, _dt(dtype))
                 for xx in (x, x.T):
-                    self.assertEqual(tfn(xx), nfn(_np(xx)))
+                    self.assertEqual(tfn(xx), nfn(to_numpy(xx)))
                     seq = (xx,) * 3
                     res = tfn(*seq)
-                    self.assertEqual(list(nfn(*[_np(s) for s in seq])), list(res))
+                    self.assertEqual(list(nfn(*[to_numpy(s) for s in seq])), list(res))
 
     @pytest.mark.parametrize("n", [1, 2, 3])
     def test_atleast_gradient(self, n):
@@ -1102,7 +985,7 @@ class TestOldViewOps(_Case):
         for s0, s1 in combinations(sizes, r=2):
             t = make_tensor(s0, _dt(dtype))
             if can(s0, s1):
-                self.assertEqual(torch.broadcast_to(t, s1), np.broadcast_to(_np(t), s1))
+                self.assertEqual(torch.broadcast_to(t, s1), np.broadcast_to(to_numpy(t), s1))
             else:
                 with self.assertRaisesRegex(RuntimeError, r"The expanded size of the tensor "
                                             r"\(\d\) must match the existing size \(\d\)"):
@@ -1171,7 +1054,7 @@ class TestOldViewOps(_Case):
         # as an int and as a 0-d int64 tensor
         for size in [(0,), (10,), (10, 0), (0, 10), (4, 10), (12, 3)]:
             a = make_tensor(size, _dt(dtype))
-            an = _np(a)
+            an = to_numpy(a)
             for dim in range(-a.dim(), a.dim()):
                 for sections in range(1, 2 * a.size(dim)):
                     r1 = torch.tensor_split(a, sections, dim)
@@ -1189,7 +1072,7 @@ class TestOldViewOps(_Case):
                         (0, -1, 0, 10), (1, 5, 2, 8)]
         for size in [(0,), (10,), (10, 0), (0, 10), (4, 10), (12, 3)]:
             a = make_tensor(size, _dt(dtype))
-            an = _np(a)
+            an = to_numpy(a)
             for dim in range(-a.dim(), a.dim()):
                 for indices in indices_args:
                     r1 = torch.tensor_split(a, indices, dim)
