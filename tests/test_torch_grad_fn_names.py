@@ -191,3 +191,40 @@ def test_custom_function_node_is_named_after_the_class():
         y = Twice.apply(T.ones(2, requires_grad=True))
         names.append(type(y.grad_fn).__name__)
     assert names[1] == names[0] == "TwiceBackward"
+
+
+INPUT_LISTS = {
+    "gather": lambda T, x, m, i: T.gather(x, 0, i),
+    "index_select": lambda T, x, m, i: x.index_select(0, T.tensor([1])),
+    "advanced_index": lambda T, x, m, i: x[T.tensor([0])],
+    "where": lambda T, x, m, i: T.where(m, x, x.detach() * 2),
+    "where_number": lambda T, x, m, i: T.where(m, x, 0.0),
+    "masked_fill_number": lambda T, x, m, i: x.masked_fill(m, 1.0),
+    "masked_fill_tensor": lambda T, x, m, i: x.masked_fill(m, T.tensor(2.0, dtype=T.float64)),
+    # in place on a non-leaf (oar's out-of-place scatter and index_add are clone + the
+    # in-place op: a chain of their own)
+    "scatter_": lambda T, x, m, i: (x * 1).scatter_(0, i, x * 2),
+    "scatter_value": lambda T, x, m, i: (x * 1).scatter_(0, i, 2.0),
+    "scatter_add_": lambda T, x, m, i: (x * 1).scatter_add_(0, i, x.detach()),
+    "index_add_": lambda T, x, m, i: (x * 1).index_add_(0, T.tensor([1]), x[:1] * 3),
+    "pow_number": lambda T, x, m, i: x ** 2,
+    "rpow": lambda T, x, m, i: 2 ** x,
+    "remainder_number": lambda T, x, m, i: x.remainder(2.0),
+    "fmod_number": lambda T, x, m, i: x.fmod(2.0),
+    "rsub": lambda T, x, m, i: 1 - x,
+    "sub_number": lambda T, x, m, i: x - 1,
+    "mul_number": lambda T, x, m, i: x * 2,
+    "fill_": lambda T, x, m, i: x.clone().fill_(1.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INPUT_LISTS))
+def test_next_functions_list_torch_inputs(case):
+    """Note [Node inputs]: no entry for index/mask/condition operands, nor for a number that
+    torch's overload takes as a Scalar; a wrapped number's (None, 0) stays."""
+    got = []
+    for T in (torch, ot):
+        x = T.tensor(np.arange(6.0).reshape(2, 3), dtype=T.float64, requires_grad=True)
+        y = INPUT_LISTS[case](T, x, x.detach() > 2, T.tensor([[0, 1, 0]]))
+        got.append([type(f).__name__ for f, _ in y.grad_fn.next_functions])
+    assert got[1] == got[0]

@@ -309,6 +309,22 @@ _VARIANTS = {
 }
 
 
+# Note [Node inputs]
+# A node's next_functions lists what PyTorch's lists: the Tensor arguments of the overload
+# that has the derivative, in its order. Not the index, mask or condition operands that
+# derivatives.yaml marks non-differentiable (_HIDDEN_ALWAYS, by input position), nor a
+# number passed where that overload takes a Scalar (_HIDDEN_IF_NUMBER: pow(x, 2), 2 ** x,
+# remainder/fmod(x, 2.), 2 - x, fill_(1.), masked_fill(m, 1.), scatter(.., value=2.)); a
+# number where it takes a Tensor (x + 2, x * 2, where(c, x, 0.)) is a wrapped number and
+# stays, as (None, 0). The engine walks next_edges, one per declared input, unchanged.
+_HIDDEN_ALWAYS = {"take_along_axis": (1,), "index_select": (1,), "index": (1,),
+                  "index_put_": (2,), "index_add_": (2,), "scatter_": (2,),
+                  "scatter_add_": (2,), "scatter_reduce_": (2,), "where_self": (1,),
+                  "masked_fill": (1,), "masked_fill_": (1,)}
+_HIDDEN_IF_NUMBER = {"pow": (0, 1), "remainder": (1,), "fmod": (1,), "sub": (0,),
+                     "fill_": (1,), "masked_fill": (2,), "masked_fill_": (2,), "scatter_": (1,)}
+
+
 def torch_node_name(op, attrs=(), input_meta=()):
     """PyTorch's name for the node of `op` with these attrs and inputs (Note [Node names])."""
     v = _VARIANTS.get(op.name)
@@ -378,6 +394,22 @@ class OpNode(Node):
         if _ANOMALY.enabled:
             _FORWARD_AT[self] = (op.name, user_frame())
         return self
+
+    @property
+    def next_functions(self):
+        """Node.next_functions without the inputs PyTorch's node does not list (Note [Node
+        inputs])."""
+        edges = self.next_edges
+        name = self.op.name
+        always = _HIDDEN_ALWAYS.get(name)
+        numbers = _HIDDEN_IF_NUMBER.get(name)
+        if always is not None or numbers is not None:
+            meta = self.input_meta
+            edges = [e for i, e in enumerate(edges)
+                     if not ((always is not None and i in always)
+                             or (numbers is not None and i in numbers
+                                 and (i >= len(meta) or meta[i] is None)))]
+        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in edges)
 
     def may_overwrite(self, g):
         """True when the backward may write into its incoming gradient g: the engine owns it
