@@ -58,8 +58,8 @@ def _overload(schema, form):
     params, outs = [], []
     for a in schema.arguments:
         if a.is_out:
-            if form == "function":   # methods take no out= in Python
-                outs.append(a.name)
+            if form == "function":   # methods take no out= in Python; "[]": a list of tensors
+                outs.append(a.name + ("[]" if str(a.type).startswith("List[") else ""))
             continue
         name = a.name
         if name == "self":

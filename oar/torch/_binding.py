@@ -116,6 +116,8 @@ class _Binder:
         rows = _TABLE.get(name, {}).get(form, ()) if form != "method" else ()
         self.n_out = max((len(r["out"]) for r in rows), default=0)   # tensors out= takes
         self.has_out = self.n_out > 0
+        # a Tensor[] out (split_copy, unbind_copy): a tuple of any length
+        self.out_is_list = any(n.endswith("[]") for r in rows for n in r["out"])
         self.factory = any(o.factory for o in self.overloads)
 
     def needed(self):
@@ -195,9 +197,10 @@ class _Binder:
         return self.call_out(args, kwargs, out)
 
     def call_out(self, args, kwargs, out):
-        if isinstance(out, (tuple, list)) != (self.n_out > 1):
+        several = self.n_out > 1 or self.out_is_list
+        if isinstance(out, (tuple, list)) != several:
             raise ArgTypeError(f"{self.name}(): argument 'out' must be "
-                               + ("tuple of Tensors" if self.n_out > 1 else "Tensor")
+                               + ("tuple of Tensors" if several else "Tensor")
                                + f", not {type(out).__name__}")
         outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
         for o in outs:
@@ -218,6 +221,8 @@ class _Binder:
             raise ArgTypeError(f"{self.name}(): out= takes {len(results)} tensor(s) here, got "
                                f"{len(outs)}")
         write_out(self.name, outs, results)
+        if self.out_is_list:
+            return None   # torch's Tensor[] out= functions return None
         if isinstance(out, (tuple, list)):
             return type(res)(outs) if isinstance(res, tuple) and type(res) is not tuple \
                 else tuple(outs)
