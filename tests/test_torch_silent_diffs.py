@@ -353,3 +353,17 @@ def test_integer_arange_with_fractional_steps_as_torch(args, dt):
         except ValueError as e:   # torch raises a ValueError here (TORCH_CHECK_VALUE)
             return ("raised", "step must be nonzero" in str(e))
     assert run(ot) == run(torch)
+
+
+@pytest.mark.parametrize("cast", ["half", "float"])
+def test_a_gradient_of_another_dtype_is_cast_to_the_output_dtype_as_torch(cast):
+    """torch's validate_outputs: a float64 gradient for a float16 output is rounded to
+    float16 before the backward runs."""
+    c = np.random.default_rng(0).standard_normal(5)
+    res = []
+    for m in (torch, ot):
+        x = m.tensor(np.linspace(0, 1, 5), requires_grad=True)
+        y = getattr(x, cast)()
+        g, = m.autograd.grad([y], [x], [m.tensor(c)])
+        res.append((str(g.dtype), g.numpy().tolist()))
+    assert res[0] == res[1]

@@ -45,6 +45,10 @@ def _root_grad(t, g):
     if g._data.shape != t._data.shape:
         raise ArgValueError(f"Mismatch in shape: grad_tensor has shape {list(g._data.shape)} "
                             f"but the output has shape {list(t._data.shape)}")
+    if g._data.dtype != t._data.dtype:
+        # PyTorch's validate_outputs: a gradient of another dtype is cast to the output's
+        # (a float64 gradient for a float16 output is rounded to float16 first)
+        g = g._result_class._wrap(g._data.astype(t._data.dtype))
     return g
 
 
