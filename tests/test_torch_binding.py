@@ -69,6 +69,9 @@ KEYWORD_CALLS = {
     "argmax dim keepdim": lambda L: L.argmax(L.tensor([[1., 5.], [3., 2.]]), dim=1,
                                              keepdim=True),
     "F.softmax input dim": lambda L: L.nn.functional.softmax(input=L.ones(2, 2), dim=1),
+    "permute dims (a *dims implementation)": lambda L: L.permute(input=L.ones(2, 3), dims=(1, 0)),
+    "unflatten dim sizes": lambda L: L.unflatten(input=L.ones(4), dim=0, sizes=(2, 2)),
+    "unflatten method": lambda L: L.ones(4, 1).unflatten(dim=0, sizes=(2, -1)),
 }
 
 
@@ -106,6 +109,10 @@ OUT_CASES = {
     "functional out": _out_program(
         lambda L: L.empty(0),
         lambda L, o: L.nn.functional.linear(L.ones(2, 3), L.ones(4, 3), out=o)),
+    "max of two tensors takes one out": _out_program(
+        lambda L: L.empty(0), lambda L, o: L.max(L.ones(2), L.arange(2.), out=o)),
+    "max with a dim takes a tuple": _out_program(
+        lambda L: L.empty(0), lambda L, o: L.max(L.ones(2, 2), 1, out=o)),
     "tuple out for one tensor": _out_program(
         lambda L: (L.empty(0), L.empty(0)), lambda L, o: L.add(L.ones(2), 1, out=o)),
 }

@@ -1217,13 +1217,16 @@ R.register_function("swapaxes_", swapaxes_)
 
 
 # ---------------------------------------------------------------- issue 10: more views
-def unflatten(x, axis, shape=None, name=None, *, dim=None, sizes=None):
+def unflatten(x, axis=None, shape=None, name=None, *, dim=None, sizes=None):
     """A view of x with axis split into the dims of `shape` (one -1 infers a size):
     PyTorch's unflatten(dim, sizes) and Paddle's unflatten(x, axis, shape)."""
     if dim is not None:
         axis = dim
     if sizes is not None:
         shape = sizes
+    if axis is None or shape is None:
+        raise ArgTypeError("unflatten() missing required argument "
+                           + ("'dim' (axis)" if axis is None else "'sizes' (shape)"))
     nd = x._data.ndim
     if nd == 0:
         raise AxisError("unflatten(): cannot unflatten a 0-dim tensor. Fix: reshape it to "

@@ -114,10 +114,13 @@ class _Binder:
         self.impl_pos, self.impl_names = _impl_params(fn, form == "method")
         self.plans = {}
         rows = _TABLE.get(name, {}).get(form, ()) if form != "method" else ()
-        self.n_out = max((len(r["out"]) for r in rows), default=0)   # tensors out= takes
-        self.has_out = self.n_out > 0
-        # a Tensor[] out (split_copy, unbind_copy): a tuple of any length
-        self.out_is_list = any(n.endswith("[]") for r in rows for n in r["out"])
+        outs = [r["out"] for r in rows if r["out"]]
+        self.has_out = bool(outs)
+        # what out= may be: one tensor (add), a tuple of tensors (max with a dim: values,
+        # indices) or a Tensor[] (split_copy: a tuple of any length, and None returned)
+        self.out_single = any(len(o) == 1 and not o[0].endswith("[]") for o in outs)
+        self.out_tuple = any(len(o) > 1 for o in outs)
+        self.out_is_list = any(n.endswith("[]") for o in outs for n in o)
         self.factory = any(o.factory for o in self.overloads)
 
     def needed(self):
@@ -154,7 +157,7 @@ class _Binder:
         moves = {}
         positional = {}
         for k, t in canon.items():
-            if self.impl_names is None or t in self.impl_names:
+            if self.impl_names is not None and t in self.impl_names:
                 moves[k] = t
                 continue
             if ov is None or t not in ov.positional:
@@ -162,23 +165,25 @@ class _Binder:
                 continue
             i = ov.positional.index(t)
             target = self.impl_pos[i] if i < len(self.impl_pos) else None
-            if target is not None and (self.impl_names is None or target in self.impl_names):
+            if self.impl_names is not None and target is not None and target in self.impl_names:
                 moves[k] = target
-            else:
+            else:   # (*args, **kwargs) or *dims: only by position
                 positional[k] = i
         fill = None
-        if positional:   # the implementation takes these positions only positionally
+        if positional:   # positions nargs..last, each from its keyword or torch's default
             last = max(positional.values())
+            at = {ov.positional.index(t): k for k, t in canon.items() if t in ov.positional}
             fill = []
             for i in range(nargs, last + 1):
-                n = ov.positional[i]
-                src = next((k for k, j in positional.items() if j == i), None)
+                src = at.get(i)
                 if src is None:
+                    n = ov.positional[i]
                     d = next(d for pn, _, d in ov.params if pn == n)
                     if d == REQUIRED:
                         raise ArgTypeError(f"{self.name}() missing required argument '{n}'")
                     fill.append((None, d))
                 else:
+                    moves.pop(src, None)
                     fill.append((src, None))
         return moves, fill
 
@@ -197,10 +202,10 @@ class _Binder:
         return self.call_out(args, kwargs, out)
 
     def call_out(self, args, kwargs, out):
-        several = self.n_out > 1 or self.out_is_list
-        if isinstance(out, (tuple, list)) != several:
+        several = isinstance(out, (tuple, list))
+        if not (self.out_tuple or self.out_is_list if several else self.out_single):
             raise ArgTypeError(f"{self.name}(): argument 'out' must be "
-                               + ("tuple of Tensors" if several else "Tensor")
+                               + ("Tensor" if several else "tuple of Tensors")
                                + f", not {type(out).__name__}")
         outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
         for o in outs:
@@ -221,7 +226,7 @@ class _Binder:
             raise ArgTypeError(f"{self.name}(): out= takes {len(results)} tensor(s) here, got "
                                f"{len(outs)}")
         write_out(self.name, outs, results)
-        if self.out_is_list:
+        if self.out_is_list and not self.out_tuple:
             return None   # torch's Tensor[] out= functions return None
         if isinstance(out, (tuple, list)):
             return type(res)(outs) if isinstance(res, tuple) and type(res) is not tuple \
