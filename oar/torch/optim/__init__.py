@@ -1,8 +1,8 @@
 """torch.optim: the PyTorch-spelling optimizers of oar.optim (PyTorch's arguments,
 parameter-group keys and update rules) over torch's Optimizer base (oar.torch.optim.optimizer:
 state, state_dict, hooks, Note [Torch optimizer state]); Rprop, ASGD, LBFGS and Adafactor
-written as torch's own code over torch-door tensors; torch.optim.lr_scheduler as a
-submodule."""
+(._more) as sequences of torch-door tensor ops in torch's order; torch.optim.lr_scheduler as
+a submodule."""
 from __future__ import annotations
 
 from ... import optim as _optim
