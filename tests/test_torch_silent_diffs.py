@@ -367,3 +367,12 @@ def test_a_gradient_of_another_dtype_is_cast_to_the_output_dtype_as_torch(cast):
         g, = m.autograd.grad([y], [x], [m.tensor(c)])
         res.append((str(g.dtype), g.numpy().tolist()))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("name", ["short", "char", "byte", "half", "int", "long", "double"])
+def test_cast_methods_as_torch(name):
+    """x.short(), x.char(), x.byte() and the other cast methods."""
+    o = getattr(ot.tensor([1.7, -2.2, 300.0]), name)()
+    t = getattr(torch.tensor([1.7, -2.2, 300.0]), name)()
+    assert str(o.dtype) == str(t.dtype)
+    np.testing.assert_array_equal(o.numpy(), t.numpy())

@@ -134,7 +134,8 @@ def _cpu(x):
 
 for _n, _f in (("astype", astype), ("cast", _cast_fn), ("type", _type), ("to", to),
                ("float", _as("float32")), ("double", _as("float64")), ("half", _as("float16")),
-               ("long", _as("int64")), ("int", _as("int32")), ("bool", _as("bool"))):
+               ("long", _as("int64")), ("int", _as("int32")), ("short", _as("int16")),
+               ("char", _as("int8")), ("byte", _as("uint8")), ("bool", _as("bool"))):
     registry.register_function(_n, _f, function=_n in ("astype", "cast"))
 registry.register_function("cpu", _cpu, function=False)
 registry.register_function("cuda", _cuda, function=False)
@@ -684,7 +685,7 @@ def take(x, index, mode="raise", name=None):
     else:
         idx = np.clip(idx, 0, max(n - 1, 0))
     idx = np.where(idx < 0, idx + n, idx)
-    return x.reshape([-1])[Tensor._wrap(idx)]
+    return registry.dispatch(TAKE, (x,), (idx,))
 
 
 registry.register_function("take", take)

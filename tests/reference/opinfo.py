@@ -161,8 +161,6 @@ def oar_callable(op, variant):
     if variant in ("function", "out", "keyword", "noncontiguous"):
         if op.op is None:
             return None
-        if resolve(otorch, name) is None:
-            return None
         return _rebound(op.op) or resolve(otorch, name)
     if variant == "method":
         if op.method_variant is None:
