@@ -164,16 +164,51 @@ def _moments(x2, eps):
     return mean.astype(dt, copy=False), rstd.astype(dt, copy=False)
 
 
+# layer_norm and group_norm are one computation on a (rows, m) view of the input: each row
+# (a sample's trailing dims; a sample's channel group) is normalised by its own mean and
+# rstd. They differ only in how the rows are cut and in how weight and bias broadcast, so the
+# row-wise pieces of their kernels and backwards are shared here.
+def _normalize_rows(x2, mean, rstd):
+    """(x2 - mean) * rstd for the 2-D x2 and its per-row (rows, 1) statistics."""
+    with np.errstate(all="ignore"):
+        xh = np.subtract(x2, mean)
+        xh *= rstd
+    return xh
+
+
+def _rows_input_grad(gg, xh, rstd):
+    """PyTorch's gradient through the row normalisation, from gg (rows, m), the gradient
+    with respect to the normalised rows xh: rstd * (gg - mean(gg) - xh * mean(gg * xh)),
+    the means over each row (an empty row gives an empty gradient)."""
+    m = gg.shape[1]
+    with np.errstate(all="ignore"):
+        dx = gg - gg.mean(axis=1, keepdims=True) if m else gg.copy()
+        if m:
+            dx -= xh * (np.einsum("ij,ij->i", gg, xh)[:, None] / m)
+        dx *= rstd
+    return dx
+
+
+def _graph_moments(x, axis, eps):
+    """x - mean and rstd over axis in oar ops (create_graph): recomputed from x, so that
+    second derivatives see how the statistics depend on x."""
+    xc = x - x.mean(axis=axis, keepdim=True)
+    return xc, ((xc * xc).mean(axis=axis, keepdim=True) + eps).rsqrt()
+
+
+def _graph_input_grad(gg, xh, rstd, axis):
+    """_rows_input_grad in oar ops (create_graph), the means over axis."""
+    return (gg - gg.mean(axis=axis, keepdim=True)
+            - xh * (gg * xh).mean(axis=axis, keepdim=True)) * rstd
+
+
 def _k_layer_norm(x, w, b, k, eps):
     dt = x.dtype
     lead = x.shape[:x.ndim - k]
     rows, n = math.prod(lead), math.prod(x.shape[x.ndim - k:])
     x2 = x.reshape(rows, n)
     mean, rstd = _moments(x2, eps)
-    with np.errstate(all="ignore"):
-        y = np.subtract(x2, mean)
-        y *= rstd
-    y = y.reshape(x.shape)
+    y = _normalize_rows(x2, mean, rstd).reshape(x.shape)
     if w is not None:
         y *= w
     if b is not None:
@@ -191,9 +226,7 @@ def _b_layer_norm(c, g):
     lead = list(range(nd - k))
     needs = c.needs
     if grad_mode.is_grad_enabled():       # create_graph: in oar ops, statistics from x
-        mean = x.mean(axis=axes, keepdim=True)
-        xc = x - mean
-        rstd = ((xc * xc).mean(axis=axes, keepdim=True) + eps).rsqrt()
+        xc, rstd = _graph_moments(x, axes, eps)
         xh = xc * rstd
         gx = gw = gb = None
         if needs[2] is not None:
@@ -201,9 +234,7 @@ def _b_layer_norm(c, g):
         if needs[1] is not None:
             gw = (g * xh).sum(axis=lead) if lead else g * xh
         if needs[0] is not None:
-            gg = g if w is None else g * w
-            gx = (gg - gg.mean(axis=axes, keepdim=True)
-                  - xh * (gg * xh).mean(axis=axes, keepdim=True)) * rstd
+            gx = _graph_input_grad(g if w is None else g * w, xh, rstd, axes)
         return gx, gw, gb
     xd = x._data
     dt = xd.dtype
@@ -211,21 +242,16 @@ def _b_layer_norm(c, g):
     rows, n = math.prod(shape[:nd - k]), math.prod(shape[nd - k:])
     gd = np.asarray(g._data, dt).reshape(rows, n)
     mean, rstd = c.input(3)._data.reshape(rows, 1), c.input(4)._data.reshape(rows, 1)
+    xh = _normalize_rows(xd.reshape(rows, n), mean, rstd)
+    gx = gw = gb = None
     with np.errstate(all="ignore"):
-        xh = np.subtract(xd.reshape(rows, n), mean)
-        xh *= rstd
-        gx = gw = gb = None
         if needs[2] is not None:
             gb = _wrap(gd.sum(axis=0).reshape(shape[nd - k:]), dt)
         if needs[1] is not None:
             gw = _wrap(np.einsum("ij,ij->j", gd, xh).reshape(shape[nd - k:]), dt)
         if needs[0] is not None:
             gg = gd if w is None else gd * w._data.reshape(1, n)
-            dx = gg - gg.mean(axis=1, keepdims=True) if n else gg.copy()
-            if n:
-                dx -= xh * (np.einsum("ij,ij->i", gg, xh)[:, None] / n)
-            dx *= rstd
-            gx = _wrap(dx.reshape(shape), dt)
+            gx = _wrap(_rows_input_grad(gg, xh, rstd).reshape(shape), dt)
     return gx, gw, gb
 
 
@@ -253,10 +279,7 @@ def _k_group_norm(x, w, b, groups, eps):
     hw = math.prod(x.shape[2:])
     x3 = x.reshape(n * groups, (c // groups) * hw)
     mean, rstd = _moments(x3, eps)
-    with np.errstate(all="ignore"):
-        y = np.subtract(x3, mean)
-        y *= rstd
-    y = y.reshape(n, c, hw)
+    y = _normalize_rows(x3, mean, rstd).reshape(n, c, hw)
     if w is not None:
         y *= w.reshape(c, 1)
     if b is not None:
@@ -273,10 +296,7 @@ def _b_group_norm(c, g):
     hw = math.prod(shape[2:])
     needs = c.needs
     if grad_mode.is_grad_enabled():       # create_graph: in oar ops, statistics from x
-        x3 = x.reshape([n, groups, (ch // groups) * hw])
-        mean = x3.mean(axis=-1, keepdim=True)
-        xc = x3 - mean
-        rstd = ((xc * xc).mean(axis=-1, keepdim=True) + eps).rsqrt()
+        xc, rstd = _graph_moments(x.reshape([n, groups, (ch // groups) * hw]), -1, eps)
         xh = (xc * rstd).reshape([n, ch, hw])
         g3 = g.reshape([n, ch, hw])
         gx = gw = gb = None
@@ -288,30 +308,23 @@ def _b_group_norm(c, g):
             gg = (g3 if w is None else g3 * w.reshape([ch, 1])).reshape(
                 [n, groups, (ch // groups) * hw])
             xh3 = xh.reshape([n, groups, (ch // groups) * hw])
-            gx = ((gg - gg.mean(axis=-1, keepdim=True)
-                   - xh3 * (gg * xh3).mean(axis=-1, keepdim=True)) * rstd).reshape(list(shape))
+            gx = _graph_input_grad(gg, xh3, rstd, -1).reshape(list(shape))
         return gx, gw, gb
     xd = x._data
     dt = xd.dtype
     rows, m = n * groups, (ch // groups) * hw
     mean, rstd = c.input(3)._data.reshape(rows, 1), c.input(4)._data.reshape(rows, 1)
     gd = np.asarray(g._data, dt).reshape(n, ch, hw)
+    xh = _normalize_rows(xd.reshape(rows, m), mean, rstd)
+    gx = gw = gb = None
     with np.errstate(all="ignore"):
-        xh = np.subtract(xd.reshape(rows, m), mean)
-        xh *= rstd
-        xh_c = xh.reshape(n, ch, hw)
-        gx = gw = gb = None
         if needs[2] is not None:
             gb = _wrap(gd.sum(axis=(0, 2)), dt)
         if needs[1] is not None:
-            gw = _wrap(np.einsum("nch,nch->c", gd, xh_c), dt)
+            gw = _wrap(np.einsum("nch,nch->c", gd, xh.reshape(n, ch, hw)), dt)
         if needs[0] is not None:
             gg = (gd if w is None else gd * w._data.reshape(ch, 1)).reshape(rows, m)
-            dx = gg - gg.mean(axis=1, keepdims=True) if m else gg.copy()
-            if m:
-                dx -= xh * (np.einsum("ij,ij->i", gg, xh)[:, None] / m)
-            dx *= rstd
-            gx = _wrap(dx.reshape(shape), dt)
+            gx = _wrap(_rows_input_grad(gg, xh, rstd).reshape(shape), dt)
     return gx, gw, gb
 
 
