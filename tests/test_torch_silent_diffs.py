@@ -376,3 +376,16 @@ def test_cast_methods_as_torch(name):
     t = getattr(torch.tensor([1.7, -2.2, 300.0]), name)()
     assert str(o.dtype) == str(t.dtype)
     np.testing.assert_array_equal(o.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_random_methods_draw_the_doors_stream_as_torch(dt):
+    """x.multinomial(...) and x.bernoulli(...) draw what torch draws after manual_seed, and
+    leave the stream where torch leaves it (they used oar's own source before)."""
+    res = []
+    for m in (torch, ot):
+        m.manual_seed(42)
+        t = m.tensor([0.2, 0.3, 0.5], dtype=getattr(m, dt))
+        res.append((t.multinomial(3).tolist(), t.multinomial(5, replacement=True).tolist(),
+                    t.bernoulli().tolist(), t.bernoulli(0.3).tolist(), m.rand(2).tolist()))
+    assert res[0] == res[1]

@@ -778,8 +778,21 @@ def _random_args(a=None, b=None, **kw):
     return a, b
 
 
+def _multinomial_method(self, num_samples, replacement=False, *, generator=None):
+    """torch.multinomial(self, ...): draws from the door's torch-exact stream."""
+    return multinomial(self, num_samples, replacement, generator=generator)
+
+
+def _bernoulli_method(self, p=None, *, generator=None):
+    """torch.bernoulli(self, p): draws from the door's torch-exact stream."""
+    return bernoulli(self, p, generator=generator)
+
+
+# random methods draw from the door's generator, as the functions do (the core's methods
+# use oar's own source: `x.multinomial(3)` must equal `torch.multinomial(x, 3)`)
 _METHODS = {
     "cuda": _cuda, "get_device": _get_device,
+    "multinomial": _multinomial_method, "bernoulli": _bernoulli_method,
     "normal_": _random_method("normal_", "Fills self with samples from N(mean, std**2).",
                               lambda mean=0.0, std=1.0: (mean, std)),
     "uniform_": _random_method("uniform_", "Fills self with samples uniform on [from, to).",
