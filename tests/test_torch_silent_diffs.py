@@ -389,3 +389,12 @@ def test_random_methods_draw_the_doors_stream_as_torch(dt):
         res.append((t.multinomial(3).tolist(), t.multinomial(5, replacement=True).tolist(),
                     t.bernoulli().tolist(), t.bernoulli(0.3).tolist(), m.rand(2).tolist()))
     assert res[0] == res[1]
+
+
+def test_conj_physical_of_a_real_tensor_is_the_tensor_itself_as_torch():
+    for m in (torch, ot):
+        x = m.ones(3, requires_grad=True)
+        y = m.conj_physical(x)
+        assert y is x and y.grad_fn is None
+        z = m.ones(3, 2).t()
+        assert z.conj_physical() is z

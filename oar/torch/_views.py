@@ -43,8 +43,8 @@ def resolve_neg(input):
 
 
 def conj_physical(input):
-    """PyTorch's conj_physical: of a real tensor, a copy."""
-    return _tensor(input, "conj_physical").clone()
+    """PyTorch's conj_physical: a real tensor is its own conjugate, returned as is."""
+    return _tensor(input, "conj_physical")
 
 
 def is_conj(input):
