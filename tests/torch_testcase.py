@@ -39,6 +39,28 @@ def _binders():
     }
 
 
+# PyTorch's tests (checked in our words) that oar.torch does not pass yet, with the reason;
+# the README's door table lists the same. Each is a strict xfail on the oar door only.
+_VIEW_DTYPE = ("Tensor.view(dtype) (reinterpreting the bytes) is not provided: each oar "
+               "storage has one dtype")
+OAR_DIFFERS = {
+    "test_view_dtype_new": _VIEW_DTYPE,
+    "test_view_dtype_upsize_errors": _VIEW_DTYPE,
+    "test_memory_format_resize_as": "memory formats (channels_last) are not provided",
+    "test_memory_format_resize_": "memory formats (channels_last) are not provided",
+    "test_contiguous": "Tensor.set_ with a Storage object: oar has no Storage objects",
+    "test_version_counter": ("`x.data = y`: torch keeps x's version counter; oar keeps one "
+                             "counter per storage, so x takes y's"),
+    "test_grad_nonleaf_register_hook": ("a hook on an unbind/split output that gets no "
+                                        "gradient is not called with None: each output of a "
+                                        "multi-output view has its own node in oar"),
+    "test_inplace_on_view_backward": ("double backward through an in-place op on a view: the "
+                                      "values agree, the graph's nodes differ "
+                                      "(ViewScatterBackward0 where torch has "
+                                      "ThresholdBackwardBackward0)"),
+}
+
+
 def door_fixture(namespace, names=("torch",), *, autouse=True, setup=None):
     """A fixture, parametrized over DOORS, that binds `names` in `namespace` (a test module's
     globals()) to one framework for the test and puts the previous values back afterwards.
@@ -56,6 +78,9 @@ def door_fixture(namespace, names=("torch",), *, autouse=True, setup=None):
     @pytest.fixture(autouse=autouse, params=DOORS)
     def door(request):
         framework = real_torch if request.param == "torch" else oar_torch
+        reason = OAR_DIFFERS.get(request.node.originalname) if request.param == "oar" else None
+        if reason is not None:   # strict: the day it passes, the entry must go
+            request.node.add_marker(pytest.mark.xfail(strict=True, reason=reason))
         saved = {name: namespace.get(name) for name in names}
         namespace.update({name: binders[name](framework) for name in names})
         try:
