@@ -12,7 +12,7 @@ import pytest
 import oar
 from oar.autograd import gradcheck
 from oar.ops.registry import FUNCTIONS, OPS
-from tests.op_table import ALIASES, EXEMPT, RANDOM_ROWS, ROWS, SAMPLERS, In
+from tests.op_table import ALIASES, EXEMPT, INTERNAL, RANDOM_ROWS, ROWS, SAMPLERS, In
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -177,6 +177,7 @@ def _accounted():
     """name -> how: "row", "alias of X", "exempt"."""
     direct = {n: "row" for n in _row_names()}
     direct.update({n: "exempt" for n in _exempt_names()})
+    direct.update({i.op: f"internal op of {i.spelling}" for i in INTERNAL})
     out = dict(direct)
     out.update({a: f"alias of {c}" for a, c in _alias_spellings().items()
                 if a not in out and c in direct})
@@ -271,6 +272,17 @@ def test_exemptions_name_files_that_test_the_op(exempt):
         text = path.read_text()
         missing = [n for n in exempt.names if not _calls(text, n)]
         assert not missing, f"{f} never calls {missing} (exempted as: {exempt.reason})"
+
+
+@pytest.mark.parametrize("internal", INTERNAL, ids=[i.op for i in INTERNAL])
+def test_internal_ops_have_no_spelling_and_their_spelling_is_tested(internal):
+    """An internal op is really internal (no function or method of its name), and each named
+    test file calls the spelling that dispatches it."""
+    op = OPS[internal.op]
+    assert not op.function and not op.method, f"{internal.op} has a spelling: give it a row"
+    for f in internal.files:
+        text = (ROOT / f).read_text()
+        assert _calls(text, internal.spelling), f"{f} never calls {internal.spelling}"
 
 
 def test_mention_check_can_fail():
