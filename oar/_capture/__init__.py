@@ -645,7 +645,8 @@ class _Recorder:
             self.step("w", op.kernel, (t._data, rdt, *_R.int_scalars(arrays, rdt), *attrs), {},
                       (t._data,), False)
         else:
-            self.step("w", op.kernel, (t._data, *arrays[1:], *attrs), {}, (t._data,), False)
+            self.step("w", _R.kernel_into, (op, t._data, *arrays[1:], *attrs), {}, (t._data,),
+                      False)
         self.tensors(args, t)
 
     def accumulate(self, p, g, owned):

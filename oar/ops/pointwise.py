@@ -265,6 +265,10 @@ pointwise_op("round", _round_k, _zero_grad, attrs=(("decimals", None),), check=_
 pointwise_op("trunc", _exact_for_ints(np.trunc), _zero_grad, check=_no_bool("trunc_vml_cpu"),
   doc="Elementwise rounding toward zero.")
 pointwise_op("sign", _exact_for_ints(np.sign), _zero_grad, doc="Elementwise sign of x: -1, 0 or 1.")
+# sgn is sign for real tensors (x / |x| for complex ones, which oar lacks), but its own op in
+# PyTorch, with its own node (SgnBackward0), so its own declaration here rather than an alias
+pointwise_op("sgn", _exact_for_ints(np.sign), _zero_grad, fast=np.sign,
+             doc="Elementwise sign of x: -1, 0 or 1 (sign of a real tensor).")
 
 
 def _scale(out, rdt, x, scale, bias, bias_after_scale):
@@ -1249,7 +1253,7 @@ def _alias(new, old):
 
 for _new, _old in (("absolute", "abs"), ("arccos", "acos"), ("arcsin", "asin"),
                    ("arctan", "atan"), ("arcsinh", "asinh"), ("arccosh", "acosh"),
-                   ("arctanh", "atanh"), ("fix", "trunc"), ("sgn", "sign")):
+                   ("arctanh", "atanh"), ("fix", "trunc")):
     _alias(_new, _old)
 
 

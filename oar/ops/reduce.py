@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd import grad_mode
+from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor, wrap_as
 from . import args as _args
 from . import registry
@@ -424,7 +425,29 @@ def _b_cumsum(ctx, g):
     return (cumsum(g.flip([axis]), axis).flip([axis]),)
 
 
+def _check_cumsum_(self, args, attrs, op_name):
+    """cumsum_ (torch's Tensor.cumsum_, Paddle's cumsum_): x keeps its shape and dtype
+    (Note [In-place spelling of a general op]); Paddle's cumsum_ would flatten and retype."""
+    axis, dtype = attrs
+    x = self._data
+    if axis is None and x.ndim != 1:
+        raise ArgValueError(
+            f"{op_name}(): without an axis the cumulative sum is flattened to shape "
+            f"[{x.size}], which differs from x's shape {list(x.shape)}; an in-place op must not "
+            "change its tensor's shape. Fix: pass axis (dim), or use `x = x.cumsum()`.")
+    if x.dtype == np.bool_:   # the sum of bools is int64: no bool kernel (PyTorch's error)
+        raise DtypeNotImplementedError(
+            f"{op_name}(): \"cumsum_out_cpu\" not implemented for 'Bool' (bool tensors). "
+            "Fix: cast to an integer dtype first, or use the out-of-place cumsum (int64).")
+    dt = _np_dtype(dtype)
+    if dt is not None and dt != x.dtype:
+        raise ArgTypeError(
+            f"{op_name}(): Bad in-place call: input tensor dtype {x.dtype} and output tensor "
+            f"dtype {dt} should match. Fix: drop dtype=, or use `x = x.cumsum(..., dtype=...)`.")
+
+
 CUMSUM = OpDef("cumsum", _k_cumsum, _b_cumsum, attrs=(("axis", None), ("dtype", None)),
+               inplace=True, check=_check_cumsum_,
                doc="Cumulative sum of x along axis (flattened when None).")
 declare(CUMSUM)
 

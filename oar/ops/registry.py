@@ -577,7 +577,22 @@ def _inplace_kernel(op, self, args, attrs, rdt):
     if op.kind == "pointwise":
         op.kernel(self._data, rdt, *int_scalars(arrays, rdt), *attrs)
     else:
-        op.kernel(self._data, *arrays[1:], *attrs)
+        kernel_into(op, self._data, *arrays[1:], *attrs)
+
+
+# Note [In-place spelling of a general op]
+# A declaration of kind "inplace" (tril_, index_put_) has a kernel that writes into its first
+# array. A general op declared with inplace=True (cumsum -> cumsum_) keeps its one kernel,
+# which returns new memory: the in-place spelling computes that result from x's old value,
+# then copies it into x's window (so the kernel may read x freely). Its `check` runs only for
+# the in-place spelling, before the write, and refuses what would change x's shape or dtype.
+def kernel_into(op, x, *rest):
+    """Run op's kernel so that its result lands in x (the in-place spellings and their
+    replay, Note [Capture and replay])."""
+    if op.kind == "inplace":
+        op.kernel(x, *rest)
+    else:
+        np.copyto(x, op.kernel(x, *rest), casting="unsafe")
 
 
 def dispatch_view(op, x, attrs, multi=False, arrays=None, out_attrs=None):

@@ -394,6 +394,17 @@ def _cumsum(input, dim, *, dtype=None, out=None):
     return _CORE["cumsum"](x, d, dtype=dtype)
 
 
+def _cumsum_(self, dim, *, dtype=None):
+    # a method only, as in PyTorch (there is no torch.cumsum_); dim is required, as for cumsum
+    x = _tensor(self, "cumsum_", "self")
+    return _CORE["cumsum_"](x, _dim(x, dim, "cumsum_"), dtype=dtype)
+
+
+Tensor.cumsum_ = _named("cumsum_", _cumsum_, "Cumulative sum along dim written into self, in "
+                        "place; returns self (PyTorch requires dim; dtype, if given, must be "
+                        "self's dtype).")
+
+
 def _flatten(input, start_dim=0, end_dim=-1):
     # PyTorch returns input itself when there is nothing to merge (start_dim == end_dim, a
     # 1-D tensor included: `x.flatten() is x`); a 0-d tensor becomes 1-D. Paddle makes a new

@@ -11,11 +11,12 @@ from __future__ import annotations
 import operator
 
 from ..autograd.errors import ArgTypeError, ArgValueError
+from ..ops import registry as _R
 from ..ops import views as _V
 from ..tensor import Tensor as _CoreTensor
 from ._tensor import Size, Tensor
 
-__all__ = ["conj", "resolve_conj", "resolve_neg", "conj_physical", "real", "imag", "adjoint",
+__all__ = ["conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_", "real", "imag", "adjoint",
            "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors",
            "broadcast_shapes", "view_copy", "diagonal_copy", "split_copy", "is_conj", "is_neg"]
 
@@ -45,6 +46,28 @@ def resolve_neg(input):
 def conj_physical(input):
     """PyTorch's conj_physical: a real tensor is its own conjugate, returned as is."""
     return _tensor(input, "conj_physical")
+
+
+def _k_conj_physical_(x):
+    return x   # a real tensor is its own conjugate: nothing to write
+
+
+# PyTorch's conj_physical_ of a real tensor writes nothing, yet is an in-place op all the
+# same: the leaf/view rules apply, the version goes up once, and a tensor with history gets
+# ConjPhysicalBackward1 (gradient unchanged). So it runs the Inplace mechanism
+# (registry.dispatch_inplace) over a kernel that writes nothing; fill_like: an expanded
+# tensor is accepted, as torch does, since no element is written. Not declared (declare
+# would give the Paddle door a conj_physical_ that Paddle lacks).
+_CONJ_PHYSICAL_ = _R.OpDef("conj_physical_", _k_conj_physical_, lambda ctx, g: (g,),
+                           kind="inplace", fill_like=True, node_name="ConjPhysicalBackward1",
+                           doc="The conjugate of self written into self: for a real tensor, "
+                               "self unchanged (its version goes up once).")
+
+
+def conj_physical_(input):
+    """PyTorch's conj_physical_: self, conjugated in place (a real tensor keeps its values;
+    its version goes up once and a tensor with history gets ConjPhysicalBackward1)."""
+    return _R.dispatch_inplace(_CONJ_PHYSICAL_, (_tensor(input, "conj_physical_"),), ())
 
 
 def is_conj(input):
@@ -176,7 +199,8 @@ def split_copy(input, split_size, dim=0):
     return tuple(p.clone() for p in _tensor(input, "split_copy").split(split_size, dim))
 
 
-for _n in ("conj", "resolve_conj", "resolve_neg", "conj_physical", "adjoint", "ravel",
+for _n in ("conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_", "adjoint",
+           "ravel",
            "is_conj", "is_neg"):
     setattr(Tensor, _n, globals()[_n])
 Tensor.real = property(real, doc=real.__doc__)
