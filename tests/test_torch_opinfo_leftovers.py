@@ -144,3 +144,33 @@ def test_sgn_is_its_own_op():
     for dt in (np.int64, np.bool_):
         t, o = _pair(np.array([-2, 0, 3]).astype(dt))
         _same(ot.sgn(o), torch.sgn(t))
+
+
+# ------------------------------------------------------------------------------ *_copy ops
+_COPIES = [("view_copy", lambda m, x: m.view_copy(x, [2, 10])),
+           ("view_copy", lambda m, x: m.view_copy(x, [-1])),
+           ("diagonal_copy", lambda m, x: m.diagonal_copy(x)),
+           ("diagonal_copy", lambda m, x: m.diagonal_copy(x, -1, 1, 0)),
+           ("split_copy", lambda m, x: m.split_copy(x, 2)[1]),
+           ("split_copy", lambda m, x: m.split_copy(x, 3, 1)[0])]
+
+
+@pytest.mark.parametrize("k", range(len(_COPIES)))
+def test_copy_ops_are_one_node_named_as_torch(k):
+    _, f = _COPIES[k]
+    a = np.random.default_rng(k).standard_normal((4, 5))
+    t, o = _pair(a, requires_grad=True)
+    rt, ro = f(torch, t), f(ot, o)
+    _same(ro, rt)
+    assert ro.grad_fn.name() == rt.grad_fn.name()
+    assert rt.grad_fn.name().endswith("Backward0_copy")
+    assert [type(n).__name__ for n, _ in ro.grad_fn.next_functions] == ["AccumulateGrad"]
+    assert ro._base is None and ro.data_ptr() != o.data_ptr()
+    g = np.random.default_rng(9).standard_normal(tuple(rt.shape))
+    rt.backward(torch.tensor(g))
+    ro.backward(ot.tensor(g))
+    np.testing.assert_array_equal(o.grad.numpy(), t.grad.numpy())
+    # writing the copy leaves the input alone
+    with ot.no_grad():
+        ro.fill_(7.0)
+    np.testing.assert_array_equal(o.detach().numpy(), a)

@@ -13,7 +13,9 @@ import operator
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import registry as _R
 from ..ops import views as _V
+from ..autograd.node import node_class as _node_class
 from ..tensor import Tensor as _CoreTensor
+from ..tensor import wrap_as
 from ._tensor import Size, Tensor
 
 __all__ = ["conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_", "real", "imag", "adjoint",
@@ -184,19 +186,38 @@ def broadcast_tensors(*tensors):
     return tuple(t.expand(shape) for t in tensors)
 
 
+# Note [The *_copy ops]
+# PyTorch's view_copy, diagonal_copy, split_copy ... are one op each: the view's values in new
+# memory, with the view's derivative formula under the node name "<ViewNode>_copy"
+# (ViewBackward0_copy). `_as_copy` makes the view (its node, with its attrs, is built by
+# registry.view_of as usual), then gives its values new memory and hands the view's node to
+# that new tensor, renamed: one node, the view's gradient, no CloneBackward0 above it. The
+# view itself is dropped, so the result shares nothing with the input.
+def _as_copy(v):
+    out = wrap_as(v._result_class, v._data.copy())
+    node = v._grad_fn
+    if node is not None:
+        # the same slots (OpNode subclasses differ only in their name, Note [Node names])
+        node.__class__ = _node_class(type(node).__name__ + "_copy")
+        out._grad_fn = node
+        if v._out_nr:
+            out._out_nr = v._out_nr
+    return out
+
+
 def view_copy(input, size):
     """PyTorch's view_copy: input.view(size) as a new tensor (no view of input)."""
-    return _tensor(input, "view_copy").view(size).clone()
+    return _as_copy(_tensor(input, "view_copy").view(size))
 
 
 def diagonal_copy(input, offset=0, dim1=0, dim2=1):
     """PyTorch's diagonal_copy: torch.diagonal(...) as a new tensor."""
-    return _V.diagonal(_tensor(input, "diagonal_copy"), offset, dim1, dim2).clone()
+    return _as_copy(_V.diagonal(_tensor(input, "diagonal_copy"), offset, dim1, dim2))
 
 
 def split_copy(input, split_size, dim=0):
     """PyTorch's split_copy: the pieces of torch.split(...), each a new tensor (a tuple)."""
-    return tuple(p.clone() for p in _tensor(input, "split_copy").split(split_size, dim))
+    return tuple(_as_copy(p) for p in _tensor(input, "split_copy").split(split_size, dim))
 
 
 for _n in ("conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_", "adjoint",
