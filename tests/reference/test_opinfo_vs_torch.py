@@ -34,15 +34,20 @@ def _each(variants, kind, reason):
 KNOWN = {
     **{name: _each(_ALL, "differs", TIES) for name in ("sort", "topk", "kthvalue", "mode")},
     "argsort": _each(("function", "method", "keyword", "noncontiguous"), "differs", TIES),
-    "as_strided": {("noncontiguous", "differs"): STORAGE, ("noncontiguous", "accepted"): STORAGE,
-                   ("grad", "grad"): STORAGE, ("grad", "refused"): STORAGE},
-    "matmul": {**_each(_ALL, "differs", MATMUL), ("grad_fn", "differs"): MATMUL},
+    "as_strided": {("noncontiguous", "differs"): STORAGE},
+    "as_strided.partial_views": {("noncontiguous", "differs"): STORAGE,
+                                 ("noncontiguous", "accepted"): STORAGE,
+                                 ("grad", "grad"): STORAGE, ("grad", "refused"): STORAGE},
+    "matmul": {**_each(("function", "method", "keyword", "out"), "differs", MATMUL),
+               ("grad_fn", "differs"): MATMUL},
     "nn.functional.batch_norm": _each(("function", "keyword", "noncontiguous", "grad"),
                                       "refused", "a 1-D input of size 0 (torch accepts an "
                                       "empty batch without channels) is refused"),
-    "normal": {("noncontiguous", "differs"): "a non-contiguous mean tensor: torch draws in "
-               "its own element order", ("out", "accepted"): "torch refuses an empty out "
-               "for normal(Tensor, float) (it does not resize); oar resizes as for every op"},
+    "normal.in_place": {("noncontiguous", "differs"): "normal_ of a non-contiguous tensor: "
+                        "torch draws in its own element order"},
+    **{name: {("out", "accepted"): "torch refuses an empty out for normal(Tensor, float) (it "
+              "does not resize); oar resizes as for every op"}
+       for name in ("normal", "normal.number_mean")},
     "conj_physical": {("inplace", "missing"): "conj_physical_ is not provided (real tensors "
                       "only; torch's is a version bump)"},
     "cumsum": {("inplace", "missing"): "cumsum_ (in place) is not provided yet"},
