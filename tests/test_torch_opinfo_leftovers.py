@@ -174,3 +174,46 @@ def test_copy_ops_are_one_node_named_as_torch(k):
     with ot.no_grad():
         ro.fill_(7.0)
     np.testing.assert_array_equal(o.detach().numpy(), a)
+
+
+# ------------------------------------------------------------------------------ adaptive pooling
+@pytest.mark.parametrize("shape,size", [((2, 3, 8, 8), (5, 7)), ((3, 10, 9), (4, 3)),
+                                        ((1, 2, 7, 5), (7, 5)), ((2, 3, 4, 3), (5, 6)),
+                                        ((2, 2, 40, 37), (9, 11)), ((1, 1, 5, 5), (1, 3)),
+                                        ((2, 3, 6, 6), (None, 4))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_adaptive_avg_pool2d_one_op_exact(shape, size, dtype):
+    """Values, gradient and double backward bit-identical to torch, one node as torch's
+    (a 1x1 output is torch's mean: MeanBackward1, not this op)."""
+    rng = np.random.default_rng(len(shape) + shape[-1])
+    a = rng.standard_normal(shape).astype(dtype)
+    t, o = _pair(a, requires_grad=True)
+    rt = torch.nn.functional.adaptive_avg_pool2d(t, size)
+    ro = ot.nn.functional.adaptive_avg_pool2d(o, size)
+    _same(ro, rt)
+    assert ro.grad_fn.name() == rt.grad_fn.name()
+    assert [type(n).__name__ for n, _ in ro.grad_fn.next_functions] == ["AccumulateGrad"]
+    g = rng.standard_normal(tuple(rt.shape)).astype(dtype)
+    gt_in, go_in = torch.tensor(g, requires_grad=True), ot.tensor(g, requires_grad=True)
+    (gt,) = torch.autograd.grad(rt, t, gt_in, create_graph=True)
+    (go,) = ot.autograd.grad(ro, o, go_in, create_graph=True)
+    _same(go, gt)
+    assert go.grad_fn.name() == gt.grad_fn.name()
+    h = rng.standard_normal(shape).astype(dtype)
+    (ggt,) = torch.autograd.grad(gt, gt_in, torch.tensor(h))
+    (ggo,) = ot.autograd.grad(go, go_in, ot.tensor(h))
+    _same(ggo, ggt)
+
+
+def test_adaptive_avg_pool_1d_and_int_refusal():
+    a = np.random.default_rng(3).standard_normal((2, 3, 11))
+    t, o = _pair(a, requires_grad=True)
+    rt = torch.nn.functional.adaptive_avg_pool1d(t, 4)
+    ro = ot.nn.functional.adaptive_avg_pool1d(o, 4)
+    _same(ro, rt)
+    rt.sum().backward()
+    ro.sum().backward()
+    _same(o.grad, t.grad)
+    ti, oi = _pair(np.ones((1, 2, 4, 4), np.int64))
+    _raises_like(lambda: ot.nn.functional.adaptive_avg_pool2d(oi, 3),
+                 lambda: torch.nn.functional.adaptive_avg_pool2d(ti, 3))

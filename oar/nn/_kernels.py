@@ -11,7 +11,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..autograd import grad_mode
 from ..ops import args as _args
 from ..ops import registry as R
-from ..ops.pointwise import pointwise_op
+from ..ops.pointwise import _no_kernel, pointwise_op
 from ..ops.registry import OpDef
 from ..tensor import Tensor
 from . import _checks as _c
@@ -339,6 +339,7 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
     """2-D average pooling of NCHW x to output_size."""
     op = "adaptive_avg_pool2d"
     _input(x, op)
+    given = x
     x, unbatched = _batched(x, op)
     h, w = x._data.shape[2:]
     sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * 2
@@ -354,18 +355,13 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
                                "empty spatial dimension")
     if oh == 0 or ow == 0:
         out = x[:, :, :oh, :ow] * 1.0
-    elif (oh, ow) == (1, 1):
+    elif (oh, ow) == (1, 1):   # PyTorch's mean (MeanBackward1), Note [Adaptive average pooling]
         out = x.mean(axis=[2, 3], keepdim=True)
     else:
-        rows = []
-        for i in range(oh):
-            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
-            cols = []
-            for j in range(ow):
-                w0, w1 = (j * w) // ow, -(-((j + 1) * w) // ow)
-                cols.append(x[:, :, h0:h1, w0:w1].mean(axis=[2, 3]))
-            rows.append(R.FUNCTIONS["stack"](cols, axis=-1))
-        out = R.FUNCTIONS["stack"](rows, axis=-2)
+        if x._data.dtype.kind != "f":   # PyTorch has floating kernels only
+            _no_kernel(op, op, x._data.dtype, "cast the input to a floating dtype first")
+        # one op on the input as given (3-D too): Note [Adaptive average pooling]
+        return R.dispatch(ADAPTIVE_AVG_POOL2D, (given,), ((oh, ow),))
     return out.squeeze(0) if unbatched else out
 
 
@@ -646,5 +642,5 @@ GELU = pointwise_op("gelu", _k_gelu, _b_gelu, needs={"x": ("x",)}, attrs=(("appr
          doc="Elementwise GELU, x * Phi(x) (tanh approximation when approximate).")
 
 
-from ._pool import (AVGPOOL, MAXPOOL, avg_divisor_mode, avg_pool2d, index_pad,  # noqa: E402,F401
+from ._pool import (ADAPTIVE_AVG_POOL2D, AVGPOOL, MAXPOOL, avg_divisor_mode, avg_pool2d, index_pad,  # noqa: E402,F401
                     max_pool2d, pool_args)

@@ -461,3 +461,71 @@ def _circular_pad(x, widths):
         if hi > 0:
             out[at(m - hi, m)] = out[at(max(lo, 0), max(lo, 0) + hi)]
     return out
+
+
+# ---------------------------------------------------------------- adaptive average pooling
+# Note [Adaptive average pooling]
+# PyTorch's adaptive_avg_pool2d to an output other than 1x1 is one op (its CPU kernel,
+# AdaptiveAvgPool2DBackward0): output (i, j) is the average of the window rows
+# [floor(i*H/oh), ceil((i+1)*H/oh)) x columns [floor(j*W/ow), ceil((j+1)*W/ow)), summed
+# element by element in row-major order from 0 in the input's dtype, then divided by the
+# window's height, then by its width. The kernel below adds in that order (vectorised over
+# the output positions: a window shorter than the longest adds zeros, which changes no sum),
+# so values are bit-identical to torch's. The backward adds grad / kh / kw into each
+# window, output positions in row-major order (torch's order, so overlapping windows sum
+# alike); it is an op too (AdaptiveAvgPool2DBackwardBackward0), whose own backward is the
+# forward pool, so double backward works. A 1x1 output is x.mean over the last two dims in
+# PyTorch (MeanBackward1): the caller does that.
+def _adaptive_windows(n, o):
+    i = np.arange(o)
+    lo = (i * n) // o
+    return lo, -(-((i + 1) * n) // o) - lo
+
+
+def _k_adaptive_avg(x, output_size):
+    (oh, ow), (h, w) = output_size, x.shape[-2:]
+    h0, kh = _adaptive_windows(h, oh)
+    w0, kw = _adaptive_windows(w, ow)
+    acc = np.zeros(x.shape[:-2] + (oh, ow), x.dtype)
+    for dh in range(int(kh.max(initial=0))):
+        rows = x[..., np.minimum(h0 + dh, h - 1), :]
+        mh = (dh < kh)[:, None]
+        for dw in range(int(kw.max(initial=0))):
+            part = rows[..., np.minimum(w0 + dw, w - 1)]
+            acc += np.where(mh & (dw < kw)[None, :], part, x.dtype.type(0))
+    acc /= kh[:, None].astype(x.dtype)
+    acc /= kw[None, :].astype(x.dtype)
+    return acc
+
+
+def _b_adaptive_avg(c, g):
+    return (R.dispatch(ADAPTIVE_AVG_POOL2D_BACKWARD, (g,), (tuple(c.input_meta[0][0]),)),)
+
+
+def _k_adaptive_avg_backward(g, input_shape):
+    (oh, ow), (h, w) = g.shape[-2:], input_shape[-2:]
+    h0, kh = _adaptive_windows(h, oh)
+    w0, kw = _adaptive_windows(w, ow)
+    delta = g / kh[:, None].astype(g.dtype)
+    delta /= kw[None, :].astype(g.dtype)
+    gi = np.zeros(input_shape, g.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            gi[..., h0[i]:h0[i] + kh[i], w0[j]:w0[j] + kw[j]] += delta[..., i, j, None, None]
+    return gi
+
+
+def _b_adaptive_avg_backward(c, gg):
+    oh, ow = c.input_meta[0][0][-2:]
+    return (R.dispatch(ADAPTIVE_AVG_POOL2D, (gg,), ((oh, ow),)),)
+
+
+ADAPTIVE_AVG_POOL2D = R.OpDef(
+    "adaptive_avg_pool2d", _k_adaptive_avg, _b_adaptive_avg, attrs=(("output_size", None),),
+    node_name="AdaptiveAvgPool2DBackward",
+    doc="Adaptive 2-D average pooling of (..., H, W) x to output_size (Note [Adaptive "
+        "average pooling]).")
+ADAPTIVE_AVG_POOL2D_BACKWARD = R.OpDef(
+    "adaptive_avg_pool2d_backward", _k_adaptive_avg_backward, _b_adaptive_avg_backward,
+    attrs=(("input_shape", None),), node_name="AdaptiveAvgPool2DBackwardBackward",
+    doc="The gradient of adaptive_avg_pool2d with respect to its input.")
