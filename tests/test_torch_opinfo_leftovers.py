@@ -217,3 +217,25 @@ def test_adaptive_avg_pool_1d_and_int_refusal():
     ti, oi = _pair(np.ones((1, 2, 4, 4), np.int64))
     _raises_like(lambda: ot.nn.functional.adaptive_avg_pool2d(oi, 3),
                  lambda: torch.nn.functional.adaptive_avg_pool2d(ti, 3))
+
+
+# ------------------------------------------------------------------------------ batch_norm
+@pytest.mark.parametrize("shape,stats,affine,training", [
+    ((0,), 0, False, True), ((0,), 0, False, False), ((0,), 4, False, True),
+    ((0, 3), 3, True, True), ((0, 3), 5, True, False), ((0, 3, 2), None, True, False)])
+def test_batch_norm_of_an_empty_input(shape, stats, affine, training):
+    """torch returns the empty input's clone (times weight[0], plus bias[0]) whatever its
+    dims and the statistics' sizes; nothing is updated."""
+    res = {}
+    for m in (torch, ot):
+        x = m.zeros(*shape, requires_grad=True)
+        rm = None if stats is None else m.zeros(stats)
+        rv = None if stats is None else m.ones(stats)
+        w = m.ones(3, requires_grad=True) if affine else None
+        b = m.zeros(3, requires_grad=True) if affine else None
+        y = m.nn.functional.batch_norm(x, rm, rv, w, b, training=training)
+        y.sum().backward()
+        res[m] = (tuple(y.shape), y.grad_fn.name(), y._base is None,
+                  tuple(x.grad.shape), None if rm is None else (rm.tolist(), rv.tolist()),
+                  None if w is None else (w.grad.tolist(), b.grad.tolist()))
+    assert res[ot] == res[torch]

@@ -449,6 +449,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch normalisation; in training the running statistics are updated with PyTorch's
     momentum: running = (1 - momentum) * running + momentum * batch."""
     _t(input, "batch_norm")
+    if input.numel() == 0:
+        # PyTorch (_batch_norm_impl_index) returns an empty input's clone, times weight[0]
+        # plus bias[0] when given, before any shape check: a 1-D input and running
+        # statistics of any size are accepted, nothing is updated (the Paddle door refuses)
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     return _F.batch_norm(input, running_mean, running_var, weight, bias, training=training,
                          epsilon=eps, torch_momentum=momentum)
 
