@@ -40,25 +40,11 @@ KNOWN = {
                                  ("grad", "grad"): STORAGE, ("grad", "refused"): STORAGE},
     "matmul": {**_each(("function", "method", "keyword", "out"), "differs", MATMUL),
                ("grad_fn", "differs"): MATMUL},
-    "nn.functional.batch_norm": _each(("function", "keyword", "noncontiguous", "grad"),
-                                      "refused", "a 1-D input of size 0 (torch accepts an "
-                                      "empty batch without channels) is refused"),
     "normal.in_place": {("noncontiguous", "differs"): "normal_ of a non-contiguous tensor: "
                         "torch draws in its own element order"},
     **{name: {("out", "accepted"): "torch refuses an empty out for normal(Tensor, float) (it "
               "does not resize); oar resizes as for every op"}
        for name in ("normal", "normal.number_mean")},
-    "conj_physical": {("inplace", "missing"): "conj_physical_ is not provided (real tensors "
-                      "only; torch's is a version bump)"},
-    "cumsum": {("inplace", "missing"): "cumsum_ (in place) is not provided yet"},
-    "sgn": {("grad_fn", "differs"): "sgn is sign's alias for real tensors: SignBackward0, "
-            "torch SgnBackward0 (same gradient)"},
-    "view_copy": {("grad_fn", "differs"): "the *_copy ops are clones of the view: "
-                  "CloneBackward0, torch ViewBackward0_copy (same gradient)"},
-    "diagonal_copy": {("grad_fn", "differs"): "the *_copy ops are clones of the view: "
-                      "CloneBackward0, torch DiagonalBackward0_copy (same gradient)"},
-    "nn.functional.adaptive_avg_pool2d": {("grad_fn", "differs"): "a composition of average "
-                                          "pools (StackBackward0), not one op (same gradient)"},
 }
 
 
