@@ -524,7 +524,7 @@ ROWS = [
     OpRow("std", _std, kwargs=dict(unbiased=False), inplace=False),
     OpRow("var", _var, kwargs=dict(axis=0, keepdim=True), inplace=False, zero_dim=False),
     OpRow("var", _var, kwargs=dict(unbiased=False), inplace=False),
-    OpRow("cumsum", lambda x, axis: np.cumsum(x, axis), kwargs=dict(axis=1), inplace=False,
+    OpRow("cumsum", lambda x, axis: np.cumsum(x, axis), kwargs=dict(axis=1), inplace=True,
           zero_dim=False),
     OpRow("cumsum", lambda x: np.cumsum(x), inplace=False),
     OpRow("argmax", _arg(np.argmax), out_dtype="int64", grad=False, inplace=False),

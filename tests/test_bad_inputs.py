@@ -248,7 +248,7 @@ NO_BAD_INPUT = {
     "Tensor.data_ptr", "Tensor.dim", "Tensor.ndimension", "Tensor.element_size",
     "Tensor.get_storage_nbytes", "Tensor.is_contiguous", "Tensor.numpy", "Tensor.tolist",
     "Tensor.storage_offset", "Tensor.float", "Tensor.double", "Tensor.half", "Tensor.int",
-    "Tensor.long", "Tensor.bool",
+    "Tensor.long", "Tensor.bool", "Tensor.short", "Tensor.char", "Tensor.byte",
     # (x, name=None): the only argument is Paddle's `name`, which accepts any value
     "Tensor.detach", "Tensor.logical_not",
     # nn containers and the base class

@@ -523,8 +523,8 @@ def _b_adaptive_avg_backward(c, gg):
 ADAPTIVE_AVG_POOL2D = R.OpDef(
     "adaptive_avg_pool2d", _k_adaptive_avg, _b_adaptive_avg, attrs=(("output_size", None),),
     node_name="AdaptiveAvgPool2DBackward",
-    doc="Adaptive 2-D average pooling of (..., H, W) x to output_size (Note [Adaptive "
-        "average pooling]).")
+    doc="Adaptive 2-D average pooling of (..., H, W) x to output_size "
+        "(Note [Adaptive average pooling]).")
 ADAPTIVE_AVG_POOL2D_BACKWARD = R.OpDef(
     "adaptive_avg_pool2d_backward", _k_adaptive_avg_backward, _b_adaptive_avg_backward,
     attrs=(("input_shape", None),), node_name="AdaptiveAvgPool2DBackwardBackward",
