@@ -251,6 +251,17 @@ def _tensor_class(Tensor, FUNCTIONS):
     return lines
 
 
+def _submodules_of_a_fresh_import():
+    """The submodules `import oar, oar.torch` binds on oar, read in a fresh interpreter (in
+    this one, earlier imports may have added others)."""
+    import subprocess
+    code = ("import types, oar, oar.torch; print(' '.join(n for n, v in vars(oar).items() "
+            "if isinstance(v, types.ModuleType) and v.__name__ == 'oar.' + n))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    return set(out.split())
+
+
 def render():
     """The stub's text."""
     if str(ROOT) not in sys.path:
@@ -263,10 +274,13 @@ def render():
 
     modules, classes, aliases, functions, values = [], [], [], [], []
     method_names = {n for n in dir(Tensor) if not n.startswith("_")}
+    imported = _submodules_of_a_fresh_import()
     for name in sorted(n for n in vars(oar) if not n.startswith("_")):
         v = getattr(oar, name)
         if isinstance(v, types.ModuleType):
-            if v.__name__ == f"oar.{name}":
+            # only what `import oar` itself provides: a submodule some other code imported
+            # first (oar.train, in a test run) is not part of the package's face
+            if v.__name__ == f"oar.{name}" and name in imported:
                 modules.append(name)
         elif v is Tensor:
             continue
