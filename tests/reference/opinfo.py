@@ -108,7 +108,14 @@ _DTYPE_MAP = {getattr(torch, n): getattr(otorch, n) for n in
 
 def clone_torch(v):
     if isinstance(v, torch.Tensor):
-        r = v.detach().clone(memory_format=torch.preserve_format)
+        # the same strides, also for a non-dense layout (clone's preserve_format makes
+        # those contiguous, and a random op then draws in another order than oar's copy)
+        if 0 in v.stride() or not v.numel():   # expanded (overlapping) or empty: as is
+            r = v.detach().clone(memory_format=torch.preserve_format)
+        else:
+            r = torch.empty_strided(v.size(), v.stride(), dtype=v.dtype)
+            with torch.no_grad():
+                r.copy_(v.detach())
         return r.requires_grad_(v.requires_grad) if v.requires_grad else r
     if isinstance(v, (list, tuple)):
         return type(v)(clone_torch(x) for x in v) if not hasattr(v, "_fields") else \

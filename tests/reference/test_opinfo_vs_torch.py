@@ -36,12 +36,9 @@ KNOWN = {
     "argsort": _each(("function", "method", "keyword", "noncontiguous"), "differs", TIES),
     "as_strided": {("noncontiguous", "differs"): STORAGE},
     "as_strided.partial_views": {("noncontiguous", "differs"): STORAGE,
-                                 ("noncontiguous", "accepted"): STORAGE,
                                  ("grad", "grad"): STORAGE, ("grad", "refused"): STORAGE},
     "matmul": {**_each(("function", "method", "keyword", "out"), "differs", MATMUL),
                ("grad_fn", "differs"): MATMUL},
-    "normal.in_place": {("noncontiguous", "differs"): "normal_ of a non-contiguous tensor: "
-                        "torch draws in its own element order"},
     **{name: {("out", "accepted"): "torch refuses an empty out for normal(Tensor, float) (it "
               "does not resize); oar resizes as for every op"}
        for name in ("normal", "normal.number_mean")},
