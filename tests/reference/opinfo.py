@@ -170,23 +170,23 @@ def oar_callable(op, variant):
             return None
         return _rebound(op.op) or resolve(otorch, name)
     if variant == "method":
-        if op.method_variant is None:
-            return None
-        r = _rebound(op.method_variant)
-        if r is not None:
-            return r
-        f = getattr(otorch.Tensor, name.split(".")[-1], None)
-        return None if f is None else (lambda self, *a, **k: getattr(self, name.split(".")[-1])(*a, **k))
+        return _method(op.method_variant, name.split(".")[-1])
     if variant == "inplace":
-        if op.inplace_variant is None:
-            return None
-        r = _rebound(op.inplace_variant)
-        if r is not None:
-            return r
-        iname = getattr(op.inplace_variant, "__name__", "")
-        f = getattr(otorch.Tensor, iname, None)
-        return None if f is None else (lambda self, *a, **k: getattr(self, iname)(*a, **k))
+        return _method(op.inplace_variant, getattr(op.inplace_variant, "__name__", ""))
     return None
+
+
+def _method(torch_fn, name):
+    """oar.torch's counterpart of a method variant: PyTorch's own lambda on oar.torch, or
+    the oar.torch.Tensor method of that name; None where there is neither."""
+    if torch_fn is None:
+        return None
+    r = _rebound(torch_fn)
+    if r is not None:
+        return r
+    if getattr(otorch.Tensor, name, None) is None:
+        return None
+    return lambda self, *a, **k: getattr(self, name)(*a, **k)
 
 
 def torch_callable(op, variant):
