@@ -398,3 +398,16 @@ def test_conj_physical_of_a_real_tensor_is_the_tensor_itself_as_torch():
         assert y is x and y.grad_fn is None
         z = m.ones(3, 2).t()
         assert z.conj_physical() is z
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.add(m.tensor(1.5), 2.5, alpha=0.1),
+    lambda m: m.sub(m.tensor([1.5]), 2.5, alpha=0.1),
+    lambda m: m.add(m.ones(2, 3), m.ones(3), alpha=0.3),
+    lambda m: m.add(m.ones(3), m.ones(2, 3), alpha=0.3),
+    lambda m: m.tensor(2.).add_(3., alpha=0.7),
+])
+def test_alpha_with_0d_and_broadcast_operands_as_torch(make):
+    o, t = make(ot), make(torch)
+    assert str(o.dtype) == str(t.dtype) and tuple(o.shape) == tuple(t.shape)
+    np.testing.assert_array_equal(o.numpy(), t.numpy())

@@ -471,7 +471,7 @@ if np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant:
 
 def _in_dtype(v, rdt):
     """An operand as PyTorch's kernel reads it: in the result dtype."""
-    if isinstance(v, np.ndarray):
+    if v.__class__ is np.ndarray:
         return v if v.dtype == rdt else v.astype(rdt)
     with np.errstate(over="ignore"):
         return np.asarray(v, rdt)
@@ -479,16 +479,16 @@ def _in_dtype(v, rdt):
 
 def _fused(ufunc, out, rdt, x, y, alpha):
     """ufunc(x, alpha * y) as PyTorch computes it (Note [Fused multiply-add])."""
-    wide = _FMA_WIDE.get(np.dtype(rdt)) if alpha != 1 else None
+    wide = _FMA_WIDE.get(rdt) if alpha != 1 else None
     if wide is None:
         return ufunc(x, y if alpha == 1 else np.multiply(y, alpha), out=out, dtype=rdt,
                      casting=_UNSAFE)
-    a = _in_dtype(alpha, rdt).astype(wide)
+    a = wide.type(rdt.type(alpha))          # alpha rounded to the result dtype, then widened
     xr = _in_dtype(x, rdt)
     t = np.multiply(_in_dtype(y, rdt), a, dtype=wide)
-    # the sum into t's memory when it has the result's shape (y broadcasts no smaller)
-    same = isinstance(t, np.ndarray) and t.shape == np.broadcast_shapes(np.shape(xr), t.shape)
-    r = ufunc(xr, t, out=t if same else None, dtype=wide)
+    # the sum into t's memory when it has the result's shape (x broadcasts no larger)
+    r = ufunc(xr, t, out=t if t.__class__ is np.ndarray and t.shape == xr.shape else None,
+              dtype=wide)
     if out is None:
         return r.astype(rdt)
     np.copyto(out, r, casting=_UNSAFE)
