@@ -17,6 +17,7 @@ from .ops import reduce as _reduce  # noqa: F401
 from .ops import creation as _creation  # noqa: F401
 from .ops import random as _random  # noqa: F401
 from .ops import indexing as _indexing  # noqa: F401
+from .ops import linalg as _linalg  # noqa: F401
 from .ops import operators as _operators  # noqa: F401
 from . import autograd, device  # noqa: F401
 from . import nn, optimizer, optim, io, utils  # noqa: F401,E402

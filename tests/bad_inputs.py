@@ -471,7 +471,9 @@ _LEAF_TORCH = {  # torch spelling of the same in-place call on e.w
 _LEAF_SKIP = {"detach_", "where_", "bitwise_and_", "bitwise_or_", "bitwise_xor_",
               "bitwise_not_", "matmul_", "reshape_", "squeeze_", "unsqueeze_", "flatten_",
               "transpose_", "swapdims_", "swapaxes_", "t_", "bitwise_left_shift_",
-              "bitwise_right_shift_"}
+              "bitwise_right_shift_", "addmv_", "addbmm_", "baddbmm_"}
+# (addmv_, addbmm_, baddbmm_: e.w's shape fits none of them; tests/test_matrix_ops.py checks
+# their leaf refusal)
 for _name in sorted(n for n in dir(oar) if n.endswith("_") and not n.startswith("_")):
     if _name in _LEAF_SKIP:
         continue
@@ -2091,3 +2093,23 @@ for _name in ("tril", "triu"):
     row(f"Tensor.{_name}_: in place on a leaf that requires grad", RuntimeError,
         lambda e, f=_name: getattr(e.w, f + "_")(),
         lambda t, e, f=_name: getattr(e.w, f + "_")())
+
+# matrix ops (oar/ops/linalg.py)
+row("oar.diag,Tensor.diag: 3-D input", RuntimeError, lambda e: oar.diag(f32(2, 2, 2)),
+    lambda t, e: t.diag(t.ones(2, 2, 2)))
+row("oar.diagflat,Tensor.diagflat: not a tensor", TypeError, lambda e: oar.diagflat([1.0]))
+row("oar.trace,Tensor.trace: 1-D input", RuntimeError, lambda e: oar.trace(e.v),
+    lambda t, e: t.trace(e.v))
+row("oar.outer,Tensor.outer: 2-D argument", RuntimeError, lambda e: oar.outer(e.x, e.v),
+    lambda t, e: t.outer(e.x, e.v))
+row("oar.kron,Tensor.kron: not a tensor", TypeError, lambda e: oar.kron(e.x, 2.0))
+row("oar.cross,Tensor.cross: dim of size 2", RuntimeError, lambda e: oar.cross(e.x, e.x, axis=0),
+    lambda t, e: t.cross(e.x, e.x, dim=0))
+row("oar.addmv,Tensor.addmv,oar.addmv_,Tensor.addmv_: mat and vec sizes differ", RuntimeError,
+    lambda e: e.v.addmv_(f32(4, 4), f32(3)), lambda t, e: e.v.addmv_(t.ones(4, 4), t.ones(3)))
+row("oar.addbmm,Tensor.addbmm,oar.addbmm_,Tensor.addbmm_: batch sizes differ", RuntimeError,
+    lambda e: e.x.addbmm_(f32(2, 2, 4), f32(3, 4, 3)),
+    lambda t, e: e.x.addbmm_(t.ones(2, 2, 4), t.ones(3, 4, 3)))
+row("oar.baddbmm,Tensor.baddbmm,oar.baddbmm_,Tensor.baddbmm_: 2-D batch1", RuntimeError,
+    lambda e: oar.baddbmm_(e.x, f32(3, 4), f32(2, 4, 4)),
+    lambda t, e: e.x.baddbmm_(t.ones(3, 4), t.ones(2, 4, 4)))

@@ -318,3 +318,18 @@ def test_paddle_door_tensors_stay_core_tensors():
     z.stop_gradient = False
     (z * pyop.neg(z)).sum().backward()
     assert type(z.grad) is oar.Tensor
+# matrix ops (oar/ops/linalg.py; values and gradients in tests/test_matrix_ops.py)
+SAMPLES.update({
+    "diag": (lambda: oar.diag(X((3,))), False),
+    "diagflat": (lambda: oar.diagflat(X((2, 2))), False),
+    "trace": (lambda: oar.trace(X()), False),
+    "outer": (lambda: oar.outer(X((3,)), X((2,))), False),
+    "kron": (lambda: oar.kron(X((2, 2)), X((2,))), False),
+    "cross": (lambda: oar.cross(X((2, 3)), X((2, 3))), False),
+    "addmv": (lambda: oar.addmv(X((3,)), X((3, 4)), X((4,))), False),
+    "addbmm": (lambda: oar.addbmm(X((3, 5)), X((2, 3, 4)), X((2, 4, 5))), False),
+    "baddbmm": (lambda: oar.baddbmm(X((2, 3, 5)), X((2, 3, 4)), X((2, 4, 5))), False),
+    "addmv_": _inplace(lambda: (lambda x: (oar.addmv_(x, X((3, 4)), X((4,))), x))(X((3,)))),
+    "addbmm_": _inplace(lambda: (lambda x: (oar.addbmm_(x, X((2, 3, 4)), X((2, 4, 5))), x))(X((3, 5)))),
+    "baddbmm_": _inplace(lambda: (lambda x: (oar.baddbmm_(x, X((2, 3, 4)), X((2, 4, 5))), x))(X((2, 3, 5)))),
+})
