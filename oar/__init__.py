@@ -14,6 +14,7 @@ from .ops import pointwise as _pointwise  # noqa: F401  (declarations register t
 from .ops import views as _views  # noqa: F401
 from .ops import general as _general  # noqa: F401
 from .ops import reduce as _reduce  # noqa: F401
+from .ops import scans as _scans  # noqa: F401
 from .ops import creation as _creation  # noqa: F401
 from .ops import random as _random  # noqa: F401
 from .ops import indexing as _indexing  # noqa: F401

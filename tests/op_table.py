@@ -821,6 +821,22 @@ EXEMPT += [
             "threshold_", "rsub")),
 ]
 
+# scans and sets (oar/ops/scans.py)
+ROWS += [
+    OpRow("cumprod", lambda x, axis: np.cumprod(x, axis), kwargs=dict(axis=1), inplace=True,
+          zero_dim=False),
+    OpRow("cumprod", lambda x: np.cumprod(x), inplace=False),
+    OpRow("logcumsumexp", lambda x, axis: np.logaddexp.accumulate(x, axis), kwargs=dict(axis=1),
+          inplace=False, zero_dim=False),
+]
+EXEMPT += [
+    Exempt("scans and sets with integer or tuple results (no gradient, or views from "
+           "expand): values, dtypes, non-contiguous inputs and errors against torch 2.13 and "
+           "paddle 3.3.1",
+           ("tests/test_scan_set_ops.py",),
+           ("searchsorted", "bucketize", "bincount", "histc", "meshgrid", "unique_consecutive")),
+]
+
 EXEMPT += [
     Exempt("matrix ops (oar/ops/linalg.py): values, dtypes, gradients (float64 gradcheck), "
            "non-contiguous inputs, beta=0 with NaN input, in-place spellings and Paddle's "

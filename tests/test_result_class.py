@@ -318,6 +318,16 @@ def test_paddle_door_tensors_stay_core_tensors():
     z.stop_gradient = False
     (z * pyop.neg(z)).sum().backward()
     assert type(z.grad) is oar.Tensor
+
+# scans and sets (oar/ops/scans.py)
+SAMPLES.update({
+    "searchsorted": (lambda: oar.searchsorted(X((12,)), X((3, 4))), False),
+    "bucketize": (lambda: oar.bucketize(X(), X((12,))), False),
+    "bincount": (lambda: oar.bincount(door(np.array([0, 2, 2], np.int64))), False),
+    "histc": (lambda: oar.histc(X(), bins=4), False),
+    "meshgrid": (lambda: oar.meshgrid(X((3,)), X((4,))), False),
+    "unique_consecutive": (lambda: oar.unique_consecutive(X(), True, True), False),
+})
 # matrix ops (oar/ops/linalg.py; values and gradients in tests/test_matrix_ops.py)
 SAMPLES.update({
     "diag": (lambda: oar.diag(X((3,))), False),

@@ -849,3 +849,53 @@ round = _round_spelling("round")  # noqa: A001
 round_ = _round_spelling("round_")
 Tensor.round, Tensor.round_ = round, round_
 __all__ += ["round", "round_"]
+
+
+# --------------------------------------------------------------------------- scans (ops/scans.py)
+def _scan_spelling(name):
+    """PyTorch's cumprod / cumprod_ / logcumsumexp: dim is required (Paddle's flattens when
+    it is None, so the core's spelling does)."""
+    core = _CORE[name]
+
+    def fn(input, dim, *, dtype=None, out=None):
+        x = _tensor(input, name, "self" if name.endswith("_") else "input")
+        d = _dim(x, dim, name)
+        kw = {} if dtype is None else {"dtype": dtype}
+        if out is not None:
+            kw["out"] = out
+        return core(x, d, **kw)
+    return _named(name, fn, (core.__doc__ or "").split("\n")[0] + " dim is required, as in "
+                  "PyTorch.")
+
+
+cumprod = _scan_spelling("cumprod")
+Tensor.cumprod, Tensor.cumprod_ = cumprod, _scan_spelling("cumprod_")
+
+
+def _logcumsumexp(input, dim, *, out=None):
+    x = _tensor(input, "logcumsumexp")
+    d = _dim(x, dim, "logcumsumexp")
+    return _CORE["logcumsumexp"](x, d) if out is None else _CORE["logcumsumexp"](x, d, out=out)
+
+
+logcumsumexp = _named("logcumsumexp", _logcumsumexp, "log(cumsum(exp(input))) along dim, "
+                      "computed stably; dim is required, as in PyTorch.")
+Tensor.logcumsumexp = logcumsumexp
+_MESHGRID_WARNED = [False]
+
+
+def _meshgrid(*tensors, indexing=None):
+    # PyTorch warns once per process (TORCH_WARN_ONCE) when indexing is not given, and then
+    # uses 'ij'; Paddle has only 'ij' and never warns.
+    if indexing is None:
+        if not _MESHGRID_WARNED[0]:
+            _MESHGRID_WARNED[0] = True
+            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass "
+                          "the indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    return tuple(_CORE["meshgrid"](*tensors, indexing=indexing))
+
+
+meshgrid = _named("meshgrid", _meshgrid, "Coordinate grids from 1-D tensors ('ij' or 'xy' "
+                  "indexing); without indexing=, PyTorch's one-time warning and 'ij'.")
+__all__ += ["cumprod", "logcumsumexp", "meshgrid"]
