@@ -222,6 +222,11 @@ class Tensor:
         """False: tensors live on the CPU in this build."""
         return False
 
+    @property
+    def is_xpu(self):
+        """False: no Intel GPU tensors in this build (programs test it beside is_cuda)."""
+        return False
+
     def element_size(self):
         """The size of one element in bytes."""
         return self._data.itemsize

@@ -102,8 +102,6 @@ FAST = {"polynomial_custom_function", "tensorqs_tutorial", "autogradqs_tutorial"
 
 # Programs that do not run on oar yet: name -> triage line (see /tmp/h4_triage.md while it lasts)
 XFAIL: dict[str, str] = {
-    "dcgan_main": "nn.ConvTranspose2d (the generator's layers) is missing: no transposed "
-                  "convolution in oar",
     "word_language_model": "nn.Transformer is missing (model.py subclasses it at import); "
                            "torch.save(model) of a whole module and torch.serialization."
                            "safe_globals / torch.nn.modules.<file> namespaces for loading it "

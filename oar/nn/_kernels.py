@@ -644,3 +644,181 @@ GELU = pointwise_op("gelu", _k_gelu, _b_gelu, needs={"x": ("x",)}, attrs=(("appr
 
 from ._pool import (ADAPTIVE_AVG_POOL2D, AVGPOOL, MAXPOOL, avg_divisor_mode, avg_pool2d, index_pad,  # noqa: E402,F401
                     max_pool2d, pool_args)
+
+
+# ---------------------------------------------------------------- transposed convolution
+# Note [Transposed conv is conv's adjoint]
+# conv_transpose2d(x, w) with w [C_in, C_out/G, kh, kw] is the gradient, with respect to its
+# input, of conv2d(y, w) where y is [N, C_out, OH, OW] and w is read as conv2d's
+# [O=C_in, C=C_out/G, kh, kw]. So its kernel is conv2d's input-gradient code (a col2im
+# scatter-add, _conv_backward with needs=(x only)), and its own backward is conv2d again:
+#   d input  = conv2d(g, w)                      (the forward of the conv it is the adjoint of)
+#   d weight = conv2d's weight gradient with conv2d's input := g and its output grad := x
+#   d bias   = g summed over N, H, W.
+# output_padding only enlarges OH/OW (rows and columns no input position reaches, left at
+# zero plus bias); the window views of g never read past (H-1)*s + d*(k-1), so they fit.
+def _k_conv_t(x, w, b, stride, padding, output_padding, groups, dilation):
+    n, _, h, wd = x.shape
+    (sh, sw), (ph, pw), (oph, opw), (dh, dw) = stride, padding, output_padding, dilation
+    kh, kw = w.shape[2:]
+    oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
+    ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
+    out, _, _ = _conv_backward(None, w, x, (True, False, False), (n, w.shape[1] * groups, oh, ow),
+                               x.dtype, w.shape, stride, padding, dilation, groups)
+    if b is None:
+        return np.ascontiguousarray(out)
+    return np.add(out, b[:, None, None], out=np.empty(out.shape, out.dtype))
+
+
+def _conv_t_grads(c, g, xa, wa):
+    """(gx, gw, gb) arrays of a 4-D transposed convolution (Note [Transposed conv is conv's
+    adjoint]); xa / wa are None where not saved."""
+    stride, padding, _, groups, dilation = c.attrs
+    xshape, xdt = c.input_meta[0]
+    gx = gw = gb = None
+    if c.needs[0]:
+        # output_padding >= stride (allowed when < dilation) makes conv2d's output longer
+        gx = _k_conv(g, wa, None, stride, padding, dilation, groups)[:, :, :xshape[-2], :xshape[-1]]
+    if c.needs[1]:
+        gw = _conv_backward(g, None, xa, (False, True, False), g.shape, xdt, c.input_meta[1][0],
+                            stride, padding, dilation, groups)[1]
+    if c.needs[2]:
+        gb = g.sum(axis=(0, 2, 3))
+    return gx, gw, gb
+
+
+def _b_conv_t(c, g):
+    _first_order_only("conv_transpose2d")
+    wa = c.input(1)._data if c.needs[0] else None
+    xa = c.input(0)._data if c.needs[1] else None
+    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a))
+                 for a in _conv_t_grads(c, g._data, xa, wa))
+
+
+CONV_T2D = OpDef("conv_transpose2d", _k_conv_t, _b_conv_t,
+                 needs={"x": ("weight",), "weight": ("x",)}, inputs=("x", "weight", "bias"),
+                 attrs=(("stride", (1, 1)), ("padding", (0, 0)), ("output_padding", (0, 0)),
+                        ("groups", 1), ("dilation", (1, 1))),
+                 node_name="ConvolutionBackward0",
+                 doc="2-D transposed convolution (the adjoint of conv2d) of an NCHW input "
+                     "with a [C_in, C_out/groups, kh, kw] weight, plus bias.")
+
+
+# conv_transpose1d: CONV_T2D's kernel and backward on height-1 views, its own op as in PyTorch
+def _k_conv_t1d(x, w, b, stride, padding, output_padding, groups, dilation):
+    return np.ascontiguousarray(_k_conv_t(x[:, :, None], w[:, :, None], b, (1, stride),
+                                          (0, padding), (0, output_padding), groups,
+                                          (1, dilation))[:, :, 0])
+
+
+class _Ctx1d:
+    """The backward context of a 1-D op seen as its height-1 2-D op."""
+    def __init__(self, c):
+        s, p, op_, g, d = c.attrs
+        self.attrs = ((1, s), (0, p), (0, op_), g, (1, d))
+        self.needs = c.needs
+        (n, ch, length), xdt = c.input_meta[0]
+        (a, b, k), wdt = c.input_meta[1]
+        self.input_meta = (((n, ch, 1, length), xdt), ((a, b, 1, k), wdt))
+
+
+def _b_conv_t1d(c, g):
+    _first_order_only("conv_transpose1d")
+    wa = c.input(1)._data[:, :, None] if c.needs[0] else None
+    xa = c.input(0)._data[:, :, None] if c.needs[1] else None
+    gx, gw, gb = _conv_t_grads(_Ctx1d(c), g._data[:, :, None], xa, wa)
+    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a))
+                 for a in (None if gx is None else gx[:, :, 0],
+                           None if gw is None else gw[:, :, 0], gb))
+
+
+CONV_T1D = OpDef("conv_transpose1d", _k_conv_t1d, _b_conv_t1d,
+                 needs={"x": ("weight",), "weight": ("x",)}, inputs=("x", "weight", "bias"),
+                 attrs=(("stride", 1), ("padding", 0), ("output_padding", 0), ("groups", 1),
+                        ("dilation", 1)),
+                 node_name="ConvolutionBackward0",
+                 doc="1-D transposed convolution of an NCL input with a [C_in, C_out/groups, k] "
+                     "weight, plus bias.")
+
+
+def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                   dilation=1, output_size=None, *, op="conv_transpose2d", nd=2):
+    """The transposed convolution both doors call (nd = 1: NCL input, weight [C_in, C_out/G,
+    k]; nd = 2: NCHW, [C_in, C_out/G, kh, kw]); an unbatched input (one dim fewer) as
+    PyTorch. output_size (spatial, or with the leading dims) picks output_padding."""
+    _input(x, op)
+    _input(weight, op, "weight")
+    if weight._data.ndim != nd + 2:
+        raise _c.ArgValueError(f"{op}: weight must be {nd + 2}-D [in_channels, out_channels / "
+                               f"groups, {'k' if nd == 1 else 'kh, kw'}], got "
+                               f"{_c.shape_str(weight._data.shape)}")
+    if x._data.ndim not in (nd + 1, nd + 2):
+        raise _c.ArgValueError(f"{op}: Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) "
+                               f"input, but got input of size: {_c.shape_str(x._data.shape)}")
+
+    def conf(v, name, minimum):
+        if nd == 1:
+            v = v[0] if isinstance(v, (list, tuple)) and len(v) == 1 else v
+            if isinstance(v, (list, tuple)):
+                raise _c.ArgValueError(f"{op}: {name} must be an int or a 1-element sequence, "
+                                       f"got {list(v)}")
+            return (0 if minimum == 0 else 1, _c.pair(v, op, name, minimum)[1])
+        return _c.pair(v, op, name, minimum)
+    st, pd = conf(stride, "stride", 1), conf(padding, "padding", 0)
+    opd, dil = conf(output_padding, "output_padding", 0), conf(dilation, "dilation", 1)
+    g = _c.count(groups, op, "groups", 1)
+    unbatched = x._data.ndim == nd + 1
+    xs, ws = x._data.shape[-(nd + 1):], weight._data.shape
+    if ws[0] % g:
+        raise _c.ArgValueError(
+            f"{op}: Given groups={g}, expected weight to be divisible by {g} at dimension 0, "
+            f"but got weight of size {_c.shape_str(ws)} instead")
+    if xs[0] != ws[0]:
+        raise _c.ArgValueError(
+            f"{op}: Given transposed=1, weight of size {_c.shape_str(ws)}, expected input"
+            f"{_c.shape_str(x._data.shape)} to have {ws[0]} channels, but got {xs[0]} channels "
+            "instead")
+    _c.floating_like(x, weight, op)
+    cout = ws[1] * g
+    if bias is not None:
+        _input(bias, op, "bias")
+        _c.floating_like(x, bias, op, "bias")
+        if bias._data.shape != (cout,):
+            raise _c.ArgValueError(f"{op}: bias must have shape [{cout}], got "
+                                   f"{_c.shape_str(bias._data.shape)}")
+    sizes = (1,) * (2 - nd) + tuple(xs[1:])
+    ks = (1,) * (2 - nd) + tuple(ws[2:])
+    base = [(sizes[i] - 1) * st[i] - 2 * pd[i] + dil[i] * (ks[i] - 1) + 1 for i in range(2)]
+    if output_size is not None:
+        want = [_args.integer(v, op, "output_size") for v in
+                ([output_size] if isinstance(output_size, int) else list(output_size))]
+        if len(want) == nd + 1 + (not unbatched):
+            want = want[-nd:]
+        if len(want) != nd:
+            raise _c.ArgValueError(f"{op}: output_size must have {nd} elements (or with the "
+                                   f"batch and channel dims), got {want}")
+        want = [1] * (2 - nd) + want
+        lo, hi = base[2 - nd:], [base[i] + st[i] - 1 for i in range(2 - nd, 2)]
+        if any(w < base[i] or w > base[i] + st[i] - 1 for i, w in enumerate(want)):
+            raise _c.ArgValueError(f"{op}: requested an output size of {want[2 - nd:]}, but "
+                                   f"valid sizes range from {lo} to {hi} (for an input of "
+                                   f"{list(xs[1:])})")
+        opd = tuple(w - b for w, b in zip(want, base))
+    for i in range(2 - nd, 2):
+        if opd[i] >= st[i] and opd[i] >= dil[i]:
+            raise _c.ArgValueError(
+                f"{op}: output padding must be smaller than either stride or dilation, but got "
+                f"output_padding={list(opd[2 - nd:])}, stride={list(st[2 - nd:])}, "
+                f"dilation={list(dil[2 - nd:])}")
+    out_sz = [base[i] + opd[i] for i in range(2)]
+    if min(out_sz) < 1:
+        raise _c.ArgValueError(
+            f"{op}: Given input size per channel: {list(xs[1:])}. Calculated output size per "
+            f"channel: {out_sz[2 - nd:]}. Output size is too small (reduce padding or grow the "
+            "input)")
+    x = x.unsqueeze(0) if unbatched else x
+    if nd == 1:
+        out = R.dispatch(CONV_T1D, (x, weight, bias), (st[1], pd[1], opd[1], g, dil[1]))
+    else:
+        out = R.dispatch(CONV_T2D, (x, weight, bias), (st, pd, opd, g, dil))
+    return out.squeeze(0) if unbatched else out

@@ -11,6 +11,7 @@ from ..tensor import Tensor
 from . import _activation_ops as _A
 from . import _checks as _c
 from ._kernels import (adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d, pad)  # noqa: F401
+from . import _kernels as _K
 
 _F = R.FUNCTIONS
 
@@ -1190,6 +1191,39 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     # one op (PyTorch's ConvolutionBackward0), computed as a height-1 conv2d
     return conv2d(x, weight, bias, stride=(1, s), padding=p2, dilation=(1, d), groups=groups,
                   _one_d=True)
+
+
+def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
+                     groups=1, output_size=None, data_format="NCHW", name=None):
+    """2-D transposed convolution of NCHW x with weight [in_channels, out_channels / groups,
+    kh, kw] (Note [Transposed conv is conv's adjoint]); output_size picks output_padding."""
+    return _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                           output_size, data_format, 2)
+
+
+def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCL", name=None):
+    """1-D transposed convolution of NCL x with weight [in_channels, out_channels / groups, k]."""
+    return _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                           output_size, data_format, 1)
+
+
+def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                    output_size, data_format, nd):
+    op = f"conv{nd}d_transpose"
+    layout = "NCL" if nd == 1 else "NCHW"
+    if data_format != layout:
+        raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
+                                  f"({layout} only)")
+    if isinstance(padding, str):
+        raise NotImplementedError(f"{op}: string padding {padding!r} is not supported (give "
+                                  "the padding as integers)")
+    if output_size is not None and output_padding not in (0, [0] * nd, (0,) * nd):
+        # Paddle's rule: the two name the same thing
+        raise ArgValueError(f"{op}: output_padding option is mutually exclusive with "
+                            "output_size")
+    return _K.conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
+                             dilation, output_size, op=op, nd=nd)
 
 
 def _single(v, op, name):

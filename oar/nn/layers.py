@@ -750,6 +750,89 @@ class Conv1D(Layer):
                 f"stride={self._conf['stride']}, padding={self._conf['padding']}")
 
 
+class _ConvTransposeNd(Layer):
+    """Paddle's transposed convolution layer; weight [in_channels, out_channels/groups, *k]
+    (Note [Transposed conv is conv's adjoint])."""
+    _nd = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", *, bias=True):
+        super().__init__()
+        op, nd = type(self).__name__, self._nd
+        in_channels = _c.count(in_channels, op, "in_channels")
+        out_channels = _c.count(out_channels, op, "out_channels")
+        g = _c.count(groups, op, "groups", 1)
+        for what, n in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if n % g:
+                raise ArgValueError(f"{op}: {what} must be divisible by groups ({what}={n}, "
+                                    f"groups={g})")
+        layout = "NCL" if nd == 1 else "NCHW"
+        self._data_format = data_format
+        if self._data_format != layout:
+            raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
+                                      f"({layout} only)")
+        k = (F._single(kernel_size, op, "kernel_size"),) if nd == 1 else \
+            _c.pair(kernel_size, op, "kernel_size", 1)
+        if min(k) < 1:
+            raise ArgValueError(f"{op}: kernel_size must be positive, got {kernel_size!r}")
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, k
+        self._conf = dict(stride=stride, padding=padding, output_padding=output_padding,
+                          groups=g, dilation=dilation)
+        self.weight = _param([in_channels, out_channels // g, *k])
+        if bias_attr is False or bias is False:
+            self.bias = None
+            self._parameters["bias"] = None
+        else:
+            self.bias = _param([out_channels])
+        self.reset_parameters()
+
+    reset_parameters = Conv2D.reset_parameters   # fan_in = weight.shape[1] * prod(k), as torch
+
+    def forward(self, x, output_size=None):
+        """The transposed convolution of x with weight, plus bias."""
+        fn = F.conv1d_transpose if self._nd == 1 else F.conv2d_transpose
+        conf = dict(self._conf)
+        if output_size is not None:
+            conf["output_padding"] = 0
+        return fn(x, self.weight, self.bias, output_size=output_size,
+                  data_format=self._data_format, **conf)
+
+    def extra_repr(self):
+        """Paddle's: what differs from the defaults, then data_format."""
+        c, nd = self._conf, self._nd
+        as_list = lambda v: list(v) if isinstance(v, (list, tuple)) else [v] * nd  # noqa: E731
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={list(self.kernel_size)}"
+        if as_list(c["stride"]) != [1] * nd:
+            s += f", stride={as_list(c['stride'])}"
+        if c["padding"] != 0:
+            s += f", padding={c['padding']}"
+        if c["output_padding"] != 0:
+            s += f", output_padding={c['output_padding']}"
+        if as_list(c["dilation"]) != [1] * nd:
+            s += f", dilation={as_list(c['dilation'])}"
+        if c["groups"] != 1:
+            s += f", groups={c['groups']}"
+        return s + f", data_format={self._data_format}"
+
+
+class Conv2DTranspose(_ConvTransposeNd):
+    """2-D transposed convolution layer over NCHW input."""
+    _nd = 2
+
+
+class Conv1DTranspose(_ConvTransposeNd):
+    """1-D transposed convolution layer over NCL input."""
+    _nd = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format="NCL", *, bias=True):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, dilation, groups, weight_attr, bias_attr,
+                         data_format, bias=bias)
+
+
 class _Pool(Layer):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                  data_format="NCHW", name=None):

@@ -31,6 +31,7 @@ __all__ = [
     "silu", "mish", "hardtanh", "hardtanh_", "hardswish", "hardsigmoid", "logsigmoid",
     "softplus", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "normalize",
     "cosine_similarity", "dropout", "dropout1d", "dropout2d", "dropout3d", "conv1d", "conv2d",
+    "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
     "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
@@ -372,6 +373,21 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution of (N, C, H, W) input with weight [out, in / groups, kh, kw]."""
     return _K.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """1-D transposed convolution of (N, C_in, L) input with weight [C_in, C_out / groups, k]."""
+    return _K.conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, op="conv_transpose1d", nd=1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """2-D transposed convolution of (N, C_in, H, W) input with weight [C_in, C_out / groups,
+    kh, kw] (Note [Transposed conv is conv's adjoint])."""
+    return _K.conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, op="conv_transpose2d", nd=2)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

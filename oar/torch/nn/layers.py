@@ -11,6 +11,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...autograd import grad_mode
 from ...nn import _checks as _c
+from ...nn import _kernels as _K
 from ...nn import layers as _core
 from ...ops import args as _args
 from ...ops.registry import FUNCTIONS as _FN
@@ -21,7 +22,7 @@ from . import init
 from .modules import Module, _check_device
 
 __all__ = [
-    "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "BatchNorm1d", "BatchNorm2d",
+    "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "Dropout", "Dropout1d",
     "Dropout2d", "Dropout3d", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Mish", "Tanh",
     "Sigmoid", "Hardtanh", "Hardswish", "Hardsigmoid", "LogSigmoid", "Softplus", "Softmax",
@@ -140,6 +141,8 @@ class _ConvRepr:
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -191,6 +194,50 @@ class Conv2d(_ConvRepr, _core.Conv2D, Module):
                               dilation, groups, padding_mode, bias=bias)
         self._torch_attrs(in_channels, out_channels, kernel_size, stride, padding, dilation,
                           groups, padding_mode, 2, dtype)
+
+
+class _ConvTransposeNd(_ConvRepr, Module):
+    """PyTorch's transposed convolution: weight [in_channels, out_channels/groups, *k],
+    forward(input, output_size=None)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        _factory(device, None)
+        n = self._nd
+        if padding_mode != "zeros":
+            raise _c.ArgValueError(f"Only \"zeros\" padding mode is supported for "
+                                   f"{type(self).__name__}")
+        _core._ConvTransposeNd.__init__(self, in_channels, out_channels, kernel_size, stride,
+                                        padding, output_padding, dilation, groups, None, None,
+                                        "NCL" if n == 1 else "NCHW", bias=bias)
+        self._torch_attrs(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                          groups, padding_mode, n, None)
+        self.transposed, self.output_padding = True, _tuple(output_padding, n)
+        if dtype is not None:
+            self.to(dtype)
+
+    def forward(self, input, output_size=None):
+        """The transposed convolution of input with weight, plus bias; output_size (spatial,
+        or with the batch and channel dims) picks output_padding."""
+        n = self._nd
+        fn = F.conv_transpose1d if n == 1 else F.conv_transpose2d
+        if output_size is None:
+            return fn(input, self.weight, self.bias, self.stride, self.padding,
+                      self.output_padding, self.groups, self.dilation)
+        return _K.conv_transpose(input, self.weight, self.bias, self.stride, self.padding,
+                                 0, self.groups, self.dilation, list(output_size),
+                                 op=f"ConvTranspose{n}d", nd=n)
+
+
+class ConvTranspose1d(_ConvTransposeNd, _core.Conv1DTranspose):
+    """1-D transposed convolution over (N, C_in, L) input."""
+    extra_repr = _ConvRepr.extra_repr
+
+
+class ConvTranspose2d(_ConvTransposeNd, _core.Conv2DTranspose):
+    """2-D transposed convolution over (N, C_in, H, W) input."""
+    extra_repr = _ConvRepr.extra_repr
 
 
 # ---------------------------------------------------------------------- normalisation
