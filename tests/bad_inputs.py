@@ -2094,6 +2094,36 @@ for _name in ("tril", "triu"):
         lambda e, f=_name: getattr(e.w, f + "_")(),
         lambda t, e, f=_name: getattr(e.w, f + "_")())
 
+area("scans and sets")
+row("oar.cumprod,Tensor.cumprod: axis out of range", IndexError,
+    lambda e: oar.cumprod(e.x, 2), lambda t, e: t.cumprod(e.x, 2))
+row("Tensor.cumprod_: dtype other than self's", RuntimeError,
+    lambda e: e.x.cumprod_(0, dtype="float64"), lambda t, e: e.x.cumprod_(0, dtype=t.float64))
+row("oar.logcumsumexp,Tensor.logcumsumexp: int64 tensor", NotImplementedError,
+    lambda e: oar.logcumsumexp(e.n, 0), lambda t, e: t.logcumsumexp(e.n, 0))
+row("oar.searchsorted: leading dims differ", RuntimeError,
+    lambda e: oar.searchsorted(e.x, e.v), lambda t, e: t.searchsorted(e.x, e.v))
+row("oar.searchsorted: right=True with side='left'", RuntimeError,
+    lambda e: oar.searchsorted(e.v, e.v, right=True, side="left"),
+    lambda t, e: t.searchsorted(e.v, e.v, right=True, side="left"))
+row("oar.bucketize,Tensor.bucketize: 2-D boundaries", RuntimeError,
+    lambda e: oar.bucketize(e.v, e.x), lambda t, e: t.bucketize(e.v, e.x))
+row("oar.bincount,Tensor.bincount: negative values", RuntimeError,
+    lambda e: oar.bincount(e.nidx), lambda t, e: t.bincount(e.nidx))
+row("oar.bincount: 2-D input", RuntimeError, lambda e: oar.bincount(e.n),
+    lambda t, e: t.bincount(e.n))
+row("oar.histc,Tensor.histc: int64 tensor", NotImplementedError, lambda e: oar.histc(e.n),
+    lambda t, e: t.histc(e.n))
+row("oar.histc: min > max", RuntimeError, lambda e: oar.histc(e.x, min=2, max=1),
+    lambda t, e: t.histc(e.x, min=2, max=1))
+row("oar.meshgrid: a 2-D tensor", RuntimeError, lambda e: oar.meshgrid(e.x, e.v),
+    lambda t, e: t.meshgrid(e.x, e.v, indexing="ij"))
+row("oar.meshgrid: unknown indexing", RuntimeError,
+    lambda e: oar.meshgrid(e.v, e.v, indexing="ji"),
+    lambda t, e: t.meshgrid(e.v, e.v, indexing="ji"))
+row("oar.unique_consecutive,Tensor.unique_consecutive: axis out of range", IndexError,
+    lambda e: oar.unique_consecutive(e.x, axis=3), lambda t, e: t.unique_consecutive(e.x, dim=3))
+
 # matrix ops (oar/ops/linalg.py)
 row("oar.diag,Tensor.diag: 3-D input", RuntimeError, lambda e: oar.diag(f32(2, 2, 2)),
     lambda t, e: t.diag(t.ones(2, 2, 2)))
