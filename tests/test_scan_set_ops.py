@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-import torch as T
+T = pytest.importorskip("torch")
 
 import oar
 import oar.torch as torch
@@ -217,3 +217,30 @@ def test_unique_consecutive_match_torch_and_paddle():
         assert str(o.dtype) == str(p.dtype)
     with pytest.raises(IndexError):
         torch.unique_consecutive(xo, dim=3)
+
+
+def test_empty_rows_as_torch():
+    """searchsorted over 0 rows and unique_consecutive along a size-0 dim: empty results, as
+    torch (NumPy's reshape(-1, 0) would leak a ValueError); a size-0 dim that is not the one
+    selected is refused as torch refuses it."""
+    import oar.torch as ot
+    torch = pytest.importorskip("torch")
+    for m in (torch, ot):
+        r = m.searchsorted(m.zeros(0, 0), m.zeros(0, 0))
+        assert tuple(r.shape) == (0, 0) and str(r.dtype).endswith("int64")
+        u, inv, cnt = m.unique_consecutive(m.zeros(5, 0, 5), return_inverse=True,
+                                           return_counts=True, dim=1)
+        assert tuple(u.shape) == (5, 0, 5) and tuple(inv.shape) == (0,) == tuple(cnt.shape)
+        with pytest.raises(RuntimeError, match="0 sized dimensions"):
+            m.unique_consecutive(m.zeros(5, 0, 5), dim=0)
+
+
+def test_integer_add_products_truncate_beta_and_alpha_as_torch():
+    import oar.torch as ot
+    torch = pytest.importorskip("torch")
+    out = []
+    for m in (torch, ot):
+        i, a, v = m.arange(5), m.ones(5, 10, dtype=m.int64) * 3, m.arange(10)
+        out.append([m.addmv(i, a, v, beta=b, alpha=al).tolist()
+                    for b, al in ((0.2, 0.6), (1.7, 2.6), (-1.7, 1))])
+    assert out[0] == out[1]

@@ -179,6 +179,9 @@ def _add_product(op, input, prod, beta, alpha):
     if shape != tuple(prod.shape):
         raise ArgValueError(f"{op}(): input of shape {list(input.shape)} cannot be broadcast to "
                             f"the product's shape {list(prod.shape)}")
+    if prod._data.dtype.kind in "iu":
+        # an integer product keeps its dtype: torch casts beta and alpha to it (truncating)
+        beta, alpha = int(beta), int(alpha)
     res = prod if alpha == 1 else prod * alpha
     if beta == 0:
         zero = F["zeros"](list(input.shape), dtype="bool")

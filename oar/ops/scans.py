@@ -141,10 +141,11 @@ def _search(seq, vals, right, sorter, op):
         if sorter is not None:
             s = s[sorter.reshape(-1)]
         return np.searchsorted(s, vals, side="right" if right else "left")
-    s2 = seq.reshape(-1, seq.shape[-1])
-    v2 = vals.reshape(-1, vals.shape[-1] if vals.ndim else 1)
+    rows = int(np.prod(seq.shape[:-1]))   # explicit: reshape(-1, 0) of an empty row is ambiguous
+    s2 = seq.reshape(rows, seq.shape[-1])
+    v2 = vals.reshape(rows, vals.shape[-1] if vals.ndim else 1)
     out = np.empty(v2.shape, np.int64)
-    srt = None if sorter is None else sorter.reshape(-1, seq.shape[-1])
+    srt = None if sorter is None else sorter.reshape(rows, seq.shape[-1])
     for i in range(s2.shape[0]):
         row = s2[i] if srt is None else s2[i][srt[i]]
         out[i] = np.searchsorted(row, v2[i], side="right" if right else "left")
@@ -311,8 +312,12 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None,
         inv = (np.cumsum(starts) - 1).reshape(a.shape)
     else:
         ax = _args.axis(axis, a.ndim, op)
+        if any(n == 0 for d, n in enumerate(a.shape) if d != ax):
+            raise ArgValueError(f"{op}(): There are 0 sized dimensions, and they aren't "
+                                f"selected, so unique cannot be applied (shape {list(a.shape)}, "
+                                f"dim {ax})")
         m = np.moveaxis(a, ax, 0)
-        rows = m.reshape(m.shape[0], -1)
+        rows = m.reshape(m.shape[0], int(np.prod(m.shape[1:])))   # explicit: 0 rows allowed
         change = (rows[1:] != rows[:-1]).any(axis=1)
         starts = np.concatenate([[True], change]) if m.shape[0] else np.zeros(0, bool)
         vals = np.moveaxis(m[starts], 0, ax)

@@ -31,7 +31,19 @@ def _each(variants, kind, reason):
     return {(v, kind): reason for v in variants}
 
 
+COMPOSITE = ("a composition of oar ops, not one op yet: the gradient agrees, the node is its "
+             "last op's (torch has one node: AddmvBackward0, DiagEmbedBackward0, "
+             "LinalgCrossBackward0, ...)")
+
 KNOWN = {
+    **{name: {("grad_fn", "differs"): COMPOSITE}
+       for name in ("addmv", "baddbmm", "cross", "diag", "diagflat", "kron")},
+    "addbmm": {**_each(_ALL, "differs", "float32: the batch sum runs after the products "
+                       "(torch accumulates inside its BLAS call): last bits"),
+               ("grad_fn", "differs"): COMPOSITE,
+               ("inplace", "refused"): "addbmm_ into an input smaller than the result: torch "
+                                       "resizes the input; oar refuses (an in-place op never "
+                                       "changes its tensor's shape)"},
     **{name: _each(_ALL, "differs", TIES) for name in ("sort", "topk", "kthvalue", "mode")},
     "argsort": _each(("function", "method", "keyword", "noncontiguous"), "differs", TIES),
     "as_strided": {("noncontiguous", "differs"): STORAGE},
