@@ -228,7 +228,7 @@ def _inplace(fn):
                                 f"from input's shape {list(input.shape)}. Fix: use {fn.__name__}().")
         return input.copy_(res)
     inplace.__name__ = inplace.__qualname__ = name
-    inplace.__doc__ = fn.__doc__.rstrip(".") + ", written into input (returns input)."
+    inplace.__doc__ = fn.__doc__.rstrip(".") + ", written into input in place (returns input)."
     inplace.__signature__ = inspect.signature(fn)
     return inplace
 
