@@ -37,6 +37,17 @@ def _check_cum_(self, args, attrs, op_name):
             f"dtype {dt} should match. Fix: drop dtype=.")
 
 
+def _scan_operands(ctx, g):
+    """A scan's backward operands as its kernel saw them (Note [cumprod with zeros] and
+    logcumsumexp's): x and g flattened when axis is None, a 0-d one as [1]; the axis; and
+    the input's shape for the gradient."""
+    axis = ctx.attrs[0]
+    x = ctx.input(0)
+    xf = x.reshape([-1]) if axis is None else (x.reshape([1]) if x.ndim == 0 else x)
+    gf = g.reshape([-1]) if axis is None else (g.reshape([1]) if g.ndim == 0 else g)
+    return xf, gf, 0 if axis is None else axis, list(ctx.input_meta[0][0])
+
+
 # ------------------------------------------------------------------------------------ cumprod
 def _k_cumprod(x, axis, dtype):
     a, ax = _scan_axis(x, axis)
@@ -55,12 +66,7 @@ def _b_cumprod(ctx, g):
     # of the other factors: grad_k = L_k * S_k with L_k = prod_{i<k} x_i (exclusive cumprod)
     # and S_k = g_k + x_{k+1} * S_{k+1}, a backward recurrence run in NumPy (that branch, like
     # prod's with zeros, is not differentiated again).
-    axis = ctx.attrs[0]
-    x = ctx.input(0)
-    shape = list(ctx.input_meta[0][0])
-    xf = x.reshape([-1]) if axis is None else (x.reshape([1]) if x.ndim == 0 else x)
-    gf = g.reshape([-1]) if axis is None else (g.reshape([1]) if g.ndim == 0 else g)
-    ax = 0 if axis is None else axis
+    xf, gf, ax, shape = _scan_operands(ctx, g)
     xa = xf._data
     if not (xa == 0).any():
         cumsum = registry.FUNCTIONS["cumsum"]
@@ -107,12 +113,7 @@ def _b_logcumsumexp(ctx, g):
     # grad_k = sum_{j >= k} g_j exp(x_k - out_j). exp(-out_j) alone can overflow, so, as
     # PyTorch does, the sum is taken in log space for the positive and negative parts of g:
     # exp(x_k + reversed logcumsumexp(log|g_j| - out_j)).
-    axis = ctx.attrs[0]
-    x = ctx.input(0)
-    shape = list(ctx.input_meta[0][0])
-    xf = x.reshape([-1]) if axis is None else (x.reshape([1]) if x.ndim == 0 else x)
-    gf = g.reshape([-1]) if axis is None else (g.reshape([1]) if g.ndim == 0 else g)
-    ax = 0 if axis is None else axis
+    xf, gf, ax, shape = _scan_operands(ctx, g)
     out = ctx.out.reshape(list(xf.shape))
     lcse = registry.FUNCTIONS["logcumsumexp"]
     where = registry.FUNCTIONS["where"]
