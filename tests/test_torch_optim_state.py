@@ -38,16 +38,7 @@ CONFIGS = [
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'defaults'}" for n, kw in CONFIGS]
 
 
-def _params(mod, dtype=np.float32):
-    rng = np.random.default_rng(0)
-    return [mod.nn.Parameter(mod.tensor(rng.standard_normal((3, 4)).astype(dtype))),
-            mod.nn.Parameter(mod.tensor(rng.standard_normal(4).astype(dtype)))]
-
-
-def _grads(dtype=np.float32, n=3, seed=1):
-    rng = np.random.default_rng(seed)
-    return [(rng.standard_normal((3, 4)).astype(dtype), rng.standard_normal(4).astype(dtype))
-            for _ in range(n)]
+from tests.test_torch_optim_fidelity import _grads, _params  # noqa: E402  (one pair of makers)
 
 
 def _steps(mod, opt, ps, grads):
