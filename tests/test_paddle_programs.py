@@ -8,6 +8,9 @@ deterministic output to 1e-5; where a value depends on the random initialisation
 (oar's generator is not Paddle's), the numbers after a marker listed in MASKS are replaced by a
 placeholder word, so their count and the surrounding text are still compared.
 Progress bars of `paddle.Model` are compared by their final "step a/b" and metric names only.
+Two programs are our own (char_rnn, transformer_lm: a language model per layer family, starting
+from NumPy-drawn weights so that both runs start from the same numbers); their loss curves are
+compared to TRAIN's tolerance.
 
 Programs that fail on oar today are marked xfail(strict=True) with the first error and its cause
 in oar (see the triage); the marks are removed as the missing APIs land.
@@ -39,12 +42,19 @@ MASKS = {
         r"^(?:y\[0\].*|loss: .*|accuracy:.*|weight.*|bias after optimize.*"
         r"|Tensor\(shape=\[784, 10\].*)stop_gradient=\w+,"],
     "guide_gradient_clip": [r"loss: ", r"^grad: .*stop_gradient=\w+,"],
+    "char_rnn": [],
+    "transformer_lm": [],
 }
+# training loops: dozens of float32 updates summed in another order than Paddle's kernels
+TRAIN = dict(rtol=1e-3, atol=1e-4)
+TOLERANCE = {"char_rnn": TRAIN, "transformer_lm": TRAIN}
 # lines dropped on both sides: the version string (oar's is not paddle's)
 IGNORE = [r"^\d+\.\d+\.\d+\S*$"]
 
 # program -> triage line (first error on oar and its cause); see /tmp/h5_triage.md
 XFAIL = {
+    "char_rnn": "paddle.nn.LSTM is missing in the Paddle door",
+    "transformer_lm": "paddle.nn.TransformerEncoderLayer is missing in the Paddle door",
     "guide_auto_type_promotion": (
         "line 28 `a = paddle.rand([3,3], dtype = 'bfloat16')`: TypeError: unknown dty"
         "pe 'bfloat16'; expected one of ['bool', 'float16', 'float32', 'float64', 'in"
@@ -62,7 +72,7 @@ XFAIL = {
 # sample (tensor_index, model, autograd, gradient_clip) runs by default, the rest with -m slow
 SLOW = {"guide_customize", "guide_quick_start", "guide_train_eval_predict",
         "guide_model_save_load", "guide_tensor", "guide_layer_and_model",
-        "guide_auto_type_promotion", "guide_data_load"}
+        "guide_auto_type_promotion", "guide_data_load", "char_rnn", "transformer_lm"}
 
 _NUM = re.compile(r"(?<![\w.])[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|(?:nan|inf)\b)")
 
@@ -135,7 +145,8 @@ def test_paddle_guide_program(name):
     path = HERE / f"{name}.py"
     expected = normalise(run_program(path, "paddle", use_oar=False, timeout=300), name)
     actual = normalise(run_program(path, "paddle", use_oar=True, timeout=300), name)
-    problems = compare_outputs(expected, actual, rtol=1e-5, atol=1e-5, ignore_lines=IGNORE)
+    tol = TOLERANCE.get(name, dict(rtol=1e-5, atol=1e-5))
+    problems = compare_outputs(expected, actual, **tol, ignore_lines=IGNORE)
     assert not problems, f"{name}: oar's output differs from paddle's:\n" + "\n".join(problems)
 
 
