@@ -46,6 +46,7 @@ import oar.io as io
 import oar.nn as nn
 import oar.nn.functional as F
 import oar.optimizer as opt
+import oar.torch  # noqa: F401  (torch-door rows)
 
 # ------------------------------------------------------------------------------ the row
 
@@ -2166,3 +2167,42 @@ row("nn.Conv2DTranspose: output_size out of range", ValueError,
 row("nn.Conv1DTranspose: groups do not divide in_channels", ValueError,
     lambda e: nn.Conv1DTranspose(3, 2, 3, groups=2),
     lambda t, e: t.nn.ConvTranspose1d(3, 2, 3, groups=2))
+
+# spatial resampling (oar/nn/_spatial.py; tests/test_breadth_spatial.py)
+row("F.interpolate: both size and scale_factor", ValueError,
+    lambda e: F.interpolate(_img(), size=[4, 4], scale_factor=2.0),
+    lambda t, e: t.nn.functional.interpolate(t.ones(2, 3, 4, 4), size=4, scale_factor=2.0))
+row("F.interpolate: scale_factor 0", RuntimeError,
+    lambda e: oar.torch.nn.functional.interpolate(oar.torch.ones(2, 3, 4, 4), scale_factor=0.0),
+    lambda t, e: t.nn.functional.interpolate(t.ones(2, 3, 4, 4), scale_factor=0.0))
+row("F.interpolate: size of the wrong length", ValueError,
+    lambda e: F.interpolate(_img(), size=[4, 4, 4], mode="bilinear"),
+    lambda t, e: t.nn.functional.interpolate(t.ones(2, 3, 4, 4), size=[4, 4, 4],
+                                             mode="bilinear"))
+row("F.interpolate: bilinear on an int64 input", RuntimeError,
+    lambda e: F.interpolate(oar.ones([1, 1, 2, 2], "int64"), scale_factor=2, mode="bilinear"),
+    lambda t, e: t.nn.functional.interpolate(t.ones(1, 1, 2, 2, dtype=t.int64),
+                                             scale_factor=2, mode="bilinear"))
+row("F.upsample: align_corners with nearest", ValueError,
+    lambda e: F.upsample(_img(), size=[4, 4], align_corners=True),
+    lambda t, e: t.nn.functional.upsample(t.ones(2, 3, 4, 4), size=4, align_corners=True))
+row("F.pixel_shuffle: channels not divisible by the square of the factor", RuntimeError,
+    lambda e: F.pixel_shuffle(f32(1, 6, 2, 2), 2),
+    lambda t, e: t.nn.functional.pixel_shuffle(t.ones(1, 6, 2, 2), 2))
+row("F.pixel_unshuffle: height not divisible by the factor", RuntimeError,
+    lambda e: F.pixel_unshuffle(f32(1, 1, 3, 4), 2),
+    lambda t, e: t.nn.functional.pixel_unshuffle(t.ones(1, 1, 3, 4), 2))
+row("nn.Upsample: size of the wrong length", ValueError,
+    lambda e: nn.Upsample(size=[4, 4, 4])(_img()),
+    lambda t, e: t.nn.Upsample(size=[4, 4, 4])(t.ones(2, 3, 4, 4)))
+row("nn.UpsamplingNearest2D: neither size nor scale_factor", ValueError,
+    lambda e: nn.UpsamplingNearest2D()(_img()),
+    lambda t, e: t.nn.UpsamplingNearest2d()(t.ones(2, 3, 4, 4)))
+row("nn.UpsamplingBilinear2D: 3-D input", ValueError,   # Paddle: bilinear needs 4-D
+    lambda e: nn.UpsamplingBilinear2D(size=[4, 4], data_format="NCW")(f32(2, 3, 4)))
+row("nn.PixelShuffle: float factor", TypeError,
+    lambda e: nn.PixelShuffle(2.0)(f32(1, 4, 2, 2)),
+    lambda t, e: t.nn.PixelShuffle(2.0)(t.ones(1, 4, 2, 2)))
+row("nn.PixelUnshuffle: factor 0", RuntimeError,
+    lambda e: nn.PixelUnshuffle(0)(f32(1, 1, 2, 2)),
+    lambda t, e: t.nn.PixelUnshuffle(0)(t.ones(1, 1, 2, 2)))

@@ -1347,3 +1347,33 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None, *, dim=None, eps=None):
     return x / denom
 
 __all__ = [n for n in list(globals()) if not n.startswith("_") and n not in ("np", "annotations", "R", "Tensor", "grad_mode")]
+
+# ---------------------------------------------------------------- spatial (oar/nn/_spatial.py)
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                align_mode=0, data_format=None, recompute_scale_factor=None, antialias=False,
+                name=None):
+    """x resampled to size (or by scale_factor) along its spatial dims with Paddle's rules
+    (data_format, align_mode; Note [Separable resampling])."""
+    from . import _spatial
+    return _spatial.paddle_interpolate(x, size, scale_factor, mode, align_corners, align_mode,
+                                       data_format, recompute_scale_factor, antialias, name)
+
+
+def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+             align_mode=0, data_format=None, name=None):
+    """interpolate's other name."""
+    return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format,
+                       name=name)
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    """[N, C*r*r, H, W] -> [N, C, H*r, W*r] (Note [Pixel shuffle])."""
+    from . import _spatial
+    return _spatial.pixel_shuffle(x, upscale_factor, data_format, paddle=True)
+
+
+def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
+    """[N, C, H*r, W*r] -> [N, C*r*r, H, W] (Note [Pixel shuffle])."""
+    from . import _spatial
+    return _spatial.pixel_unshuffle(x, downscale_factor, data_format, paddle=True)
+__all__ += ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle"]

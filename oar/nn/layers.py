@@ -1496,3 +1496,80 @@ class InstanceNorm1D(_InstanceNorm):
 class InstanceNorm2D(_InstanceNorm):
     """Instance normalisation over [N, C, H, W] input."""
     _ndims = (4,)
+
+# ---------------------------------------------------------------- spatial (oar/nn/_spatial.py)
+class Upsample(Layer):
+    """F.interpolate as a layer, with Paddle's arguments."""
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                 align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode.lower()
+        self.align_corners, self.align_mode = align_corners, align_mode
+        self.data_format, self.recompute_scale_factor = data_format, recompute_scale_factor
+
+    def forward(self, x):
+        """x resampled; a data_format of None becomes the channels-first one of x's rank and
+        is kept (Paddle's)."""
+        if self.data_format is None:
+            self.data_format = {3: "NCW", 4: "NCHW", 5: "NCDHW"}.get(x.ndim)
+            if self.data_format is None:
+                raise ArgValueError(f"The dimension of the input tensor should only be 3-D, "
+                                    f"4-D or 5-D, but the received dimension is {x.ndim}.")
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                             self.align_mode, self.data_format, self.recompute_scale_factor)
+
+    def extra_repr(self):
+        """Paddle's: the size or scale factor, mode, align_corners, align_mode, data_format."""
+        main = (f"scale_factor={self.scale_factor}" if self.scale_factor is not None
+                else f"size={self.size}")
+        return (f"{main}, mode={self.mode}, align_corners={self.align_corners}, "
+                f"align_mode={self.align_mode}, data_format={self.data_format}")
+
+
+class UpsamplingNearest2D(Upsample):
+    """2-D nearest-neighbour upsampling."""
+    def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
+        super().__init__(size, scale_factor, "nearest", False, 0, data_format)
+
+    def extra_repr(self):
+        """Paddle's: the size or scale factor and data_format."""
+        return (f"scale_factor={self.scale_factor}" if self.scale_factor is not None
+                else f"size={self.size}") + f", data_format={self.data_format}"
+
+
+class UpsamplingBilinear2D(UpsamplingNearest2D):
+    """2-D bilinear upsampling with align_corners=True."""
+    def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
+        Upsample.__init__(self, size, scale_factor, "bilinear", True, 0, data_format)
+
+
+class PixelShuffle(Layer):
+    """[N, C*r*r, H, W] -> [N, C, H*r, W*r] (Note [Pixel shuffle])."""
+    def __init__(self, upscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        self.upscale_factor, self.data_format = upscale_factor, data_format
+
+    def forward(self, x):
+        """x's channels moved into pixel blocks."""
+        return F.pixel_shuffle(x, self.upscale_factor, self.data_format)
+
+    def extra_repr(self):
+        """upscale_factor (and a non-default data_format)."""
+        return f"upscale_factor={self.upscale_factor}" + (
+            f", data_format={self.data_format}" if self.data_format != "NCHW" else "")
+
+
+class PixelUnshuffle(Layer):
+    """[N, C, H*r, W*r] -> [N, C*r*r, H, W] (Note [Pixel shuffle])."""
+    def __init__(self, downscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        self.downscale_factor, self.data_format = downscale_factor, data_format
+
+    def forward(self, x):
+        """x's pixel blocks moved into channels."""
+        return F.pixel_unshuffle(x, self.downscale_factor, self.data_format)
+
+    def extra_repr(self):
+        """downscale_factor (and a non-default data_format)."""
+        return f"downscale_factor={self.downscale_factor}" + (
+            f", data_format={self.data_format}" if self.data_format != "NCHW" else "")

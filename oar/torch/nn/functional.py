@@ -18,6 +18,7 @@ from ...autograd import grad_mode as _grad_mode
 from ...autograd.errors import ArgTypeError, ArgValueError
 from ...nn import _activation_ops as _A
 from ...nn import _kernels as _K
+from ...nn import _spatial as _S
 from ...nn import functional as _F
 from ...ops import args as _args
 from ...ops import norms as _norms
@@ -36,7 +37,10 @@ __all__ = [
     "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
-    "huber_loss", "kl_div", "flatten", "prelu"]
+    "huber_loss", "kl_div", "flatten", "prelu",
+    # spatial (oar/nn/_spatial.py)
+    "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
+    "pixel_unshuffle"]
 
 
 def _t(x, fname, name="input"):
@@ -804,3 +808,42 @@ def threshold_(input, threshold, value):
 
 
 __all__ += ["threshold", "threshold_"]
+
+# ------------------------------------------------------------------ spatial (oar/nn/_spatial.py)
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """input resampled to size (or by scale_factor) along its spatial dims (Note [Separable
+    resampling]); antialias=True is not supported."""
+    return _S.torch_interpolate(input, size, scale_factor, mode, align_corners,
+                                recompute_scale_factor, antialias)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated spelling of interpolate (PyTorch warns)."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: interpolate in mode 'nearest' (PyTorch warns)."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: interpolate in mode 'bilinear' with align_corners=True (PyTorch warns)."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r), a new tensor (Note [Pixel shuffle])."""
+    return _S.pixel_shuffle(_t(input, "pixel_shuffle"), upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W), a new tensor (Note [Pixel shuffle])."""
+    return _S.pixel_unshuffle(_t(input, "pixel_unshuffle"), downscale_factor)

@@ -1254,3 +1254,86 @@ class LSTMCell(_RNNCellBase):
 class GRUCell(_RNNCellBase):
     """One GRU step: gates r, z, n (in that order in the weights)."""
     _layer = GRU
+
+# ------------------------------------------------------------------ spatial (oar/nn/_spatial.py)
+def _float_scale(scale_factor):
+    """PyTorch's Upsample keeps scale_factor as a float (or a tuple of floats)."""
+    if scale_factor is None:
+        return None
+    if isinstance(scale_factor, tuple):
+        return tuple(float(f) for f in scale_factor)
+    return float(scale_factor)
+
+
+class Upsample(Module):
+    """F.interpolate as a module (size or scale_factor, mode, align_corners)."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        self.scale_factor = _float_scale(scale_factor)
+        self.mode, self.align_corners = mode, align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):
+        """input resampled."""
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                             recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self):
+        """PyTorch's: scale_factor (or size) and mode."""
+        info = (f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None
+                else f"size={self.size!r}")
+        return info + f", mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """2-D nearest-neighbour upsampling."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """2-D bilinear upsampling with align_corners=True."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
+class PixelShuffle(Module):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r) (Note [Pixel shuffle])."""
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        """input's channels moved into pixel blocks."""
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self):
+        """upscale_factor."""
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W) (Note [Pixel shuffle])."""
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        """input's pixel blocks moved into channels."""
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self):
+        """downscale_factor."""
+        return f"downscale_factor={self.downscale_factor}"
+
+
+__all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
+            "PixelUnshuffle"]

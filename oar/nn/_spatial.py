@@ -1,0 +1,480 @@
+"""Spatial resampling ops: interpolate (nearest, nearest-exact, linear, bilinear, bicubic,
+trilinear, area) and pixel_shuffle / pixel_unshuffle, one declaration each in the core;
+each door's argument rules (torch's F.interpolate, Paddle's interpolate) are functions
+below that only decide the per-dim plan (Note [Separable resampling])."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..ops import args as _args
+from ..ops import registry as R
+from ..ops.pointwise import _no_kernel
+from ..tensor import Tensor
+from . import _checks as _c
+from ._kernels import _input
+
+
+# Note [Separable resampling]
+# Every interpolation mode is separable: along each spatial dim d, output position o reads a
+# few input positions idx[o, k] with weights w[o, k] (nearest: 1 tap of weight 1; linear: 2;
+# cubic: 4; area: the window, masked where a window is shorter than the longest). The
+# forward applies one dim after another (np.take + weighted sum: a 0-weight tap still
+# multiplies, as PyTorch's kernels do, so an inf next to a sampled point gives nan alike);
+# the backward is the adjoint, each dim's (out, in) matrix transposed, applied in reverse
+# order; it is an op too, whose own backward is the forward, so double backward works.
+# What differs between modes and doors is only how (idx, w) are computed (`_taps`): the
+# source coordinate of output o is computed in the input's dtype (float32 for float32, as
+# PyTorch's opmath and Paddle's float kernels do), and nearest in float32 always.
+# PyTorch: with align_corners the ratio is (in-1)/(out-1) and src = ratio*o; without, the
+# ratio is 1/scale_factor when a scale was given (recompute_scale_factor falsy) else in/out,
+# and src = ratio*(o+0.5)-0.5, clamped at 0 except for cubic. An output as long as the input
+# is a copy (linear, nearest). Paddle's align_mode=1 (without align_corners) is src =
+# ratio*o. Cubic uses Keys' kernel with A = -0.75 and clamps the taps into the input.
+def _ratio(n_in, n_out, align_corners, scale, dt):
+    if align_corners:
+        return dt.type(n_in - 1) / dt.type(n_out - 1) if n_out > 1 else dt.type(0)
+    if scale is not None and scale > 0:
+        return dt.type(1.0 / scale)
+    return dt.type(n_in) / dt.type(n_out)
+
+
+def _cubic_coeffs(t):
+    a = -0.75
+
+    def c1(x):     # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def c2(x):     # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    one = t.dtype.type(1)
+    return np.stack([c2(t + one), c1(t), c1(one - t), c2(one + one - t)], axis=1)
+
+
+def _taps(kind, n_in, n_out, align_corners, scale, dt, asymmetric=False, torch_rules=True):
+    """(idx (out, K) int64, w (out, K) of dtype dt or None, mask or None) for one dim
+    (Note [Separable resampling])."""
+    o = np.arange(n_out)
+    if kind in ("nearest", "nearest-exact"):
+        if torch_rules and kind == "nearest" and n_out == n_in:
+            idx = o
+        elif torch_rules and kind == "nearest" and n_out == 2 * n_in:
+            idx = o >> 1
+        else:
+            s = np.float32(1.0 / scale) if scale is not None and scale > 0 \
+                else np.float32(n_in) / np.float32(n_out)
+            of = o.astype(np.float32)
+            if kind == "nearest-exact":
+                of = of + np.float32(0.5)
+            idx = np.minimum(np.floor(of * s).astype(np.int64), n_in - 1)
+        return idx[:, None], None, None
+    if kind == "area":
+        lo = (o * n_in) // n_out
+        k = -(-((o + 1) * n_in) // n_out) - lo
+        K = int(k.max())
+        idx = np.minimum(lo[:, None] + np.arange(K), n_in - 1)
+        mask = np.arange(K)[None, :] < k[:, None]
+        w = np.where(mask, (1 / k.astype(dt))[:, None], dt.type(0)).astype(dt)
+        return idx, w, (None if mask.all() else mask)
+    if kind == "linear" and n_out == n_in and torch_rules:
+        return np.stack([o, o], 1), np.tile(np.array([1, 0], dt), (n_out, 1)), None
+    r = _ratio(n_in, n_out, align_corners, scale, dt)
+    of = o.astype(dt)
+    half = dt.type(0.5)
+    if align_corners or asymmetric:
+        src = r * of
+    else:
+        src = r * (of + half) - half
+        if kind == "linear":
+            src = np.maximum(src, dt.type(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    lam = np.clip(src - i0.astype(dt), dt.type(0), dt.type(1)).astype(dt)
+    if kind == "linear":
+        i1 = i0 + (i0 < n_in - 1)
+        return np.stack([i0, i1], 1), np.stack([dt.type(1) - lam, lam], 1).astype(dt), None
+    idx = np.clip(i0[:, None] + np.arange(-1, 3), 0, n_in - 1)
+    return idx, _cubic_coeffs(lam).astype(dt), None
+
+
+def _apply_dim(x, axis, idx, w, mask):
+    if w is None:
+        return np.take(x, idx[:, 0], axis=axis)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    acc = None
+    for k in range(idx.shape[1]):
+        part = np.take(x, idx[:, k], axis=axis) * w[:, k].reshape(shape)
+        if mask is not None:
+            part = np.where(mask[:, k].reshape(shape), part, x.dtype.type(0))
+        acc = part if acc is None else np.add(acc, part, out=acc)
+    return acc
+
+
+def _k_resample(x, plan):
+    for axis, _n_in, idx, w, mask in plan:
+        x = _apply_dim(x, axis, idx, w, mask)
+    return np.ascontiguousarray(x) if x.base is not None else x
+
+
+def _k_resample_adjoint(g, plan):
+    for axis, n_in, idx, w, mask in reversed(plan):
+        n_out, K = idx.shape
+        m = np.zeros((n_out, n_in), g.dtype)
+        ww = np.ones(idx.shape, g.dtype) if w is None else w.astype(g.dtype)
+        if mask is not None:
+            ww = np.where(mask, ww, g.dtype.type(0))
+        rows = np.repeat(np.arange(n_out), K)
+        np.add.at(m, (rows, idx.reshape(-1)), ww.reshape(-1))
+        g = np.moveaxis(np.tensordot(g, m, axes=([axis], [0])), -1, axis)
+    return np.ascontiguousarray(g)
+
+
+def _b_resample(c, g):
+    return (R.dispatch(RESAMPLE_ADJOINT, (g,), c.attrs),)
+
+
+def _b_resample_adjoint(c, gg):
+    return (R.dispatch(RESAMPLE, (gg,), c.attrs),)
+
+
+def _resample_def(name, node):
+    return R.OpDef(name, _k_resample, _b_resample, attrs=(("plan", None),), node_name=node,
+                   doc="x resampled along its spatial dims (Note [Separable resampling]).")
+
+
+RESAMPLE = _resample_def("resample", "ResampleBackward")
+RESAMPLE_ADJOINT = R.OpDef(
+    "resample_backward", _k_resample_adjoint, _b_resample_adjoint, attrs=(("plan", None),),
+    node_name="ResampleBackwardBackward",
+    doc="The gradient of a resampling with respect to its input (Note [Separable resampling]).")
+# one declaration per PyTorch node name; the kernel and backward are RESAMPLE's
+_NAMES = {"nearest": "UpsampleNearest{n}D", "nearest-exact": "UpsampleNearestExact{n}D",
+          "linear": "UpsampleLinear1D", "bilinear": "UpsampleBilinear2D",
+          "bicubic": "UpsampleBicubic2D", "trilinear": "UpsampleTrilinear3D",
+          "area": "AdaptiveAvgPool{n}D"}
+_RESAMPLE_OPS = {(mode, n): _resample_def(
+    "upsample_" + mode.replace("-", "_") + f"{n}d", _NAMES[mode].format(n=n) + "Backward0")
+    for mode in _NAMES for n in (1, 2, 3)}
+_KIND = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear",
+         "bilinear": "linear", "trilinear": "linear", "bicubic": "cubic", "area": "area"}
+
+
+def resample(x, mode, out_sizes, axes, align_corners=False, scales=None, asymmetric=False,
+             torch_rules=True, op="interpolate"):
+    """x resampled to out_sizes along axes with one op (Note [Separable resampling])."""
+    xa = x._data
+    dt = xa.dtype
+    kind = _KIND[mode]
+    if kind == "nearest" or kind == "nearest-exact":
+        if dt.kind not in "fu" or dt == np.uint16:
+            _no_kernel(op, f"upsample_{mode.replace('-', '_')}", dt,
+                       "cast the input to a floating dtype (or uint8) first")
+    elif dt.kind != "f":
+        _no_kernel(op, f"upsample_{mode}", dt, "cast the input to a floating dtype first")
+    in_sizes = [xa.shape[a] for a in axes]
+    if min(in_sizes) <= 0 or min(out_sizes) <= 0:
+        raise ArgValueError(f"{op}: Input and output sizes should be greater than 0, but got "
+                            f"input {tuple(in_sizes)} and output {tuple(out_sizes)} (mode "
+                            f"{mode!r}, input {_c.shape_str(xa.shape)})")
+    cdt = dt if dt.kind == "f" else np.dtype(np.float32)
+    scales = scales or [None] * len(axes)
+    plan = []
+    for a, n_in, n_out, s in zip(axes, in_sizes, out_sizes, scales):
+        idx, w, mask = _taps(kind, n_in, n_out, align_corners, s, cdt, asymmetric, torch_rules)
+        plan.append((a, n_in, idx, w, mask))
+    return R.dispatch(_RESAMPLE_OPS[mode, len(axes)], (x,), (tuple(plan),))
+
+
+_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def _size_list(value, dim, what, x, op):
+    if isinstance(value, (list, tuple)):
+        if len(value) != dim:
+            raise ArgValueError(
+                f"Input and {'output' if what == 'size' else 'scale_factor'} must have the same "
+                f"number of spatial dimensions, but got input with spatial dimensions of "
+                f"{list(x.shape[2:])} and {'output size' if what == 'size' else 'scale_factor of shape'}"
+                f" {value}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                f"{'output size in (o1, o2, ...,oK)' if what == 'size' else 'scale_factor in (s1, s2, ...,sK)'} format.")
+        return list(value)
+    return [value] * dim
+
+
+def torch_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                      recompute_scale_factor=None, antialias=False):
+    """PyTorch's F.interpolate rules (sizes, scale factors, modes) over `resample`."""
+    op = "interpolate"
+    if not isinstance(input, Tensor):
+        raise ArgTypeError(f"interpolate(): argument 'input' must be Tensor, not "
+                           f"{type(input).__name__}")
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ArgValueError("align_corners option can only be set with the interpolating "
+                                "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    nd = input.ndim
+    dim = nd - 2
+    if size is not None and scale_factor is not None:
+        raise ArgValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        output_size = _size_list(size, dim, "size", input, op)
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                   for v in output_size):
+            raise ArgTypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] "
+                               "or Tuple[int, int, int], but got size with types "
+                               f"{[type(v) for v in output_size]}")
+        output_size = [int(v) for v in output_size]
+        scales = None
+    elif scale_factor is not None:
+        scales = [float(_args.number(v, op, "scale_factor"))
+                  for v in _size_list(scale_factor, dim, "scale", input, op)]
+        output_size = None
+    else:
+        raise ArgValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ArgValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [int(input.shape[i + 2] * scales[i]) for i in range(dim)]
+        scales = None
+    if antialias:
+        if not (mode in ("bilinear", "bicubic") and nd == 4):
+            raise ArgValueError("Anti-alias option is restricted to bilinear, bicubic, and "
+                                "lanczos modes and requires a 4-D tensor as input")
+        raise NotImplementedError("interpolate: antialias=True is not supported yet")
+    if mode not in _MODES:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: "
+            f"nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got {mode})")
+    if nd not in (3, 4, 5):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: "
+            f"nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got {mode})")
+    need = _DIMS.get(mode)
+    if need is not None and need != dim:
+        raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {need + 2}D input")
+    if output_size is None:
+        output_size = [math.floor(input.shape[i + 2] * scales[i]) for i in range(dim)]
+    if mode == "area":
+        return _area(input, output_size, op)
+    return resample(input, mode, output_size, tuple(range(2, nd)), bool(align_corners), scales,
+                    op=op)
+
+
+def _area(x, output_size, op, axes=None):
+    """PyTorch's adaptive average pooling: 2-D is the pooling op itself (bit-identical, its
+    node), 1-D its unsqueezed form, 3-D the separable resampling."""
+    from ._kernels import adaptive_avg_pool2d
+    nd = x.ndim
+    if min(output_size) <= 0 or min(x.shape[2:]) <= 0:
+        raise ArgValueError(f"{op}: Input and output sizes should be greater than 0, but got "
+                            f"input {tuple(x.shape[2:])} and output {tuple(output_size)} (mode "
+                            f"'area')")
+    if x._data.dtype.kind != "f":
+        _no_kernel(op, "adaptive_avg_pool", x._data.dtype, "cast the input to a floating dtype")
+    if nd == 4:
+        return adaptive_avg_pool2d(x, list(output_size))
+    if nd == 3:
+        return adaptive_avg_pool2d(x.unsqueeze(-2), [1, output_size[0]]).squeeze(-2)
+    return resample(x, "area", output_size, tuple(range(2, nd)), op=op)
+
+
+# ---------------------------------------------------------------- Paddle's interpolate
+_PADDLE_FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+_PADDLE_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
+
+
+def paddle_interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                       align_mode=0, data_format=None, recompute_scale_factor=None,
+                       antialias=False, name=None):
+    """Paddle's interpolate rules (data_format, align_mode, scale in float32) over
+    `resample`."""
+    op = "interpolate"
+    _input(x, op, "x")
+    mode = mode.lower() if isinstance(mode, str) else mode
+    if mode not in ("linear", "area", "nearest", "bilinear", "trilinear", "bicubic"):
+        raise ArgValueError("The 'resample' of image_resize can only be 'area', 'linear', "
+                            "'bilinear', 'trilinear', 'bicubic' or 'nearest' currently.")
+    nd = x.ndim
+    if nd not in (3, 4, 5):
+        raise ArgValueError(f"{op}: the input must be 3-D, 4-D or 5-D, got {nd}-D")
+    need = _PADDLE_MODES.get(mode)
+    if need is not None and need != nd:
+        raise ArgValueError(f"'{mode}' only support {need}-D tensor.")
+    if mode == "nearest" and nd == 3:
+        raise ArgValueError("'NEAREST' only support 4-D  or 5-D tensor.")
+    if data_format is None:
+        data_format = _PADDLE_FORMATS[nd][0]
+    if data_format not in _PADDLE_FORMATS[nd]:
+        raise ArgValueError(f"Got wrong value for param `data_format`: {data_format} received "
+                            f"but only `{_PADDLE_FORMATS[nd][0]}` or `{_PADDLE_FORMATS[nd][1]}` "
+                            f"supported for {nd}-D input.")
+    if not isinstance(align_corners, bool):
+        raise ArgTypeError("Attr align_corners should be a bool value")
+    if align_mode not in (0, 1):
+        raise ArgValueError("align_mode can only be 0 or 1")
+    if align_corners and mode == "nearest":
+        raise ArgValueError("align_corners option can only be set with the interpolating "
+                            "modes: linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError(f"{op}: antialias=True is not supported yet")
+    dim = nd - 2
+    channels_last = data_format in ("NWC", "NHWC", "NDHWC")
+    axes = tuple(range(1, nd - 1)) if channels_last else tuple(range(2, nd))
+    if isinstance(size, Tensor):
+        size = size.tolist()
+        size = size if isinstance(size, list) else [size]
+    if isinstance(scale_factor, Tensor):
+        scale_factor = scale_factor.tolist()
+    if mode == "area":
+        if size is None:
+            raise ArgValueError("output size can not be None in AREA mode")
+        sizes = list(size) if isinstance(size, (list, tuple)) else [size] * dim
+        # Paddle's area is its adaptive average pooling, which reads NCHW whatever data_format
+        return _area(x, [_args.integer(v, op, "size") for v in sizes], op)
+    if size is not None and scale_factor is not None:
+        raise ArgValueError("Only one of size or scale_factor should be defined.")
+    scales = None
+    if size is not None:
+        if recompute_scale_factor:
+            raise ArgValueError("recompute_scale_factor is not meaningful with an explicit "
+                                "size.")
+        if not isinstance(size, (list, tuple)):
+            raise ArgTypeError(f"{op}: size should be a list or tuple or Tensor, got "
+                               f"{type(size).__name__}")
+        if len(size) != dim:
+            raise ArgValueError(f"size length should be {dim} for input {nd}-D tensor.")
+        out = [_args.integer(v, op, "size") for v in size]
+        if min(out) <= 0:
+            raise AssertionError("Each dimension size given in out_shape must be greater than 0.")
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ArgValueError(f"scale_shape length should be {dim} for input {nd}-D "
+                                    "tensor.")
+            sl = [float(_args.number(v, op, "scale_factor")) for v in scale_factor]
+        else:
+            sl = [float(_args.number(scale_factor, op, "scale_factor"))] * dim
+        if recompute_scale_factor:
+            out = [int(math.floor(float(x.shape[a]) * s)) for a, s in zip(axes, sl)]
+        else:
+            if min(sl) <= 0:
+                raise ArgValueError("Attr(scale) should be greater than zero.")
+            # the kernel's scale is a float32 attr: out = int(in * scale) in float32
+            out = [int(np.float32(x.shape[a]) * np.float32(s)) for a, s in zip(axes, sl)]
+            scales = [float(np.float32(s)) for s in sl]
+    else:
+        raise ArgValueError("One of size and scale_factor should be defined.")
+    return resample(x, mode, out, axes, align_corners, scales,
+                    asymmetric=(align_mode == 1 and not align_corners and mode != "bicubic"),
+                    torch_rules=False, op=op)
+
+
+# ---------------------------------------------------------------- pixel shuffle
+# Note [Pixel shuffle]
+# pixel_shuffle moves r*r channels into an r x r block of pixels: channel c*r*r + i*r + j
+# becomes pixel (h*r + i, w*r + j) of channel c; pixel_unshuffle is its inverse. Both
+# frameworks return a new tensor (a kernel, not a view), so both are ops here, each the
+# other's backward. Paddle's NHWC layout splits the last dim as (C, r, r) the same way.
+def _k_shuffle(x, r, channels_last):
+    if channels_last:
+        *lead, h, w, c = x.shape
+        y = x.reshape(*lead, h, w, c // (r * r), r, r)
+        nl = len(lead)
+        y = y.transpose(*range(nl), nl, nl + 3, nl + 1, nl + 4, nl + 2)
+        return y.reshape(*lead, h * r, w * r, c // (r * r)).copy()
+    *lead, c, h, w = x.shape
+    y = x.reshape(*lead, c // (r * r), r, r, h, w)
+    nl = len(lead)
+    y = y.transpose(*range(nl), nl, nl + 3, nl + 1, nl + 4, nl + 2)
+    return y.reshape(*lead, c // (r * r), h * r, w * r).copy()
+
+
+def _k_unshuffle(x, r, channels_last):
+    if channels_last:
+        *lead, h, w, c = x.shape
+        nl = len(lead)
+        y = x.reshape(*lead, h // r, r, w // r, r, c)
+        y = y.transpose(*range(nl), nl, nl + 2, nl + 4, nl + 1, nl + 3)
+        return y.reshape(*lead, h // r, w // r, c * r * r).copy()
+    *lead, c, h, w = x.shape
+    nl = len(lead)
+    y = x.reshape(*lead, c, h // r, r, w // r, r)
+    y = y.transpose(*range(nl), nl, nl + 2, nl + 4, nl + 1, nl + 3)
+    return y.reshape(*lead, c * r * r, h // r, w // r).copy()
+
+
+PIXEL_SHUFFLE = R.OpDef(
+    "pixel_shuffle", _k_shuffle, lambda c, g: (R.dispatch(PIXEL_UNSHUFFLE, (g,), c.attrs),),
+    attrs=(("upscale_factor", None), ("channels_last", False)),
+    node_name="PixelShuffleBackward0",
+    doc="Channels moved into r x r pixel blocks (Note [Pixel shuffle]).")
+PIXEL_UNSHUFFLE = R.OpDef(
+    "pixel_unshuffle", _k_unshuffle, lambda c, g: (R.dispatch(PIXEL_SHUFFLE, (g,), c.attrs),),
+    attrs=(("downscale_factor", None), ("channels_last", False)),
+    node_name="PixelUnshuffleBackward0",
+    doc="r x r pixel blocks moved into channels (Note [Pixel shuffle]).")
+
+
+def _factor(value, op, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ArgTypeError(f"{op}(): argument '{name}' must be int, not "
+                           f"{type(value).__name__}")
+    return int(value)
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", *, paddle=False, op="pixel_shuffle"):
+    """x's channels moved into upscale_factor x upscale_factor pixel blocks."""
+    _input(x, op)
+    r = _factor(upscale_factor, op, "upscale_factor")
+    shape = tuple(x._data.shape)
+    if paddle and len(shape) != 4:
+        raise ArgValueError(f"{op}: Input should be a 4-D tensor of format [N, C, H, W] or "
+                            f"[N, H, W, C], but got {_c.shape_str(shape)}")
+    if data_format not in ("NCHW", "NHWC"):
+        raise ArgValueError(f"{op}: Attr(data_format) should be 'NCHW' or 'NHWC'. But "
+                            f"received Attr(data_format): {data_format}.")
+    if len(shape) < 3:
+        raise ArgValueError(f"pixel_shuffle expects input to have at least 3 dimensions, but "
+                            f"got input with {len(shape)} dimension(s)")
+    if r <= 0:
+        raise ArgValueError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    last = data_format == "NHWC"
+    c = shape[-1] if last else shape[-3]
+    if c % (r * r):
+        raise ArgValueError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                            f"divisible by the square of upscale_factor, but input.size(-3)={c}"
+                            f" is not divisible by {r * r}")
+    return R.dispatch(PIXEL_SHUFFLE, (x,), (r, last))
+
+
+def pixel_unshuffle(x, downscale_factor, data_format="NCHW", *, paddle=False,
+                    op="pixel_unshuffle"):
+    """x's downscale_factor x downscale_factor pixel blocks moved into channels."""
+    _input(x, op)
+    r = _factor(downscale_factor, op, "downscale_factor")
+    shape = tuple(x._data.shape)
+    if paddle and len(shape) != 4:
+        raise ArgValueError(f"{op}: Input should be a 4-D tensor of format [N, C, H, W] or "
+                            f"[N, H, W, C], but got {_c.shape_str(shape)}")
+    if data_format not in ("NCHW", "NHWC"):
+        raise ArgValueError(f"{op}: Attr(data_format) should be 'NCHW' or 'NHWC'. But "
+                            f"received Attr(data_format): {data_format}.")
+    if len(shape) < 3:
+        raise ArgValueError(f"pixel_unshuffle expects input to have at least 3 dimensions, "
+                            f"but got input with {len(shape)} dimension(s)")
+    if r <= 0:
+        raise ArgValueError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    last = data_format == "NHWC"
+    h, w = (shape[-3], shape[-2]) if last else (shape[-2], shape[-1])
+    if h % r or w % r:
+        raise ArgValueError(f"pixel_unshuffle expects height and width to be divisible by "
+                            f"downscale_factor, but input.size(-2)={h} and input.size(-1)={w} "
+                            f"are not divisible by {r}")
+    return R.dispatch(PIXEL_UNSHUFFLE, (x,), (r, last))
