@@ -19,6 +19,7 @@ from .ops import creation as _creation  # noqa: F401
 from .ops import random as _random  # noqa: F401
 from .ops import indexing as _indexing  # noqa: F401
 from .ops import linalg as _linalg  # noqa: F401
+from .ops import decomp as _decomp  # noqa: F401
 from .ops import operators as _operators  # noqa: F401
 from . import autograd, device  # noqa: F401
 from . import nn, optimizer, optim, io, utils  # noqa: F401,E402
@@ -90,6 +91,7 @@ from .ops.norms import dist, norm  # noqa: E402,F401
 from .param_attr import ParamAttr, create_parameter  # noqa: E402,F401
 from . import metric, static, jit, hapi, callbacks, framework  # noqa: E402,F401
 from .hapi import Model, summary  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401  (paddle.linalg)
 
 
 def enable_static():

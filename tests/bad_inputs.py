@@ -2206,3 +2206,14 @@ row("nn.PixelShuffle: float factor", TypeError,
 row("nn.PixelUnshuffle: factor 0", RuntimeError,
     lambda e: nn.PixelUnshuffle(0)(f32(1, 1, 2, 2)),
     lambda t, e: t.nn.PixelUnshuffle(0)(t.ones(1, 1, 2, 2)))
+row("F.unfold: kernel larger than the padded input", RuntimeError,
+    lambda e: F.unfold(_img(), 5), lambda t, e: t.nn.functional.unfold(t.ones(2, 3, 4, 4), 5))
+row("F.fold: blocks do not match the output size", RuntimeError,
+    lambda e: F.fold(f32(1, 4, 8), [4, 4], 2),
+    lambda t, e: t.nn.functional.fold(t.ones(1, 4, 8), (4, 4), 2))
+row("nn.Unfold: kernel 0", RuntimeError, lambda e: nn.Unfold(0)(_img()),
+    lambda t, e: t.nn.Unfold(0)(t.ones(2, 3, 4, 4)))
+row("nn.Fold: channels not divisible by the kernel area", RuntimeError,
+    lambda e: nn.Fold([4, 4], 2)(f32(1, 6, 9)),
+    lambda t, e: t.nn.Fold((4, 4), 2)(t.ones(1, 6, 9)))
+# end of the spatial rows

@@ -845,3 +845,9 @@ EXEMPT += [
            ("diag", "diagflat", "trace", "outer", "kron", "cross", "addmv", "addmv_",
             "addbmm", "addbmm_", "baddbmm", "baddbmm_")),
 ]
+
+EXEMPT += [
+    Exempt("decompositions and solvers (oar/ops/decomp.py; paddle.linalg / torch.linalg): "
+           "values against torch 2.13 and paddle 3.3.1, float64 gradcheck, errors",
+           ("tests/test_breadth_linalg.py",), ("inverse",)),
+]

@@ -262,3 +262,87 @@ def test_paddle_pixel_shuffle_matches_paddle(fmt):
         oar.nn.functional.pixel_shuffle(oar.ones([8, 2, 2]), 2)     # Paddle: 4-D only
     with pytest.raises(ValueError):
         oar.nn.functional.pixel_shuffle(oar.ones([1, 8, 2, 2]), 2, "NCWH")
+
+
+# ---------------------------------------------------------------- unfold / fold
+UNFOLD_CASES = [dict(kernel_size=3), dict(kernel_size=(2, 3), dilation=(2, 1), padding=1,
+                                          stride=(2, 1)),
+                dict(kernel_size=2, stride=2), dict(kernel_size=(1, 4), padding=(2, 0))]
+
+
+@pytest.mark.parametrize("kw", UNFOLD_CASES)
+@pytest.mark.parametrize("batched", [True, False])
+def test_torch_unfold_fold_match_torch(kw, batched):
+    shape = (2, 3, 7, 6) if batched else (3, 7, 6)
+    a = RNG.standard_normal(shape)
+    t = torch.tensor(a, requires_grad=True)
+    o = ot.tensor(a, requires_grad=True)
+    want = torch.nn.functional.unfold(t, **kw)
+    got = ot.nn.functional.unfold(o, **kw)
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    if batched:
+        assert got.grad_fn.name() == want.grad_fn.name()
+    g = RNG.standard_normal(tuple(want.shape))
+    want.backward(torch.tensor(g))
+    got.backward(ot.tensor(g))
+    np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
+    # fold is the adjoint; its gradient is unfold
+    c = RNG.standard_normal(tuple(want.shape))
+    tc, oc = torch.tensor(c, requires_grad=True), ot.tensor(c, requires_grad=True)
+    fw = torch.nn.functional.fold(tc, (7, 6), **kw)
+    fo = ot.nn.functional.fold(oc, (7, 6), **kw)
+    np.testing.assert_allclose(fo.detach().numpy(), fw.detach().numpy(), rtol=1e-12, atol=1e-12)
+    if batched:
+        assert fo.grad_fn.name() == fw.grad_fn.name()
+    gf = RNG.standard_normal(tuple(fw.shape))
+    fw.backward(torch.tensor(gf))
+    fo.backward(ot.tensor(gf))
+    np.testing.assert_allclose(oc.grad.numpy(), tc.grad.numpy(), rtol=1e-12, atol=1e-12)
+    small = ot.tensor(RNG.standard_normal(shape), requires_grad=True)
+    assert gradgradcheck(lambda x: ot.nn.functional.unfold(x, **kw) ** 2, (small,))
+    # non-contiguous input
+    nc = ot.from_numpy(_noncontig(a))
+    np.testing.assert_array_equal(ot.nn.functional.unfold(nc, **kw).numpy(),
+                                  want.detach().numpy())
+
+
+def test_torch_unfold_fold_modules_and_errors():
+    for mo, mt in [(ot.nn.Unfold(2, padding=1), torch.nn.Unfold(2, padding=1)),
+                   (ot.nn.Fold((4, 5), 2), torch.nn.Fold((4, 5), 2))]:
+        assert repr(mo) == repr(mt)
+    F, TF = ot.nn.functional, torch.nn.functional
+    bad = [(lambda m: m.unfold(m.ones(2, 3, 4, 4), 5)),            # no block fits
+           (lambda m: m.unfold(m.ones(4, 4), 2)),                   # 2-D input
+           (lambda m: m.unfold(m.ones(1, 1, 4, 4), 0)),             # kernel 0
+           (lambda m: m.fold(m.ones(1, 6, 9), (4, 4), 2)),         # 6 not divisible by 4
+           (lambda m: m.fold(m.ones(1, 4, 8), (4, 4), 2))]         # 8 blocks, 9 expected
+    for call in bad:
+        with pytest.raises(Exception) as want:
+            call(TF if False else type("M", (), {"unfold": staticmethod(TF.unfold),
+                                                  "fold": staticmethod(TF.fold),
+                                                  "ones": staticmethod(torch.ones)}))
+        with pytest.raises(type(want.value)):
+            call(type("M", (), {"unfold": staticmethod(F.unfold), "fold": staticmethod(F.fold),
+                                "ones": staticmethod(ot.ones)}))
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_sizes=3), dict(kernel_sizes=[2, 3], dilations=[2, 1],
+                                                           paddings=[1, 0], strides=[2, 1]),
+                                dict(kernel_sizes=2, paddings=[1, 2, 0, 1])])
+def test_paddle_unfold_fold_match_paddle(kw):
+    a = RNG.standard_normal((2, 3, 7, 6)).astype(np.float32)
+    px, ox = paddle.to_tensor(a, stop_gradient=False), oar.to_tensor(a, stop_gradient=False)
+    want = paddle.nn.functional.unfold(px, **kw)
+    got = oar.nn.functional.unfold(ox, **kw)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    g = RNG.standard_normal(list(want.shape)).astype(np.float32)
+    (want * paddle.to_tensor(g)).sum().backward()
+    (got * oar.to_tensor(g)).sum().backward()
+    np.testing.assert_allclose(ox.grad.numpy(), px.grad.numpy(), rtol=1e-6, atol=1e-6)
+    if len(kw.get("paddings", [])) != 4:    # Paddle's fold refuses uneven 4-side paddings
+        np.testing.assert_allclose(
+            oar.nn.functional.fold(got, [7, 6], **kw).numpy(),
+            paddle.nn.functional.fold(want, [7, 6], **kw).numpy(), rtol=1e-6, atol=1e-6)
+    assert repr(oar.nn.Unfold(**kw)).split("(", 1)[1] == repr(paddle.nn.Unfold(**kw)).split("(", 1)[1]
+    with pytest.raises(AssertionError):
+        oar.nn.functional.unfold(oar.ones([3, 4, 4]), 2)        # Paddle: 4-D only

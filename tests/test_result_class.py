@@ -343,3 +343,9 @@ SAMPLES.update({
     "addbmm_": _inplace(lambda: (lambda x: (oar.addbmm_(x, X((2, 3, 4)), X((2, 4, 5))), x))(X((3, 5)))),
     "baddbmm_": _inplace(lambda: (lambda x: (oar.baddbmm_(x, X((2, 3, 4)), X((2, 4, 5))), x))(X((2, 3, 5)))),
 })
+
+# decompositions and solvers (oar/ops/decomp.py; values and gradients, and the result class
+# of every oar.linalg / torch.linalg function, in tests/test_breadth_linalg.py)
+SAMPLES.update({
+    "inverse": (lambda: oar.inverse(X((2, 2))), False),
+})

@@ -478,3 +478,154 @@ def pixel_unshuffle(x, downscale_factor, data_format="NCHW", *, paddle=False,
                             f"downscale_factor, but input.size(-2)={h} and input.size(-1)={w} "
                             f"are not divisible by {r}")
     return R.dispatch(PIXEL_UNSHUFFLE, (x,), (r, last))
+
+
+# ---------------------------------------------------------------- unfold / fold
+# Note [Unfold and fold]
+# unfold (im2col) copies every kh x kw window of the zero-padded (N, C, H, W) input into a
+# column: output (N, C*kh*kw, L), row c*kh*kw + i*kw + j, column l = the window's row-major
+# position among the oh x ow windows. fold (col2im) is its adjoint: each column is added back
+# into its window of a zero (N, C, H, W) canvas, overlapping windows summing. Each op is the
+# other's backward, so gradients of any order work. Padding is (top, left, bottom, right):
+# PyTorch pads both sides alike; Paddle's `paddings` may differ per side.
+def _blocks(n, k, s, p0, p1, d):
+    return (n + p0 + p1 - d * (k - 1) - 1) // s + 1
+
+
+def _k_im2col(x, geo):
+    (kh, kw), (sh, sw), (pt, pl, pb, pr), (dh, dw), (oh, ow) = geo
+    n, c, h, w = x.shape
+    xp = x
+    if pt or pl or pb or pr:
+        xp = np.zeros((n, c, h + pt + pb, w + pl + pr), x.dtype)
+        xp[:, :, pt:pt + h, pl:pl + w] = x
+    cols = np.empty((n, c, kh, kw, oh, ow), x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            cols[:, :, i, j] = xp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                                  j * dw:j * dw + sw * (ow - 1) + 1:sw]
+    return cols.reshape(n, c * kh * kw, oh * ow)
+
+
+def _k_col2im(cols, geo, out_hw):
+    (kh, kw), (sh, sw), (pt, pl, pb, pr), (dh, dw), (oh, ow) = geo
+    h, w = out_hw
+    n = cols.shape[0]
+    c = cols.shape[1] // (kh * kw)
+    cols = cols.reshape(n, c, kh, kw, oh, ow)
+    canvas = np.zeros((n, c, h + pt + pb, w + pl + pr), cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            canvas[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                   j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+    return np.ascontiguousarray(canvas[:, :, pt:pt + h, pl:pl + w])
+
+
+IM2COL = R.OpDef(
+    "im2col", _k_im2col,
+    lambda c, g: (R.dispatch(COL2IM, (g,), (c.attrs[0], tuple(c.input_meta[0][0][2:]))),),
+    attrs=(("geometry", None),), node_name="Im2ColBackward0",
+    doc="The sliding windows of x as columns (Note [Unfold and fold]).")
+COL2IM = R.OpDef(
+    "col2im", _k_col2im, lambda c, g: (R.dispatch(IM2COL, (g,), (c.attrs[0],)),),
+    attrs=(("geometry", None), ("output_size", None)), node_name="Col2ImBackward0",
+    doc="Columns added back into their windows (Note [Unfold and fold]).")
+
+
+def _pads4(padding, op, name, paddle):
+    """(top, left, bottom, right) from an int, a pair, or (Paddle) four ints."""
+    from ._pool import _tuple
+    if paddle and isinstance(padding, (list, tuple)) and len(padding) == 4:
+        p = tuple(_args.integer(v, op, name) for v in padding)
+        if min(p) < 0:
+            raise ArgValueError(f"{op}: {name} must be non-negative, got {list(padding)}")
+        return p
+    ph, pw = _tuple(padding, op, name, 0)
+    return (ph, pw, ph, pw)
+
+
+def _geometry_args(kernel_size, stride, padding, dilation, op, paddle, names):
+    from ._pool import _tuple
+    k = _tuple(kernel_size, op, names[0], 1)
+    s = _tuple(stride, op, names[1], 1)
+    p = _pads4(padding, op, names[2], paddle)
+    d = _tuple(dilation, op, names[3], 1)
+    return k, s, p, d
+
+
+class LayoutAssertionError(ArgValueError, AssertionError):
+    """Paddle asserts the input layout of unfold and fold (AssertionError)."""
+
+
+def _rank_error(shape, want, paddle, op):
+    if paddle:
+        raise LayoutAssertionError(f"{op}: input should be the format of "
+                                   f"{'[N, C, H, W]' if want == 4 else '[N, C, L]'}, got "
+                                   f"{_c.shape_str(shape)}")
+    if len(shape) < want - 1:     # PyTorch indexes dim 2 first: an IndexError
+        raise _c.AxisError(f"{op}: Dimension out of range (expected to be in range of "
+                           f"[{-len(shape)}, {len(shape) - 1}], but got {want - 2}); input "
+                           f"{_c.shape_str(shape)} needs {want - 1} or {want} dims")
+
+
+def unfold(x, kernel_size, dilation=1, padding=0, stride=1, *, paddle=False, op="unfold"):
+    """(N, C, H, W) (or, torch, (C, H, W)) -> (N, C*kh*kw, L) (Note [Unfold and fold])."""
+    _input(x, op)
+    names = (("kernel_sizes", "strides", "paddings", "dilations") if paddle
+             else ("kernel_size", "stride", "padding", "dilation"))
+    k, s, p, d = _geometry_args(kernel_size, stride, padding, dilation, op, paddle, names)
+    shape = tuple(x._data.shape)
+    ok = len(shape) == 4 or (len(shape) == 3 and not paddle)
+    if not ok:
+        _rank_error(shape, 4, paddle, op)
+    if not ok or 0 in shape[-3:]:
+        raise ArgValueError(f"{op}: Expected {'4D' if paddle else '3D or 4D'} (batch mode) tensor "
+                            f"with optional 0 dim batch size for input, but got: "
+                            f"{_c.shape_str(shape)}")
+    h, w = shape[-2:]
+    oh = _blocks(h, k[0], s[0], p[0], p[2], d[0])
+    ow = _blocks(w, k[1], s[1], p[1], p[3], d[1])
+    if oh < 1 or ow < 1:
+        raise ArgValueError(f"{op}: Given input with spatial size ({h}, {w}), kernel_size={k}, "
+                            f"dilation={d}, padding={p}, calculated shape of the array of "
+                            f"sliding blocks as ({oh}, {ow}), but its components must be at "
+                            "least one.")
+    geo = (k, s, p, d, (oh, ow))
+    if len(shape) == 3:
+        return R.dispatch(IM2COL, (x.unsqueeze(0),), (geo,)).squeeze(0)
+    return R.dispatch(IM2COL, (x,), (geo,))
+
+
+def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1, *, paddle=False,
+         op="fold"):
+    """(N, C*kh*kw, L) (or, torch, (C*kh*kw, L)) -> (N, C, H, W): the adjoint of unfold."""
+    from ._pool import _tuple
+    _input(x, op)
+    names = (("kernel_sizes", "strides", "paddings", "dilations") if paddle
+             else ("kernel_size", "stride", "padding", "dilation"))
+    out_hw = _tuple(output_size, op, "output_sizes" if paddle else "output_size", 1)
+    k, s, p, d = _geometry_args(kernel_size, stride, padding, dilation, op, paddle, names)
+    shape = tuple(x._data.shape)
+    ok = len(shape) == 3 or (len(shape) == 2 and not paddle)
+    if not ok and paddle:
+        _rank_error(shape, 3, paddle, op)
+    if not ok or 0 in shape[-2:]:
+        raise ArgValueError(f"{op}: Expected {'3D' if paddle else '2D or 3D'} (batch mode) tensor "
+                            f"with optional 0 dim batch size for input, but got: "
+                            f"{_c.shape_str(shape)}")
+    if shape[-2] % (k[0] * k[1]):
+        raise ArgValueError(f"{op}: Expected size of input's dimension {len(shape) - 2} to be "
+                            f"divisible by the product of kernel_size, but got "
+                            f"input.size({len(shape) - 2})={shape[-2]} and kernel_size={k}")
+    oh = _blocks(out_hw[0], k[0], s[0], p[0], p[2], d[0])
+    ow = _blocks(out_hw[1], k[1], s[1], p[1], p[3], d[1])
+    if oh < 1 or ow < 1 or oh * ow != shape[-1]:
+        raise ArgValueError(f"{op}: Given output_size={out_hw}, kernel_size={k}, dilation={d}, "
+                            f"padding={p}, stride={s}, expected size of input's dimension "
+                            f"{len(shape) - 1} to match the calculated number of sliding blocks "
+                            f"{max(oh, 0)} * {max(ow, 0)} = {max(oh, 0) * max(ow, 0)}, but got "
+                            f"input.size({len(shape) - 1})={shape[-1]}.")
+    geo = (k, s, p, d, (oh, ow))
+    if len(shape) == 2:
+        return R.dispatch(COL2IM, (x.unsqueeze(0),), (geo, out_hw)).squeeze(0)
+    return R.dispatch(COL2IM, (x,), (geo, out_hw))

@@ -1376,4 +1376,18 @@ def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
     """[N, C, H*r, W*r] -> [N, C*r*r, H, W] (Note [Pixel shuffle])."""
     from . import _spatial
     return _spatial.pixel_unshuffle(x, downscale_factor, data_format, paddle=True)
-__all__ += ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle"]
+def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """[N, C, H, W] -> [N, C*kh*kw, L]; paddings: an int, 2 ints or 4 ints (top, left,
+    bottom, right) (Note [Unfold and fold])."""
+    from . import _spatial
+    return _spatial.unfold(x, kernel_sizes, dilations, paddings, strides, paddle=True)
+
+
+def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """[N, C*kh*kw, L] -> [N, C, H, W]: columns summed back into their windows."""
+    from . import _spatial
+    return _spatial.fold(x, output_sizes, kernel_sizes, dilations, paddings, strides,
+                         paddle=True)
+
+
+__all__ += ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]

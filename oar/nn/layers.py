@@ -1573,3 +1573,33 @@ class PixelUnshuffle(Layer):
         """downscale_factor (and a non-default data_format)."""
         return f"downscale_factor={self.downscale_factor}" + (
             f", data_format={self.data_format}" if self.data_format != "NCHW" else "")
+
+
+class Unfold(Layer):
+    """F.unfold as a layer (Note [Unfold and fold])."""
+    def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
+        super().__init__()
+        self.kernel_sizes, self.dilations = kernel_sizes, dilations
+        self.paddings, self.strides = paddings, strides
+
+    def forward(self, x):
+        """x's sliding windows as columns."""
+        return F.unfold(x, self.kernel_sizes, self.strides, self.paddings, self.dilations)
+
+    def extra_repr(self):
+        """Paddle's: kernel_size, dilation, padding, stride."""
+        return (f"kernel_size={self.kernel_sizes}, dilation={self.dilations}, "
+                f"padding={self.paddings}, stride={self.strides}")
+
+
+class Fold(Unfold):
+    """F.fold as a layer (Note [Unfold and fold])."""
+    def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1,
+                 name=None):
+        super().__init__(kernel_sizes, dilations, paddings, strides)
+        self.output_sizes = output_sizes
+
+    def forward(self, x):
+        """x's columns summed back into their windows."""
+        return F.fold(x, self.output_sizes, self.kernel_sizes, self.strides, self.paddings,
+                      self.dilations)

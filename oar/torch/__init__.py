@@ -30,6 +30,9 @@ from .utils.dlpack import from_dlpack  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
 from . import functional  # noqa: F401,E402  (import torch.functional as F)
 from . import distributed  # noqa: F401,E402  (torch.distributed)
+from . import linalg  # noqa: F401,E402  (torch.linalg)
+from ._linalg import TOP as _LINALG_TOP  # noqa: E402
+globals().update(_LINALG_TOP)   # torch.det, logdet, slogdet, cholesky, pinverse, svd, qr
 from ._compile import compile  # noqa: A001,F401,E402  (torch.compile)
 
 

@@ -31,6 +31,10 @@ def _each(variants, kind, reason):
     return {(v, kind): reason for v in variants}
 
 
+GAUGE = ("singular vectors and eigenvectors are defined up to sign: NumPy's LAPACK (OpenBLAS) "
+         "and torch's (MKL) choose different signs for some samples (wide SVDs, eigh with "
+         "UPLO='U'); singular values and eigenvalues agree, and so do the gradients of "
+         "sign-invariant functions (tests/test_breadth_linalg.py)")
 COMPOSITE = ("a composition of oar ops, not one op yet: the gradient agrees, the node is its "
              "last op's (torch has one node: AddmvBackward0, DiagEmbedBackward0, "
              "LinalgCrossBackward0, ...)")
@@ -54,6 +58,23 @@ KNOWN = {
     **{name: {("out", "accepted"): "torch refuses an empty out for normal(Tensor, float) (it "
               "does not resize); oar resizes as for every op"}
        for name in ("normal", "normal.number_mean")},
+    # decompositions and solvers (oar/ops/decomp.py)
+    "svd": {**_each(_ALL, "differs", GAUGE), ("grad", "grad"): GAUGE},
+    **{name: {**_each(("function", "noncontiguous", "out"), "differs", GAUGE),
+              ("grad", "grad"): GAUGE} for name in ("linalg.svd", "linalg.eigh")},
+    "cholesky": {("grad_fn", "differs"): "one op for torch.cholesky and torch.linalg.cholesky "
+                                         "(LinalgCholeskyExBackward0); torch's deprecated "
+                                         "spelling has its own node CholeskyBackward0"},
+    "linalg.solve": {("grad_fn", "differs"): "a vector B is unsqueezed, solved as a matrix and "
+                                             "squeezed (SqueezeBackward1); torch has one node "
+                                             "LinalgSolveExBackward0 (gradients agree)"},
+    "linalg.lstsq": {("grad_fn", "differs"): "the solution is pinv(A) @ B (LinalgPinvBackward0 "
+                                             "and MmBackward0: gradients agree for full-rank "
+                                             "A); torch has one node LinalgLstsqBackward0",
+                     ("grad", "grad"): "the empty residuals of gelsy (or of m <= n) carry no "
+                                       "gradient history in oar; torch's are an output of "
+                                       "its node (the solution's gradients agree)"},
+    # end decompositions
 }
 
 

@@ -40,7 +40,7 @@ __all__ = [
     "huber_loss", "kl_div", "flatten", "prelu",
     # spatial (oar/nn/_spatial.py)
     "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-    "pixel_unshuffle"]
+    "pixel_unshuffle", "unfold", "fold"]
 
 
 def _t(x, fname, name="input"):
@@ -847,3 +847,14 @@ def pixel_shuffle(input, upscale_factor):
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W), a new tensor (Note [Pixel shuffle])."""
     return _S.pixel_unshuffle(_t(input, "pixel_unshuffle"), downscale_factor)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """(N, C, H, W) -> (N, C*kh*kw, L): the sliding windows as columns (Note [Unfold and
+    fold])."""
+    return _S.unfold(_t(input, "unfold"), kernel_size, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """(N, C*kh*kw, L) -> (N, C, H, W): columns summed back into their windows."""
+    return _S.fold(_t(input, "fold"), output_size, kernel_size, dilation, padding, stride)

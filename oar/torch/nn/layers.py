@@ -1335,5 +1335,42 @@ class PixelUnshuffle(Module):
         return f"downscale_factor={self.downscale_factor}"
 
 
+class Unfold(Module):
+    """F.unfold as a module (Note [Unfold and fold])."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def forward(self, input):
+        """input's sliding windows as columns."""
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        """PyTorch's: kernel_size, dilation, padding, stride."""
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+
+class Fold(Module):
+    """F.fold as a module (Note [Unfold and fold])."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size, self.dilation = output_size, kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def forward(self, input):
+        """input's columns summed back into their windows."""
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                      self.stride)
+
+    def extra_repr(self):
+        """PyTorch's: output_size, kernel_size, dilation, padding, stride."""
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
+
+
 __all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
-            "PixelUnshuffle"]
+            "PixelUnshuffle", "Unfold", "Fold"]

@@ -1,0 +1,18 @@
+"""`torch.linalg` of the PyTorch door: PyTorch 2.13's linear-algebra names, keywords and
+return types over the core's declarations (oar/ops/decomp.py for the decompositions and
+solvers; norms in oar/ops/norms.py).
+
+A face: imports and `__all__` only. Each group of names is one block, so helpers adding names
+touch only their own block.
+"""
+from __future__ import annotations
+
+__all__ = []
+
+# ---- decompositions and solvers (oar/ops/decomp.py)
+from ._linalg import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, inv_ex,  # noqa: E402
+                      lstsq, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals)
+__all__ += ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
+            "matrix_rank", "pinv", "qr", "slogdet", "solve", "svd", "svdvals"]
+
+# ---- norms, einsum, cdist
