@@ -2217,3 +2217,14 @@ row("nn.Fold: channels not divisible by the kernel area", RuntimeError,
     lambda e: nn.Fold([4, 4], 2)(f32(1, 6, 9)),
     lambda t, e: t.nn.Fold((4, 4), 2)(t.ones(1, 6, 9)))
 # end of the spatial rows
+
+# decompositions and solvers (oar/ops/decomp.py; tests/test_breadth_linalg.py has the
+# oar.linalg / torch.linalg spellings' errors)
+row("oar.inverse,Tensor.inverse: singular matrix", RuntimeError,
+    lambda e: oar.inverse(oar.to_tensor(np.ones((2, 2), np.float32))),
+    lambda t, e: t.inverse(t.ones(2, 2)))
+row("oar.inverse,Tensor.inverse: non-square matrix", RuntimeError, lambda e: oar.inverse(e.x),
+    lambda t, e: t.inverse(e.x))
+row("oar.inverse,Tensor.inverse: integer matrix", RuntimeError,
+    lambda e: oar.inverse(oar.to_tensor(np.eye(2, dtype=np.int64))),
+    lambda t, e: t.inverse(t.eye(2, dtype=t.int64)))
