@@ -4,3 +4,5 @@ from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa:
 from .layers import *  # noqa: F401,F403
 from .layers import Layer, Module, Parameter  # noqa: F401
 from .abn import InPlaceABN, InPlaceABN1D, InPlaceABN2D  # noqa: F401
+from .transformer import (MultiHeadAttention, Transformer, TransformerDecoder,  # noqa: F401,E402
+                          TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)

@@ -731,8 +731,11 @@ def one_hot(x, num_classes=-1, name=None):
     return Tensor._wrap(out)
 
 
-def embedding(x, weight, padding_idx=None, sparse=False, name=None):
-    """The rows of weight at the integer indices x."""
+def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
+              scale_grad_by_freq=False, name=None):
+    """The rows of weight at the integer indices x (the padding_idx rows read as zeros);
+    max_norm first renormalises the rows read to that norm, in place on weight;
+    scale_grad_by_freq divides each row's gradient by its count in x."""
     arr = _args.index_array(x, "embedding", "indices")
     n = weight._data.shape[0]
     if arr.size and (arr.min() < 0 or arr.max() >= n):
@@ -741,7 +744,15 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
                         f"num_embeddings={n} (valid indices are [0, {n - 1}])")
     padding_idx = _c.padding_idx(padding_idx, n, "embedding")
     idx = x if isinstance(x, Tensor) else Tensor._wrap(arr)
-    out = weight[idx]
+    if max_norm is not None:
+        from ._kernels import embedding_renorm_
+        embedding_renorm_(weight, arr, float(max_norm), float(norm_type))
+    if scale_grad_by_freq:
+        from ._kernels import torch_embedding
+        out = torch_embedding(Tensor._wrap(arr.astype(np.int64, copy=False)), weight,
+                              scale_grad_by_freq=True)
+    else:
+        out = weight[idx]
     if padding_idx is not None:
         mask = Tensor._wrap((idx._data != padding_idx)[..., None].astype(weight._data.dtype))
         out = out * mask
@@ -1391,3 +1402,10 @@ def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name
 
 
 __all__ += ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
+
+
+# attention (oar/nn/_attention.py; Note [Attention masks per door])
+from ._attention import paddle_sdpa as scaled_dot_product_attention  # noqa: E402
+scaled_dot_product_attention.__name__ = scaled_dot_product_attention.__qualname__ = \
+    "scaled_dot_product_attention"
+__all__ += ["scaled_dot_product_attention"]

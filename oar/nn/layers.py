@@ -1146,13 +1146,16 @@ class Flatten(Layer):
 
 class Embedding(Layer):
     """A lookup table of num_embeddings vectors of size embedding_dim."""
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
-                 weight_attr=None, name=None):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, *, scale_grad_by_freq=False, sparse=False, weight_attr=None,
+                 name=None):
         super().__init__()
         num_embeddings = _c.count(num_embeddings, "Embedding", "num_embeddings")
         embedding_dim = _c.count(embedding_dim, "Embedding", "embedding_dim")
         self.padding_idx = _c.padding_idx(padding_idx, num_embeddings, "Embedding")
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         self.weight = _param([num_embeddings, embedding_dim])
         self.reset_parameters()
 
@@ -1165,7 +1168,8 @@ class Embedding(Layer):
 
     def forward(self, x):
         """The rows of weight at the integer indices x."""
-        return F.embedding(x, self.weight, self.padding_idx)
+        return F.embedding(x, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.sparse, self.scale_grad_by_freq)
 
 
 class Sequential(Layer):

@@ -9,3 +9,5 @@ from .abn import InPlaceABN  # noqa: F401
 from .modules import (Buffer, Module, ModuleDict, ModuleList, ParameterDict,  # noqa: F401
                       ParameterList, Sequential)
 from . import parallel  # noqa: F401,E402  (torch.nn.parallel)
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401,E402
+                          TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)

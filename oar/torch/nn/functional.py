@@ -858,3 +858,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C*kh*kw, L) -> (N, C, H, W): columns summed back into their windows."""
     return _S.fold(_t(input, "fold"), output_size, kernel_size, dilation, padding, stride)
+
+
+# attention (oar/torch/nn/_attention.py; Note [Attention masks per door])
+from ._attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]

@@ -790,9 +790,6 @@ class Embedding(_core.Embedding, Module):
                  _freeze=False, device=None, dtype=None):
         Module.__init__(self)
         dt = _factory(device, dtype)
-        if max_norm is not None or scale_grad_by_freq:
-            raise NotImplementedError("Embedding: max_norm and scale_grad_by_freq are not "
-                                      "supported by oar")
         self.num_embeddings = _c.count(num_embeddings, "Embedding", "num_embeddings")
         self.embedding_dim = _c.count(embedding_dim, "Embedding", "embedding_dim")
         if padding_idx is not None:
@@ -821,14 +818,22 @@ class Embedding(_core.Embedding, Module):
                    _weight=embeddings, _freeze=freeze)
 
     def forward(self, input):
-        """The rows of weight at the indices input."""
-        return F.embedding(input, self.weight, self.padding_idx)
+        """The rows of weight at the indices input; with max_norm, the rows read are first
+        renormalised in place on weight (as torch)."""
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
         """num_embeddings, embedding_dim and the options that differ from the defaults."""
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += ", scale_grad_by_freq=True"
         if self.sparse:
             s += ", sparse=True"
         return s
