@@ -2217,6 +2217,17 @@ row("nn.Fold: channels not divisible by the kernel area", RuntimeError,
     lambda e: nn.Fold([4, 4], 2)(f32(1, 6, 9)),
     lambda t, e: t.nn.Fold((4, 4), 2)(t.ones(1, 6, 9)))
 # end of the spatial rows
+
+# decompositions and solvers (oar/ops/decomp.py; tests/test_breadth_linalg.py has the
+# oar.linalg / torch.linalg spellings' errors)
+row("oar.inverse,Tensor.inverse: singular matrix", RuntimeError,
+    lambda e: oar.inverse(oar.to_tensor(np.ones((2, 2), np.float32))),
+    lambda t, e: t.inverse(t.ones(2, 2)))
+row("oar.inverse,Tensor.inverse: non-square matrix", RuntimeError, lambda e: oar.inverse(e.x),
+    lambda t, e: t.inverse(e.x))
+row("oar.inverse,Tensor.inverse: integer matrix", RuntimeError,
+    lambda e: oar.inverse(oar.to_tensor(np.eye(2, dtype=np.int64))),
+    lambda t, e: t.inverse(t.eye(2, dtype=t.int64)))
 # attention and Transformer layers (oar/nn/transformer.py, tests/test_breadth_attention.py)
 row("F.scaled_dot_product_attention: key's last dim differs from query's", RuntimeError,
     lambda e: F.scaled_dot_product_attention(f32(1, 4, 2, 8), f32(1, 5, 2, 6), f32(1, 5, 2, 8)),
