@@ -15,12 +15,17 @@ from .ops import views as _views  # noqa: F401
 from .ops import general as _general  # noqa: F401
 from .ops import reduce as _reduce  # noqa: F401
 from .ops import scans as _scans  # noqa: F401
+from .ops import contract as _contract  # noqa: F401  (einsum)
 from .ops import creation as _creation  # noqa: F401
 from .ops import random as _random  # noqa: F401
 from .ops import indexing as _indexing  # noqa: F401
+from .ops import complex as _complex  # noqa: F401  (Note [Complex dtypes])
 from .ops import linalg as _linalg  # noqa: F401
 from .ops import decomp as _decomp  # noqa: F401
+from .ops import pointwise_more as _pointwise_more  # noqa: F401
+from ._typeinfo import finfo, iinfo  # noqa: F401  (paddle.finfo, paddle.iinfo)
 from .ops import operators as _operators  # noqa: F401
+from .ops import special as _special  # noqa: F401
 from . import autograd, device  # noqa: F401
 from . import nn, optimizer, optim, io, utils  # noqa: F401,E402
 from .autograd import (PyLayer, enable_grad, grad, is_grad_enabled, no_grad,  # noqa: F401
@@ -44,6 +49,8 @@ half, float, double, long, short = float16, float32, float64, int64, int16  # no
 int = int32  # noqa: A001  (torch.int is int32)
 bool = _dtypes.bool_  # noqa: A001
 dtype = _dtypes.DType
+complex64, complex128 = _dtypes.complex64, _dtypes.complex128   # Note [Complex dtypes]
+bfloat16 = _dtypes.bfloat16   # Note [bfloat16]
 
 
 def is_tensor(x):
@@ -87,7 +94,7 @@ def is_compiled_with_cuda():
 # the GPU places that refuse, add_n / equal_all / norm / dist, create_parameter)
 from .place import CUDAPinnedPlace, CUDAPlace, XPUPlace  # noqa: E402,F401
 from .ops.multiary import add_n, equal_all  # noqa: E402,F401
-from .ops.norms import dist, norm  # noqa: E402,F401
+from .ops.norms import cdist, dist, norm  # noqa: E402,F401
 from .param_attr import ParamAttr, create_parameter  # noqa: E402,F401
 from . import metric, static, jit, hapi, callbacks, framework  # noqa: E402,F401
 from .hapi import Model, summary  # noqa: E402,F401

@@ -14,6 +14,13 @@ EDGEITEMS = 3
 LINEWIDTH = 80
 
 
+def _widen_bfloat16(arr):
+    """bfloat16 values print as the float32s they are exactly (Note [bfloat16]): NumPy
+    sees ml_dtypes' bfloat16 as kind 'V', so the formatters would not know it floats."""
+    from .dtypes import BFLOAT16_NP
+    return arr.astype(np.float32) if arr.dtype == BFLOAT16_NP else arr
+
+
 def _item_str(v, kind):
     if kind == "f":
         v = float(v)
@@ -24,6 +31,9 @@ def _item_str(v, kind):
         return f"{v:.{PRECISION}f}"
     if kind == "b":
         return str(bool(v))
+    if kind == "c":   # Paddle: (re+imj), both parts with 8 decimals
+        v = complex(v)
+        return f"({v.real:.{PRECISION}f}{v.imag:+.{PRECISION}f}j)"
     return str(int(v))
 
 
@@ -47,6 +57,7 @@ def _flat_items(nested, out):
 
 
 def format_data(arr: np.ndarray, indent: int) -> str:
+    arr = _widen_bfloat16(arr)
     kind = arr.dtype.kind
     if arr.size == 0:
         return _empty_nested(arr.shape, indent)
@@ -187,6 +198,22 @@ class _TorchFormatter:
         return (self.max_width - len(ret)) * " " + ret
 
 
+class _TorchComplexFormatter:
+    """torch's pair of formatters for a complex tensor: one over the real parts, one over
+    the imaginary parts, each with its own width and style; an item is `re+imj`."""
+
+    def __init__(self, arr):
+        self.re = _TorchFormatter(arr.real)
+        self.im = _TorchFormatter(arr.imag)
+        self.max_width = self.re.max_width + self.im.max_width + 1   # the `j`
+
+    def format(self, value):
+        value = complex(value)
+        r = self.re.format(value.real)
+        i = (self.im.format(value.imag) + "j").lstrip()
+        return r + i if i[0] in "+-" else r + "+" + i
+
+
 def _torch_summarized(a):
     """torch's get_summarized_data: the edge items that a summarised print shows."""
     e = TORCH_EDGEITEMS
@@ -230,8 +257,10 @@ def torch_data_str(arr, indent):
     """The bracketed values of `arr` as torch prints them (Note [Torch repr])."""
     if arr.size == 0:
         return "[]"
+    arr = _widen_bfloat16(arr)
     summarize = arr.size > TORCH_THRESHOLD
-    fmt = _TorchFormatter(_torch_summarized(arr) if summarize else arr)
+    shown = _torch_summarized(arr) if summarize else arr
+    fmt = (_TorchComplexFormatter if arr.dtype.kind == "c" else _TorchFormatter)(shown)
     return _torch_nested(arr, indent, summarize, fmt)
 
 
@@ -265,7 +294,8 @@ def torch_repr(t, dtype_str) -> str:
             suffixes.append("dtype=" + dtype_str(t))
         body = "[]"
     else:
-        if a.dtype not in (default_float, np.dtype(np.int64), np.dtype(np.bool_)):
+        if a.dtype not in (default_float, np.dtype(np.int64), np.dtype(np.bool_),
+                           _dt.default_complex()):
             suffixes.append("dtype=" + dtype_str(t))
         body = torch_data_str(a, indent)
     try:

@@ -8,19 +8,40 @@ from __future__ import annotations
 
 import functools
 
+import ml_dtypes
 import numpy as np
+
+# Note [bfloat16]
+# bfloat16 arrays are ml_dtypes' NumPy dtype: two bytes, float32's exponent, 8 bits of
+# mantissa. NumPy sees it as kind 'V' (a user dtype), so code that asks "is this floating?"
+# must use `is_float(npdtype)` (or DType.is_floating_point), never `dtype.kind == "f"`.
+# ml_dtypes' ufuncs compute each element in float32 and round once, which is what PyTorch's
+# CPU kernels do for bfloat16 pointwise ops; reductions and matmul accumulate in float32
+# and round once (ops that need it cast through `opmath(npdtype)`).
+BFLOAT16_NP = np.dtype(ml_dtypes.bfloat16)
+
+
+def is_float(npd) -> bool:
+    """Whether a NumPy dtype is floating (bfloat16 included; Note [bfloat16])."""
+    return npd.kind == "f" or npd == BFLOAT16_NP
+
+
+def opmath(npd):
+    """The dtype PyTorch computes a float16/bfloat16 op in (float32); others unchanged."""
+    return np.dtype(np.float32) if (npd == BFLOAT16_NP or npd == np.float16) else npd
 
 
 class DType:
     """An element type (oar.float32, oar.int64, ...): a name and its NumPy dtype."""
-    __slots__ = ("name", "np", "is_floating_point", "is_integer", "itemsize")
+    __slots__ = ("name", "np", "is_floating_point", "is_integer", "itemsize", "is_complex")
 
     def __init__(self, name: str, np_dtype):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind == "f"
+        self.is_floating_point = is_float(self.np)
         self.is_integer = self.np.kind in "iu"
         self.itemsize = self.np.itemsize
+        self.is_complex = self.np.kind == "c"   # Note [Complex dtypes]
 
     def __repr__(self):
         return f"paddle.{self.name}"   # the Paddle door prints as Paddle (oar.torch: torch.float32)
@@ -44,6 +65,7 @@ class DType:
 
 
 float16 = DType("float16", np.float16)
+bfloat16 = DType("bfloat16", BFLOAT16_NP)
 float32 = DType("float32", np.float32)
 float64 = DType("float64", np.float64)
 int8 = DType("int8", np.int8)
@@ -53,12 +75,27 @@ int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
 bool_ = DType("bool", np.bool_)
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)
-FLOATING = (float16, float32, float64)
+# Note [Complex dtypes]
+# complex64 / complex128 hold a (real, imag) pair of float32 / float64, as NumPy's. They are
+# neither floating (is_floating_point is False, as in both frameworks) nor integer; in
+# promotion they form a fourth category above floating (Note [Type promotion]); a complex
+# result cannot be written into a real tensor (can_cast). A Python complex number becomes
+# the complex dtype matching the default float (complex64 while it is float32). Autograd
+# follows PyTorch's convention (the gradient is the conjugate Wirtinger derivative times 2):
+# ops whose complex backward has been checked against torch say so (OpDef.complex_grad);
+# every other op refuses a complex input that requires grad (Note [Complex autograd]).
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
+COMPLEX = (complex64, complex128)
+
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, complex64, complex128,
+       bfloat16)
+FLOATING = (float16, float32, float64, bfloat16)
 _BY_NP = {d.np: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64,
-                 "int": int32, "short": int16, "bool_": bool_})
+                 "int": int32, "short": int16, "bool_": bool_,
+                 "cfloat": complex64, "cdouble": complex128})
 
 # Note [Default dtype]
 # DEFAULT_FLOAT is the dtype Python floats become (to_tensor([1.5]), zeros(...), a float
@@ -107,6 +144,8 @@ def as_dtype(d) -> DType:
         return int64
     if d is bool:
         return bool_
+    if d is complex:   # a Python complex is a pair of C doubles (Note [Complex dtypes])
+        return complex128
     try:
         return _BY_NP[np.dtype(d)]
     except (TypeError, KeyError):
@@ -130,12 +169,29 @@ def from_numpy_dtype(npd) -> DType:
 # result so far. So a floating tensor with an integer tensor keeps the floating dtype
 # (never NumPy's int64 + float16 -> float64 or int + float32 -> float64 widening), and
 # `float16 tensor * float64 0-d tensor` stays float16.
-_B, _I, _F = 0, 1, 2
+_B, _I, _F, _C = 0, 1, 2, 3   # bool < integer < floating < complex (Note [Complex dtypes])
 
 
 def _category(d):
     k = d.kind
-    return _F if k == "f" else (_B if k == "b" else _I)
+    if k == "V" and d == BFLOAT16_NP:   # Note [bfloat16]
+        return _F
+    return _F if k == "f" else (_B if k == "b" else (_C if k == "c" else _I))
+
+
+def to_complex(d):
+    """The complex dtype whose parts are real dtype d (float64 -> complex128; float16 and
+    float32 -> complex64: oar has no complex32); a complex d is returned as is."""
+    d = np.dtype(d)
+    if d.kind == "c":
+        return d
+    return np.dtype(np.complex128) if d.itemsize >= 8 else np.dtype(np.complex64)
+
+
+def to_real(d):
+    """The real dtype of complex d's parts (complex64 -> float32); a real d as is."""
+    d = np.dtype(d)
+    return np.dtype(np.float64 if d == np.complex128 else np.float32) if d.kind == "c" else d
 
 
 @functools.lru_cache(maxsize=256)
@@ -145,9 +201,18 @@ def promote_types(a, b):
     if a == b:
         return a
     ca, cb = _category(a), _category(b)
+    if ca == _C or cb == _C:   # complex meets anything: a complex as wide as the widest float
+        c, o = (a, b) if ca == _C else (b, a)
+        if _category(o) == _C:
+            return a if a.itemsize >= b.itemsize else b
+        if _category(o) == _F and o.itemsize >= 8:
+            return np.dtype(np.complex128)
+        return c
     if ca == _F or cb == _F:
         if ca != cb:      # floating meets integer or bool: the floating dtype wins as is
             return a if ca == _F else b
+        if a.itemsize == b.itemsize:   # float16 with bfloat16: neither holds the other
+            return np.dtype(np.float32)
         return a if a.itemsize >= b.itemsize else b
     if ca == _B:
         return b
@@ -169,6 +234,10 @@ def _combine(higher, lower):
         return lower
     if lower is None:
         return higher
+    if _category(higher) == _C:
+        return higher
+    if _category(lower) == _C:   # a complex scalar keeps a floating tensor's precision
+        return to_complex(higher) if _category(higher) == _F else lower
     if _category(higher) == _F:
         return higher
     if _category(higher) == _B or _category(lower) == _F:
@@ -179,6 +248,12 @@ def _combine(higher, lower):
 _SCALAR_DTYPE = {bool: np.dtype(np.bool_), int: np.dtype(np.int64)}
 
 
+def default_complex():
+    """The dtype a Python complex number becomes: complex64 while the default float is
+    float32 (or float16), complex128 while it is float64 (Note [Complex dtypes])."""
+    return to_complex(DEFAULT_FLOAT.np)
+
+
 @functools.lru_cache(maxsize=1024)
 def promote(dim_dtypes: tuple, zero_dtypes: tuple = (), scalar_kinds: tuple = ()) -> np.dtype:
     """Result dtype of a pointwise op, as torch.result_type (Note [Type promotion]).
@@ -187,7 +262,8 @@ def promote(dim_dtypes: tuple, zero_dtypes: tuple = (), scalar_kinds: tuple = ()
     zero_dtypes: those of 0-d tensor operands; scalar_kinds: bool, int or float for each
     Python scalar operand.
     """
-    scalars = tuple(_SCALAR_DTYPE.get(k, DEFAULT_FLOAT.np) for k in scalar_kinds)
+    scalars = tuple(_SCALAR_DTYPE[k] if k in _SCALAR_DTYPE else
+                    default_complex() if k is complex else DEFAULT_FLOAT.np for k in scalar_kinds)
     r = _combine(_promote_all(dim_dtypes), _combine(_promote_all(zero_dtypes), _promote_all(scalars)))
     if r is None:
         raise TypeError("promote: no operands")
@@ -209,7 +285,8 @@ def result_type(*operands) -> np.dtype:
 
 def can_cast(from_dtype, to_dtype) -> bool:
     """PyTorch's canCast for writing a result into an existing tensor (in-place, out=):
-    floating -> integer or bool and non-bool -> bool are refused; everything else (also
+    complex -> real, floating -> integer or bool and non-bool -> bool are refused (Note
+    [Complex dtypes]); everything else (also
     narrowing within a category, e.g. float64 -> float32, int64 -> uint8) is allowed."""
     cf, ct = _category(np.dtype(from_dtype)), _category(np.dtype(to_dtype))
     return cf <= ct
@@ -222,6 +299,8 @@ def scalar_kind(value):
         return int
     if isinstance(value, float):
         return float
+    if isinstance(value, complex):
+        return complex
     if isinstance(value, np.generic):
-        return {"b": bool, "i": int, "u": int, "f": float}.get(value.dtype.kind, float)
+        return {"b": bool, "i": int, "u": int, "f": float, "c": complex}.get(value.dtype.kind, float)
     raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")

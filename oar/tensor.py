@@ -319,8 +319,8 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
-        if value and not self._data.dtype.kind == "f":
-            raise RuntimeError(f"only Tensors of floating point dtype can require gradients "
+        if value and not (_dt.is_float(self._data.dtype) or self._data.dtype.kind == "c"):
+            raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients "
                                f"(got {self.dtype.name})")
         if value and self._storage.inference:   # Note [Inference tensors]
             from .autograd import grad_mode
@@ -577,6 +577,8 @@ class Tensor:
         PyTorch door's numpy() shares memory: Note [Shared memory with NumPy].)"""
         if _RECORDER is not None:   # Note [Capture and replay]
             _RECORDER.data_read("Tensor.numpy()")
+        if self._data.dtype == _dt.BFLOAT16_NP:   # Paddle: bfloat16 bits as uint16 (Note [bfloat16])
+            return np.array(self._data, copy=True).view(np.uint16)
         return np.array(self._data, copy=True)
 
     def __array__(self, dtype=None, copy=None):
@@ -682,6 +684,8 @@ class Tensor:
         """The elements as (nested) Python lists of Python numbers."""
         if _RECORDER is not None:   # Note [Capture and replay]
             _RECORDER.data_read("Tensor.tolist()")
+        if self._data.dtype == _dt.BFLOAT16_NP and self._result_class is Tensor:
+            return self._data.view(np.uint16).tolist()   # Paddle: bfloat16's bits (as numpy())
         return self._data.tolist()
 
     def item(self, *index):

@@ -248,7 +248,9 @@ NO_BAD_INPUT = {
     "Tensor.data_ptr", "Tensor.dim", "Tensor.ndimension", "Tensor.element_size",
     "Tensor.get_storage_nbytes", "Tensor.is_contiguous", "Tensor.numpy", "Tensor.tolist",
     "Tensor.storage_offset", "Tensor.float", "Tensor.double", "Tensor.half", "Tensor.int",
+    "Tensor.bfloat16",
     "Tensor.long", "Tensor.bool", "Tensor.short", "Tensor.char", "Tensor.byte",
+    "Tensor.cfloat", "Tensor.cdouble",   # casts without arguments (Note [Complex dtypes])
     # (x, name=None): the only argument is Paddle's `name`, which accepts any value
     "Tensor.detach", "Tensor.logical_not",
     # nn containers and the base class

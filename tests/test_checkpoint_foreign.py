@@ -313,14 +313,15 @@ def test_oar_views_share_storage_after_torch_format_round_trip():
         assert sum("/data/" in n for n in z.namelist()) == 1   # one storage written once
 
 
-def test_torch_bfloat16_is_refused_naming_the_key(tmp_path):
+def test_torch_bfloat16_loads_as_bfloat16(tmp_path):
+    # Note [bfloat16]: a BFloat16Storage is read as oar's bfloat16, bits unchanged
     torch = pytest.importorskip("torch")
     path = tmp_path / "bf16.pt"
-    torch.save({"enc": {"w": torch.ones(2, dtype=torch.bfloat16)}}, path)
-    with pytest.raises(CheckpointError) as ei:
-        tser.load(str(path))
-    msg = str(ei.value)
-    assert "bfloat16" in msg and "['enc']['w']" in msg and "fix" in msg
+    w = torch.tensor([1.1, -2.5, 3e-3], dtype=torch.bfloat16)
+    torch.save({"enc": {"w": w}}, path)
+    got = tser.load(str(path))["enc"]["w"]
+    assert got.dtype == otorch.bfloat16
+    assert got.float().numpy().tolist() == w.float().tolist()
 
 
 def test_torch_format_refuses_what_weights_only_would(tmp_path):
@@ -458,12 +459,14 @@ def test_paddle_format_round_trip_of_nested_objects(tmp_path):
     assert type(pgot["half"]) is otorch.Tensor
 
 
-def test_paddle_bfloat16_is_refused_naming_the_key(tmp_path):
+def test_paddle_bfloat16_loads_as_bfloat16(tmp_path):
+    # Paddle pickles a bfloat16 tensor as a uint16 array of its bits; it loads as bfloat16
     paddle = pytest.importorskip("paddle")
     path = tmp_path / "bf.pdparams"
-    paddle.save({"w": paddle.ones([2], dtype="bfloat16")}, str(path))
-    with pytest.raises(CheckpointError, match=r"'w'.*uint16.*bfloat16"):
-        oar.load(str(path))
+    paddle.save({"w": paddle.to_tensor([1.1, -2.5], dtype="bfloat16")}, str(path))
+    got = oar.load(str(path))["w"]
+    assert got.dtype == oar.bfloat16
+    assert got.tolist() == paddle.to_tensor([1.1, -2.5], dtype="bfloat16").tolist()
 
 
 # ---------------------------------------------------------------------- corrupt files

@@ -41,11 +41,7 @@ def _binders():
 
 # PyTorch's tests (checked in our words) that oar.torch does not pass yet, with the reason;
 # the README's door table lists the same. Each is a strict xfail on the oar door only.
-_VIEW_DTYPE = ("Tensor.view(dtype) (reinterpreting the bytes) is not provided: each oar "
-               "storage has one dtype")
 OAR_DIFFERS = {
-    "test_view_dtype_new": _VIEW_DTYPE,
-    "test_view_dtype_upsize_errors": _VIEW_DTYPE,
     "test_memory_format_resize_as": "memory formats (channels_last) are not provided",
     "test_memory_format_resize_": "memory formats (channels_last) are not provided",
     "test_contiguous": "Tensor.set_ with a Storage object: oar has no Storage objects",

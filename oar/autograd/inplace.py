@@ -59,7 +59,8 @@ def records_grad(self, args):
     is floating and some operand needs a gradient. An integer or bool result is not
     differentiable: writing a float tensor that needs a gradient into it (copy_) records
     nothing, as in PyTorch."""
-    if not _STATE.enabled or self._data.dtype.kind != "f":
+    sd = self._data.dtype
+    if not _STATE.enabled or not (_dt.is_float(sd) or sd.kind == "c"):   # Note [Complex dtypes]
         return False
     for a in args:
         if isinstance(a, Tensor) and a.requires_grad:
@@ -74,6 +75,8 @@ def validate_inplace(op, args, attrs, op_name, need_grad):
     grad_mode.check_inference(self, op_name)
     if need_grad:
         check_inplace_autograd(self, op_name)
+        if self._view is not None and self._data.dtype != self._base._data.dtype:
+            _cross_dtype_view(self, op_name)
         if not op.differentiable:
             # keeping the old history would give a silently wrong gradient
             raise RuntimeError(
@@ -469,6 +472,17 @@ class CopySlices(Node):
 # node (Note [Retained gradients]).
 
 
+def _cross_dtype_view(view, what):
+    """A view of another dtype than its base (Tensor.real, view_as_real: Note [Complex
+    dtypes]) cannot be rewritten in its base's history: the view geometry of Note [View
+    geometry] counts elements of one dtype. Refused, never a silently wrong gradient."""
+    raise InplaceViewError(
+        f"{what}: the {view._data.dtype} view of a {view._base._data.dtype} tensor that "
+        "needs a gradient cannot take part in an in-place update in oar (its base's history "
+        "cannot be rewritten across dtypes). Fix: use out-of-place ops (e.g. "
+        "torch.complex(z.real * 2, z.imag)), or do the update under no_grad.")
+
+
 def regenerate_view_grad_fn(view):
     """Note [View grad_fn regeneration]: the view's grad_fn rebuilt from its base's history
     (or None), stored and returned."""
@@ -478,6 +492,8 @@ def regenerate_view_grad_fn(view):
         return None
     if meta.creation != DEFAULT:
         raise InplaceViewError(_view_error(view, meta, direct=False))
+    if view._data.dtype != base._data.dtype:
+        _cross_dtype_view(view, "a modification of its base")
     old, old_nr = view._grad_fn, view._out_nr
     fn = _views().make_as_strided_node(base, view)
     view._grad_fn = fn
@@ -522,7 +538,7 @@ def attach_outputs(node, outs, dirty_ids, dirty_view, non_diff=()):
         rebase_history(dirty_view, node, dirty_view._base._edge())
         return
     for i, o in enumerate(outs):
-        if isinstance(o, Tensor) and o._data.dtype.kind == "f" and id(o) not in non_diff:
+        if isinstance(o, Tensor) and _dt.is_float(o._data.dtype) and id(o) not in non_diff:
             old, old_nr = o._grad_fn, o._out_nr
             o._grad_fn = node
             o._out_nr = i

@@ -53,7 +53,7 @@ _TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8":
 def floating_only(x, op):
     """Note [Activation and normalization ops]: the kernels are defined on floating tensors."""
     dt = x._data.dtype
-    if dt.kind != "f":
+    if not R._dt.is_float(dt):   # Note [bfloat16]
         name = _TORCH_DTYPE_NAMES.get(dt.name, dt.name)
         raise KernelDtypeError(f"{op}(): \"{op}\" not implemented for '{name}' (got a {dt.name} "
                                f"tensor of shape {list(x._data.shape)}); it needs a floating "

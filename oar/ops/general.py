@@ -33,7 +33,13 @@ registry.register_function("clone", clone)
 
 
 def _k_cast(x, dtype):
-    return x.astype(_dtype_np(dtype), copy=True)
+    to = _dtype_np(dtype)
+    if x.dtype.kind == "c" and to.kind != "c":   # as PyTorch's copy_ (Note [Complex dtypes])
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=4)
+        x = x.real
+    return x.astype(to, copy=True)
 
 
 def _b_cast(ctx, g):
@@ -47,7 +53,7 @@ declare(CAST)
 
 def _differentiable_cast(x, dtype):
     out = registry.dispatch(CAST, (x,), (dtype,))
-    if out._data.dtype.kind != "f":   # integer results carry no gradient
+    if not (_dt.is_float(out._data.dtype) or out._data.dtype.kind == "c"):   # integer results carry no gradient
         out._grad_fn = None
     return out
 
@@ -135,7 +141,9 @@ def _cpu(x):
 for _n, _f in (("astype", astype), ("cast", _cast_fn), ("type", _type), ("to", to),
                ("float", _as("float32")), ("double", _as("float64")), ("half", _as("float16")),
                ("long", _as("int64")), ("int", _as("int32")), ("short", _as("int16")),
-               ("char", _as("int8")), ("byte", _as("uint8")), ("bool", _as("bool"))):
+               ("char", _as("int8")), ("byte", _as("uint8")), ("bool", _as("bool")),
+               ("bfloat16", _as("bfloat16")),
+               ("cfloat", _as("complex64")), ("cdouble", _as("complex128"))):
     registry.register_function(_n, _f, function=_n in ("astype", "cast"))
 registry.register_function("cpu", _cpu, function=False)
 registry.register_function("cuda", _cuda, function=False)
@@ -179,27 +187,38 @@ def _matmul_dtypes(a, b, op):
                            "to an integer or floating dtype.")
 
 
+def _npH(a):
+    """The conjugate transpose of the last two axes of an ndarray (a real one: transpose)."""
+    a = np.swapaxes(a, -1, -2)
+    return a.conj() if a.dtype.kind == "c" else a
+
+
+def _cj(t):
+    from .pointwise import _cj as cj
+    return cj(t)
+
+
 def _b_matmul(ctx, g):
     """Reads only the saved inputs the needed gradients use (Note [Check, then write] saves
     just those)."""
     tx, ty = ctx.attrs
     nda, ndb = len(ctx.input_meta[0][0]), len(ctx.input_meta[1][0])
 
-    def a():
-        x = ctx.input(0)
+    def a():   # conjugated: Note [Complex autograd] (a real x as is)
+        x = _cj(ctx.input(0))
         return x.mT if tx and nda >= 2 else x
 
     def b():
-        y = ctx.input(1)
+        y = _cj(ctx.input(1))
         return y.mT if ty and ndb >= 2 else y
     ga = gb = None
     if nda >= 2 and ndb >= 2 and not (tx or ty) and not _grad_enabled():
         # plain backward: NumPy directly, no view objects
         gd = g._data
         if ctx.needs[0]:
-            ga = wrap_as(g._result_class, np.asarray(gd @ np.swapaxes(ctx.input(1)._data, -1, -2)))
+            ga = wrap_as(g._result_class, np.asarray(gd @ _npH(ctx.input(1)._data)))
         if ctx.needs[1]:
-            gb = wrap_as(g._result_class, np.asarray(np.swapaxes(ctx.input(0)._data, -1, -2) @ gd))
+            gb = wrap_as(g._result_class, np.asarray(_npH(ctx.input(0)._data) @ gd))
         return ga, gb
     if nda == 1 and ndb == 1:
         ga = g * b() if ctx.needs[0] else None

@@ -116,7 +116,7 @@ def _write(out, values):
 
 
 def _floating(dt, op):
-    if dt.kind != "f":
+    if not _dt.is_float(dt):   # Note [bfloat16]
         raise ArgTypeError(f"{op}(): random floats need a floating dtype, got {dt}. Fix: "
                            "pass dtype='float32' (or float64), or cast the result.")
     return dt

@@ -21,7 +21,7 @@ import numpy as np
 from .. import dtypes as _dt
 from . import args as _args
 from ..autograd import grad_mode
-from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..autograd.inplace import (bump, check_overlap, check_writable, old_value,
                                 rebase_history, records_grad, validate_inplace)
 from ..autograd.node import OpNode
@@ -45,7 +45,7 @@ class OpDef:
                  "attrs", "differentiable", "check", "node_name", "result_dtype",
                  "inplace_ok", "method", "function", "call", "fill_like", "own_overlap_check",
                  "fast", "fast_attrs", "fast_const", "view_name", "optional", "number_attrs", "promote",
-                 "doc", "expanded_write")
+                 "doc", "expanded_write", "complex_grad")
 
     def __init__(self, name, kernel, backward=None, needs=None, kind="general",
                  backward_inplace=None,
@@ -107,6 +107,10 @@ class OpDef:
                                  if isinstance(d, (int, float)) and not isinstance(d, bool))
         self.number_attrs = tuple(number_attrs)
         self.promote = promote      # indices of the operands that decide a pointwise result dtype
+        # Note [Complex autograd]: True once the backward is checked for complex operands;
+        # a view's backward only moves elements (a linear map with real coefficients), so it
+        # holds for complex tensors as written
+        self.complex_grad = kind == "view"
 
 
 # Note [Backward into the incoming gradient]
@@ -159,6 +163,8 @@ def operand(value, op=None, name="other", op_name=None):
     c = value.__class__
     if c is int or c is float or c is bool or isinstance(value, Tensor):
         return value
+    if c is complex or isinstance(value, np.complexfloating):   # Note [Complex dtypes]
+        return complex(value)
     opname = op_name or (op if isinstance(op, str) else (op.name if op is not None else "operand"))
     if value is None:
         if op is not None and not isinstance(op, str) and name in op.optional:
@@ -310,7 +316,7 @@ def zero_grad(g):
 
 
 def float_result(rdt):
-    return rdt if rdt.kind == "f" else _dt.DEFAULT_FLOAT.np
+    return rdt if _dt.is_float(rdt) or rdt.kind == "c" else _dt.DEFAULT_FLOAT.np
 
 
 # --------------------------------------------------------------------------- autograd glue
@@ -365,6 +371,8 @@ def _make_node(op, args, attrs, self_old=None):
             meta.append(None)
         edges.append(e)
         if e is not None:
+            if d.dtype.kind == "c" and not op.complex_grad:
+                _no_complex_grad(op)
             if save:
                 s = save.get(i)
                 if s:
@@ -380,6 +388,23 @@ def _make_node(op, args, attrs, self_old=None):
             saved[i] = SavedTensor(src) if isinstance(src, Tensor) else src
         node.saved = saved
     return node, needs_out, needed
+
+
+# Note [Complex autograd]
+# PyTorch's convention: for a real loss L of complex z = x + iy, z.grad is dL/dx + i dL/dy
+# (twice the conjugate Wirtinger derivative), so the backward of a holomorphic f multiplies
+# the incoming gradient by conj(f'(z)) (mul: g * conj(y)), and a real input's gradient is
+# the real part of what its formula gives (OpNode's _fit). A formula written for real
+# tensors is silently wrong for complex ones whenever it omits that conj, so each OpDef
+# says whether its backward has been checked for complex operands (complex_grad, set in
+# ops/complex.py for the checked ops); building a node for any other op with a complex
+# input that needs a gradient raises here, before anything is written.
+def _no_complex_grad(op):
+    raise DtypeNotImplementedError(
+        f"{op.name}(): the derivative of '{op.name}' for complex tensors is not implemented "
+        "in oar (only ops whose complex backward is checked against PyTorch record complex "
+        "gradients). Fix: detach the complex input, or work on its real and imaginary parts "
+        "(view_as_real) with real ops.")
 
 
 def _attach(node, out, needs_out):
@@ -483,13 +508,15 @@ def dispatch(op, args, attrs):
             op.check(op.name, args, attrs, rdt)
         arrays = int_scalars([a._data if isinstance(a, Tensor) else a for a in args], rdt)
         try:
-            res = op.kernel(None, rdt, *arrays, *attrs)
+            res = (op.kernel(None, rdt, *arrays, *attrs) if not _has_bf16(arrays, rdt) else
+                   _bf16_pointwise(op, None, rdt, arrays, attrs))
         except ValueError as e:   # a tensor attr (clip's min/max) that does not broadcast
             _fast_failed(op, list(arrays) + [a._data if isinstance(a, Tensor) else a
                                              for a in attrs], e)
     else:
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-        res = op.kernel(*arrays, *attrs)
+        res = (op.kernel(*arrays, *attrs) if op.name not in BF16_OPMATH
+               or not _has_bf16(arrays, None) else _bf16_general(op, arrays, attrs))
     cls = result_class(args)
     if isinstance(res, tuple):
         outs = tuple(wrap_as(cls, _own(r)) for r in res)
@@ -510,6 +537,96 @@ def dispatch(op, args, attrs):
     if _TIMELINE is not None:   # Note [Memory timeline]
         _TIMELINE.op(op.name, out)
     return outs if outs is not None else out
+
+
+# Note [bfloat16 opmath]
+# PyTorch computes a bfloat16 pointwise op in float32 and rounds the result once. A
+# pointwise op that meets a bfloat16 operand (or result dtype) does the same here: its
+# bfloat16 arrays are widened to float32 (exactly), the declared kernel runs in float32
+# (so every kernel and check sees a dtype NumPy knows as floating, Note [bfloat16]), and
+# the result is rounded to bfloat16 (round to nearest even) when that is the result dtype.
+# As in PyTorch, each tensor operand is first cast to the common dtype (an int64 tensor is
+# rounded to bfloat16), and so is a Python number (`bf16_t + 0.3` adds bfloat16(0.3) =
+# 0.30078125, `bf16_t ** 257` raises to 256); mul and div keep a Python number in float32,
+# as PyTorch's CPU kernels do (measured in tests/test_dtypes_half.py).
+_BF16 = _dt.BFLOAT16_NP
+_F32 = np.dtype(np.float32)
+
+
+def _has_bf16(arrays, rdt):
+    if rdt is _BF16 or rdt == _BF16:
+        return True
+    for a in arrays:
+        if a.__class__ is np.ndarray and a.dtype == _BF16:
+            return True
+    return False
+
+
+_KEEP_SCALAR = frozenset(("mul", "multiply", "div", "divide", "true_divide"))
+
+
+def _round_operand(a, rdt):
+    """An operand as PyTorch's TensorIterator gives it to a bfloat16 kernel: cast to the
+    common dtype first (a Python float 0.3 becomes bfloat16's 0.30078125), then widened."""
+    if a.__class__ is np.ndarray:
+        if a.dtype.kind == "b" or (a.dtype != rdt and rdt != _BF16):
+            return a
+        return (a if a.dtype == rdt else a.astype(rdt)).astype(_F32)
+    if a.__class__ is float or (a.__class__ is int and rdt == _BF16 and
+                                float(np.asarray(a, _F32).astype(_BF16)) != a):
+        return float(np.asarray(a, _F32).astype(rdt).astype(_F32))
+    return a
+
+
+def _bf16_pointwise(op, out, rdt, arrays, attrs):
+    if rdt == _BF16:
+        wide = [_round_operand(a, rdt) if (a.__class__ is np.ndarray
+                                           or op.name not in _KEEP_SCALAR) else a for a in arrays]
+    else:   # a comparison (bool result) or a wider result: only widen bfloat16 exactly
+        wide = [a.astype(_F32) if a.__class__ is np.ndarray and a.dtype == _BF16 else a
+                for a in arrays]
+    krdt = _F32 if rdt == _BF16 else rdt
+    res = op.kernel(None, krdt, *wide, *attrs)
+    if out is None:
+        return res.astype(rdt) if isinstance(res, np.ndarray) and res.dtype != rdt else res
+    np.copyto(out, res, casting="unsafe")
+    return out
+
+
+# Reductions, scans and products: PyTorch accumulates bfloat16 in float32 and rounds the
+# result once (Note [bfloat16 opmath]); NumPy would accumulate in bfloat16 and round at
+# every step. Such an op's bfloat16 inputs are widened, its float32 results rounded back,
+# unless an attr asks for an explicit result dtype (sum(x, dtype=float32)).
+BF16_OPMATH = {"sum", "mean", "prod", "cumsum", "cumprod", "nansum", "nanmean", "logsumexp",
+               "matmul", "mm", "bmm", "mv", "dot", "addmm", "baddbmm", "addbmm", "addmv",
+               "linear", "einsum", "var", "std", "norm", "vector_norm", "softmax",
+               "log_softmax", "logcumsumexp", "trace"}
+
+
+def _is_dtype_attr(a):
+    if isinstance(a, (np.dtype, _dt.DType, type)):
+        return True
+    if isinstance(a, str):
+        try:
+            _dt.as_dtype(a)
+            return True
+        except TypeError:
+            return False
+    return False
+
+
+def _bf16_general(op, arrays, attrs):
+    wide = [a.astype(_F32) if a.__class__ is np.ndarray and a.dtype == _BF16 else a
+            for a in arrays]
+    res = op.kernel(*wide, *attrs)
+    if any(_is_dtype_attr(a) for a in attrs):
+        return res
+
+    def back(r):
+        if isinstance(r, (np.ndarray, np.generic)) and r.dtype == _F32:
+            return np.asarray(r).astype(_BF16)
+        return r
+    return tuple(back(r) for r in res) if isinstance(res, tuple) else back(res)
 
 
 def _own(arr):
@@ -575,6 +692,9 @@ def _inplace_kernel(op, self, args, attrs, rdt):
     """The declared kernel, writing into self (its checks have all passed)."""
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.kind == "pointwise":
+        if _has_bf16(arrays, rdt):
+            _bf16_pointwise(op, self._data, rdt, int_scalars(arrays, rdt), attrs)
+            return
         op.kernel(self._data, rdt, *int_scalars(arrays, rdt), *attrs)
     else:
         kernel_into(op, self._data, *arrays[1:], *attrs)

@@ -401,12 +401,52 @@ def _is_dtype(value):
     return False
 
 
+# Note [View as another dtype]
+# x.view(dtype) (both doors) reinterprets x's bytes: the result shares x's storage and
+# version counter (a write through either shows in the other and bumps both), and carries no
+# gradient (PyTorch's view.dtype is not differentiable). With the same element size, shape and
+# strides stay. With another size, the last dim must be dense (stride 1) and scales by the
+# size ratio; a larger element also needs the last size, the storage offset and every other
+# stride divisible by the ratio, as PyTorch checks (in this order), so that the view has
+# whole-element strides. Like detach(), the result is no autograd view of x. Paddle 3.3 follows the same rules (ValueError there).
+def view_dtype(x, dt):
+    """Note [View as another dtype]."""
+    a = x._data
+    size, vsize = a.itemsize, dt.itemsize
+    if size != vsize:
+        what = (f"to view {_torch_type_name(a.dtype)} as {_torch_type_name(dt.np)} "
+                "(different element sizes)")
+        if a.ndim == 0:
+            raise ArgValueError(f"view(): self.dim() cannot be 0 {what}")
+        st = x.stride()
+        if st[-1] != 1:
+            raise ArgValueError(f"view(): self.stride(-1) must be 1 {what}, but got {st[-1]}")
+        if vsize > size:
+            r = vsize // size
+            if a.shape[-1] % r:
+                raise ArgValueError(f"view(): self.size(-1) must be divisible by {r} {what}, "
+                                    f"but got {a.shape[-1]}")
+            off = x.storage_offset()
+            if off % r:
+                raise ArgValueError(f"view(): self.storage_offset() must be divisible by {r} "
+                                    f"{what}, but got {off}")
+            for i, s_ in enumerate(st[:-1]):
+                if s_ % r:
+                    raise ArgValueError(f"view(): self.stride({i}) must be divisible by {r} "
+                                        f"{what}, but got {s_}")
+    # like detach(): x's storage (so its version counter), no history
+    return wrap_as(x._result_class, a.view(dt.np), x._storage)
+
+
 def view(x, shape_or_dtype=None, *rest, name=None, size=None):
     """A view of x with a new shape (one -1 is inferred); an error where that needs a copy."""
     if size is not None:
         shape_or_dtype = size
     if shape_or_dtype.__class__ not in (list, tuple) and _is_dtype(shape_or_dtype):
-        raise NotImplementedError("view(dtype) is not supported; use astype()")
+        if rest:
+            raise ArgTypeError(f"view(): a dtype is the only argument of view(dtype), got "
+                               f"{shape_or_dtype!r} followed by {list(rest)}")
+        return view_dtype(x, as_dtype(shape_or_dtype))
     shape = infer_shape(_shape_arg(shape_or_dtype, rest, "view"), x._data.shape,
                         x._data.size, "view")
     if _strides_of(x, shape) is None:
@@ -962,7 +1002,7 @@ def _torch_type_name(npdt):
     """PyTorch's scalar type name of a NumPy dtype (Float, Long, Bool ...)."""
     return {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
             "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-            "bool": "Bool"}.get(np.dtype(npdt).name, np.dtype(npdt).name)
+            "bool": "Bool", "bfloat16": "BFloat16"}.get(np.dtype(npdt).name, np.dtype(npdt).name)
 
 
 def tensor_split(x, indices_or_sections, axis=0, name=None, *, dim=None):

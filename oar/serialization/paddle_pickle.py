@@ -55,11 +55,10 @@ class _Convert:
     def tensor(self, arr, path, tname=None):
         if self.return_numpy:
             return arr
+        if arr.dtype.newbyteorder("=") == np.uint16:   # Paddle's bfloat16: its bits
+            arr = arr.astype(np.dtype(np.uint16).newbyteorder("=")).view(_dt.BFLOAT16_NP)
         if np.dtype(arr.dtype.newbyteorder("=")) not in _dt._BY_NP:
-            why = (" (Paddle saves bfloat16 tensors as uint16 arrays; fix: cast the model to "
-                   "float32 in Paddle, model.float(), before paddle.save)"
-                   if arr.dtype == np.uint16 else
-                   "; fix: cast it in Paddle to float32/float64/int64 before paddle.save")
+            why = "; fix: cast it in Paddle to float32/float64/int64 before paddle.save"
             raise CheckpointError(f"{self.name}: tensor {path} (shape {list(arr.shape)}) has "
                                   f"dtype {arr.dtype}, which oar does not have (oar's dtypes: "
                                   f"float16/32/64, int8/16/32/64, uint8, bool){why}")
@@ -175,7 +174,9 @@ class _Varbase:
 
 
 def _array(t):
-    return np.ascontiguousarray(t._data)
+    a = np.ascontiguousarray(t._data)
+    # Paddle pickles a bfloat16 tensor as its bits, a uint16 array (Note [bfloat16])
+    return a.view(np.uint16) if a.dtype == _dt.BFLOAT16_NP else a
 
 
 def _is_state_dict(obj):

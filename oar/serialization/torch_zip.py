@@ -23,16 +23,18 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ._errors import CheckpointError
 from ._layout import storage_array, tensor_on
 from . import unpickle as _up
 
+_BF16 = _dt.BFLOAT16_NP
 # torch storage class name -> NumPy dtype (None: a dtype oar does not have)
 _STORAGE_DTYPES = {
     "FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16,
     "LongStorage": np.int64, "IntStorage": np.int32, "ShortStorage": np.int16,
     "CharStorage": np.int8, "ByteStorage": np.uint8, "BoolStorage": np.bool_,
-    "BFloat16Storage": None, "ComplexFloatStorage": None, "ComplexDoubleStorage": None,
+    "BFloat16Storage": _BF16, "ComplexFloatStorage": None, "ComplexDoubleStorage": None,
     "QInt8Storage": None, "QUInt8Storage": None, "QInt32Storage": None,
     "QUInt4x2Storage": None, "QUInt2x4Storage": None,
 }
@@ -47,7 +49,8 @@ _TORCH_DTYPES = {
     "float32": np.float32, "float64": np.float64, "float16": np.float16, "int64": np.int64,
     "int32": np.int32, "int16": np.int16, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_,
 }
-for _n in ("bfloat16", "complex32", "complex64", "complex128", "uint16", "uint32", "uint64",
+_TORCH_DTYPES["bfloat16"] = _BF16   # Note [bfloat16]
+for _n in ("complex32", "complex64", "complex128", "uint16", "uint32", "uint64",
            "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
            "float8_e8m0fnu", "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2",
            "quint2x4", "bits8", "bits16", "bits1x8", "bits2x4", "bits4x2",
@@ -595,7 +598,8 @@ def write(obj, fileobj):
 
 def _write_record(zf, f, name, data):
     if isinstance(data, np.ndarray):
-        view = memoryview(np.ascontiguousarray(data)).cast("B")
+        # as bytes: the buffer protocol has no format for bfloat16 (Note [bfloat16])
+        view = memoryview(np.ascontiguousarray(data).reshape(-1).view(np.uint8))
     else:
         view = memoryview(data)
     n = view.nbytes

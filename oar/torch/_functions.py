@@ -685,10 +685,14 @@ int8, int16, int32, int64, uint8 = (DTYPES[np.dtype(t)] for t in
                                     (np.int8, np.int16, np.int32, np.int64, np.uint8))
 short, int, long = int16, int32, int64  # noqa: A001
 bool = DTYPES[np.dtype(np.bool_)]  # noqa: A001
+complex64 = cfloat = DTYPES[np.dtype(np.complex64)]     # Note [Complex dtypes]
+complex128 = cdouble = DTYPES[np.dtype(np.complex128)]
+bfloat16 = DTYPES[_dt.BFLOAT16_NP]   # Note [bfloat16]
 
 __all__ = sorted(_PUBLIC) + [
     "Size", "dtype", "return_types", "float16", "half", "float32", "float", "float64",
-    "double", "int8", "int16", "int32", "int64", "uint8", "short", "int", "long", "bool"]
+    "double", "int8", "int16", "int32", "int64", "uint8", "short", "int", "long", "bool",
+    "complex64", "cfloat", "complex128", "cdouble", "bfloat16"]
 
 # Methods of oar.torch.Tensor with PyTorch's meaning (self is the first argument); the
 # class's own methods (size, numel, numpy, type, backward, repr) are in _tensor.py

@@ -41,6 +41,8 @@ import secrets
 
 import numpy as np
 
+from .. import dtypes as _dt
+
 __all__ = ["TorchCPUGenerator", "DEFAULT_SEED", "STATE_SIZE", "cpu_is_intel"]
 
 DEFAULT_SEED = 67280421310721  # c10::default_rng_seed_val
@@ -60,6 +62,7 @@ _STATE_DTYPE = np.dtype({
 })
 STATE_SIZE = _STATE_DTYPE.itemsize
 
+_BF16 = _dt.BFLOAT16_NP
 _F32 = np.float32
 _TWO_PI_F = _F32(2.0 * math.pi)
 _INV24 = _F32(1.0 / (1 << 24))
@@ -344,6 +347,8 @@ class TorchCPUGenerator:
     def uniform(self, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
         """tensor.uniform_(low, high) / torch.rand on a fresh tensor of `shape` and `dtype`."""
         shape, dt = _as_shape(shape), _np_dtype(dtype)
+        if dt == _BF16:   # drawn as float32, rounded once (Note [bfloat16])
+            return self.uniform(shape, _F32, low, high).astype(_BF16)
         if dt.kind != "f":
             raise RuntimeError(f"\"check_uniform_bounds\" not implemented for '{dt.name}'")
         low, high = float(low), float(high)
@@ -369,6 +374,8 @@ class TorchCPUGenerator:
         contiguous=False gives what normal_ draws for a non-contiguous tensor (the scalar path for
         every element, in the order torch's TensorIterator visits them: the caller's order)."""
         shape, dt = _as_shape(shape), _np_dtype(dtype)
+        if dt == _BF16:   # drawn as float32, rounded once (Note [bfloat16])
+            return self.normal(shape, _F32, mean, std, contiguous=contiguous).astype(_BF16)
         if dt.kind != "f":
             raise RuntimeError(f"\"normal_kernel_cpu\" not implemented for '{dt.name}'")
         mean, std = float(mean), float(std)

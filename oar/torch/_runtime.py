@@ -632,7 +632,7 @@ def is_tensor(obj):
 
 def is_floating_point(input):
     """Whether input's dtype is a floating type."""
-    return _A.tensor(input, "is_floating_point", "input")._data.dtype.kind == "f"
+    return _dt.is_float(_A.tensor(input, "is_floating_point", "input")._data.dtype)
 
 
 def is_nonzero(input):

@@ -56,12 +56,7 @@ class dtype(_dt.DType):   # noqa: N801  (torch.dtype)
     @property
     def is_signed(self):
         """Whether the type holds negative values (PyTorch's dtype.is_signed)."""
-        return self.np.kind in "if"
-
-    @property
-    def is_complex(self):
-        """False: oar has no complex dtypes."""
-        return False
+        return self.np.kind in "ifc"
 
 
 DTYPES = {d.np: dtype(d.name, d.np) for d in _dt.ALL}
@@ -250,6 +245,9 @@ class Tensor(_CoreTensor):
         if not force and self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._data.dtype == _dt.BFLOAT16_NP:   # NumPy has no bfloat16 for PyTorch
+            raise ArgTypeError("Got unsupported ScalarType BFloat16 (numpy() of a bfloat16 "
+                               "tensor; fix: t.float().numpy())")
         return self._data.view()
 
     def __array__(self, dtype=None, copy=None):

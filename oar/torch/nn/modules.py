@@ -442,10 +442,10 @@ class Module(_core.Layer):
 
     def _cast(self, dtype):
         want = _dt.as_dtype(dtype).np
-        if want.kind != "f":
+        if not _dt.is_float(want):   # bfloat16 too (Note [bfloat16])
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, "
                             f"but got desired dtype={_dt.as_dtype(dtype).name}")
-        return self._apply(lambda a: a.astype(want) if a.dtype.kind == "f" and a.dtype != want
+        return self._apply(lambda a: a.astype(want) if _dt.is_float(a.dtype) and a.dtype != want
                            else None)
 
     def to(self, *args, **kwargs):
@@ -490,6 +490,10 @@ class Module(_core.Layer):
     def half(self):
         """Casts floating parameters and buffers to float16; returns self."""
         return self._cast(_dt.float16)
+
+    def bfloat16(self):
+        """Casts floating parameters and buffers to bfloat16; returns self."""
+        return self._cast(_dt.bfloat16)
 
     def type(self, dst_type):
         """Casts every parameter and buffer to dst_type; returns self."""
