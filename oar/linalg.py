@@ -15,3 +15,5 @@ __all__ += ["cholesky", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_rank"
             "slogdet", "solve", "svd", "svdvals"]
 
 # ---- norms, einsum, cdist
+from .ops.norms import matrix_norm, norm, vector_norm  # noqa: E402,F401
+__all__ += ["matrix_norm", "norm", "vector_norm"]

@@ -2248,3 +2248,44 @@ row("nn.TransformerEncoder: the layer is not an encoder layer", TypeError,
     lambda e: nn.TransformerEncoder("x", 2), lambda t, e: t.nn.TransformerEncoder("x", 2))
 row("nn.TransformerDecoder: the layer is not a decoder layer", TypeError,
     lambda e: nn.TransformerDecoder("x", 2), lambda t, e: t.nn.TransformerDecoder("x", 2))
+
+
+area("norms, einsum, cdist")
+# oar/ops/contract.py, oar/ops/norms.py (tests/test_breadth_norms_einsum.py)
+row("oar.einsum: fewer operands than the equation names", RuntimeError,
+    lambda e: oar.einsum("ij,jk->ik", e.x), lambda t, e: t.einsum("ij,jk->ik", e.x))
+row("oar.einsum: a letter of two sizes", RuntimeError,
+    lambda e: oar.einsum("ij,ij->i", e.x, e.v.reshape([2, 2])),
+    lambda t, e: t.einsum("ij,ij->i", e.x, e.v.reshape(2, 2)))
+row("oar.einsum: output letter repeated", RuntimeError,
+    lambda e: oar.einsum("ij->ii", e.x), lambda t, e: t.einsum("ij->ii", e.x))
+row("oar.einsum: subscripts and dims disagree", RuntimeError,
+    lambda e: oar.einsum("ijk->i", e.x), lambda t, e: t.einsum("ijk->i", e.x))
+row("oar.cdist,Tensor.cdist: columns differ", RuntimeError,
+    lambda e: oar.cdist(e.x, e.v.reshape([2, 2])), lambda t, e: t.cdist(e.x, e.v.reshape(2, 2)))
+row("oar.cdist: 1-D input", RuntimeError, lambda e: oar.cdist(e.v, e.x),
+    lambda t, e: t.cdist(e.v, e.x))
+row("oar.cdist: negative p", RuntimeError, lambda e: oar.cdist(e.x, e.y, p=-1.0),
+    lambda t, e: t.cdist(e.x, e.y, p=-1.0))
+row("oar.cdist: integer inputs", RuntimeError, lambda e: oar.cdist(e.n, e.n),
+    lambda t, e: t.cdist(e.n, e.n))
+row("oar.cdist: dtypes differ", RuntimeError, lambda e: oar.cdist(e.x, e.d),
+    lambda t, e: t.cdist(e.x, e.d))
+row("oar.cdist: unknown compute_mode", ValueError,
+    lambda e: oar.cdist(e.x, e.y, compute_mode="fast"),
+    lambda t, e: t.cdist(e.x, e.y, compute_mode="fast"))
+row("oar.linalg.vector_norm: integer input", RuntimeError,
+    lambda e: oar.torch.linalg.vector_norm(e.n), lambda t, e: t.linalg.vector_norm(e.n))
+row("oar.linalg.matrix_norm: 1-D input", RuntimeError,
+    lambda e: oar.torch.linalg.matrix_norm(e.v), lambda t, e: t.linalg.matrix_norm(e.v))
+row("oar.linalg.matrix_norm: unsupported ord", RuntimeError,
+    lambda e: oar.torch.linalg.matrix_norm(e.x, 3), lambda t, e: t.linalg.matrix_norm(e.x, 3))
+row("oar.linalg.norm: ord without dim on a 3-D input", RuntimeError,
+    lambda e: oar.torch.linalg.norm(e.x.reshape([1, 2, 3]), 2),
+    lambda t, e: t.linalg.norm(e.x.reshape(1, 2, 3), 2))
+row("oar.linalg.vector_norm: inf norm of an empty tensor", RuntimeError,
+    lambda e: oar.torch.linalg.vector_norm(oar.torch.ones(0), float("inf")),
+    lambda t, e: t.linalg.vector_norm(t.ones(0), float("inf")))
+# paddle.linalg.matrix_norm: Paddle raises ValueError for p outside the matrix norms
+row("oar.linalg.matrix_norm: p not a matrix norm (Paddle door)", ValueError,
+    lambda e: oar.linalg.matrix_norm(e.x, p=3))

@@ -851,3 +851,12 @@ EXEMPT += [
            "values against torch 2.13 and paddle 3.3.1, float64 gradcheck, errors",
            ("tests/test_breadth_linalg.py",), ("inverse",)),
 ]
+
+# norms, einsum, cdist (oar/ops/norms.py, oar/ops/contract.py)
+ROWS += [
+    OpRow("cdist", lambda x, y: np.sqrt(((x[:, None, :] - y[None, :, :]) ** 2).sum(-1)),
+          n_inputs=2, shapes=((3, 4), (5, 4)), inplace=False, pointwise=False, zero_dim=False),
+    OpRow("einsum", lambda x, y: np.einsum("ij,kj->ik", x, y), n_inputs=2,
+          shapes=((3, 4), (5, 4)), inplace=False, pointwise=False, zero_dim=False, method=False,
+          layout=("ij,kj->ik", In(0), In(1))),
+]

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from ..autograd import grad_mode
-from ..tensor import wrap_as
+from ..tensor import Tensor, wrap_as
 from . import args as _args
 from .registry import FUNCTIONS
 from . import registry
@@ -25,6 +25,10 @@ _MATRIX_P = ("fro", "nuc", 1, -1, math.inf, -math.inf, 2, -2)
 
 class _NormDTypeError(_args.ArgTypeError, ValueError):
     """Operands of different dtypes (Paddle: ValueError; oar: TypeError too)."""
+
+
+class _CdistArgError(_args.ArgValueError, AssertionError):
+    """A cdist argument out of its domain (PyTorch: RuntimeError; Paddle: AssertionError)."""
 
 
 def _k_pnorm(x, p, axes, keepdim):
@@ -47,7 +51,15 @@ def _k_pnorm(x, p, axes, keepdim):
 
 def _b_pnorm(ctx, g):
     p, axes, _ = ctx.attrs
+    if p == 0 and _undefined_zero_grad(g):
+        return (None,)
     return (_pnorm_grad(ctx.input(0), p, axes, g, ctx.out),)
+
+
+def _undefined_zero_grad(g):
+    """The p=0 norm's gradient: PyTorch's is undefined (.grad stays None), Paddle's zeros;
+    the door is the gradient's class (Note [Result class])."""
+    return g._result_class is not Tensor
 
 
 def _pnorm_grad(x, p, axes, g, n):
@@ -64,7 +76,11 @@ def _pnorm_grad(x, p, axes, g, n):
     safe = n + (n == 0).astype(n.dtype)  # a zero norm has a zero gradient (x is zero there)
     if p == 2:
         return g * x / safe
-    return g * x.sign() * x.abs().pow(p - 1.0) / safe.pow(p - 1.0)
+    # a zero element has a zero gradient, as PyTorch's (for p < 1, |0|^(p-1) is inf)
+    # and a zero norm (p < 0 with a zero element) has a zero gradient everywhere
+    a = x.abs()
+    a = a + (a == 0).astype(a.dtype)
+    return g * x.sign() * a.pow(p - 1.0) / safe.pow(p - 1.0) * (n != 0).astype(n.dtype)
 
 
 # PyTorch's nodes: torch.norm / linalg.vector_norm are LinalgVectorNormBackward0, dist(x, y)
@@ -78,6 +94,8 @@ P_NORM = registry.OpDef(
 
 
 def _b_dist(ctx, g):
+    if ctx.attrs[0] == 0 and _undefined_zero_grad(g):
+        return (None, None)
     d = ctx.input(0) - ctx.input(1)
     gd = _pnorm_grad(d, ctx.attrs[0], None, g, ctx.out)
     return (gd if ctx.needs[0] else None, -gd if ctx.needs[1] else None)
@@ -258,5 +276,95 @@ def dist(x, y, p=2, name=None):
     return registry.dispatch(DIST, (x, y), (p,))
 
 
+def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None, out=None):
+    """Paddle's linalg.vector_norm: the p-norm of x over axis (an int, a list of axes, or None
+    for every element); p=0 counts nonzeros, inf / -inf take the max / min of |x|."""
+    op = "vector_norm"
+    if out is not None:
+        raise NotImplementedError(f"{op}(): out= is not supported; use the returned tensor")
+    x = _args.input_tensor(x, op)
+    if dtype is not None:
+        x = x.astype(dtype)
+    x = _float_input(x, op)
+    if isinstance(axis, tuple):
+        axis = list(axis)
+    return _vector_norm(x, p, axis, keepdim, op)
+
+
+def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
+    """Paddle's linalg.matrix_norm: the matrix norm p in 'fro', 'nuc', 1, -1, inf, -inf, 2, -2
+    of the matrices over the two axes (the last two by default)."""
+    op = "matrix_norm"
+    x = _float_input(x, op)
+    if x._data.ndim < 2:
+        raise _args.ArgValueError(f"{op}(): the input must have at least 2 dims, got shape "
+                                  f"{list(x._data.shape)}")
+    return _matrix_norm(x, p, list(axis) if isinstance(axis, tuple) else axis, keepdim, op)
+
+
+# ------------------------------------------------------------------------------------ cdist
+def _k_cdist(x1, x2, p, compute_mode):
+    # every pair's difference at once: [..., P, R, M] (the p-norm kernel over the last dim)
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    return _k_pnorm(diff, p, -1, False)
+
+
+def _b_cdist(ctx, g):
+    # the p-norm's gradient of each pair's difference, summed over the other set's rows
+    # (PyTorch's CdistBackward0 formulas: 0 where the distance is 0, both signs of a tie in
+    # the inf norm); written in oar ops, so differentiable again
+    f = FUNCTIONS
+    x1, x2 = ctx.input(0), ctx.input(1)
+    diff = f["unsqueeze"](x1, -2) - f["unsqueeze"](x2, -3)
+    gd = _pnorm_grad(diff, ctx.attrs[0], (diff._data.ndim - 1,), g, ctx.out)
+    return (f["sum"](gd, axis=-2) if ctx.needs[0] else None,
+            -f["sum"](gd, axis=-3) if ctx.needs[1] else None)
+
+
+CDIST = registry.OpDef(
+    "cdist", _k_cdist, _b_cdist, inputs=("x", "y"),
+    needs={"x": ("x", "y", "out"), "y": ("x", "y", "out")},
+    attrs=(("p", 2.0), ("compute_mode", "use_mm_for_euclid_dist_if_necessary")),
+    function=False, method=False,
+    doc="The p-norm distance between each row of x and each row of y (batched).")
+_COMPUTE_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                  "donot_use_mm_for_euclid_dist")
+
+
+def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=None):
+    """The p-norm distance between each row vector of x [..., P, M] and of y [..., R, M]:
+    [..., P, R], batch dims broadcast. p=0 counts the differing coordinates, inf takes the
+    largest. compute_mode is accepted; the differences are always taken directly (exact for
+    p=2 too, where PyTorch's matrix-product path may lose digits)."""
+    op = "cdist"
+    x = _args.input_tensor(x, op, "x1")
+    y = _args.input_tensor(y, op, "x2")
+    for t, nm in ((x, "X1"), (y, "X2")):
+        if t._data.ndim < 2:
+            raise _CdistArgError(f"{op}(): cdist only supports at least 2D tensors, {nm} "
+                                      f"got: {t._data.ndim}D")
+    for t, nm in ((x, "X1"), (y, "X2")):
+        if t._data.dtype.kind != "f":
+            raise _args.ArgTypeError(f"{op}(): cdist only supports floating-point dtypes, {nm} "
+                                     f"got: {t.dtype.name}. Fix: cast it, e.g. x.double()")
+    if x._data.dtype != y._data.dtype:
+        raise _NormDTypeError(f"{op}(): expected both inputs of one dtype, got "
+                              f"{x.dtype.name} and {y.dtype.name}. Fix: cast one of them.")
+    if x._data.shape[-1] != y._data.shape[-1]:
+        raise _CdistArgError(f"{op}(): X1 and X2 must have the same number of columns. "
+                                  f"X1: {x._data.shape[-1]} X2: {y._data.shape[-1]}")
+    p = _p_value(p, op)
+    if math.isnan(p) or p < 0:
+        raise _CdistArgError(f"{op}(): cdist only supports non-negative p values, got {p}")
+    if compute_mode is None:
+        compute_mode = _COMPUTE_MODES[0]
+    if compute_mode not in _COMPUTE_MODES:
+        raise _args.ArgValueError(f"{op}(): {compute_mode} is not a valid value for "
+                                  f"compute_mode; one of {', '.join(_COMPUTE_MODES)}")
+    registry.broadcast_shapes(op, [x._data.shape[:-2], y._data.shape[:-2]])
+    return registry.dispatch(CDIST, (x, y), (p, compute_mode))
+
+
 registry.register_function("norm", norm)
 registry.register_function("dist", dist)
+registry.register_function("cdist", cdist)

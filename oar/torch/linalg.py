@@ -16,3 +16,5 @@ __all__ += ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "inv_ex
             "matrix_rank", "pinv", "qr", "slogdet", "solve", "svd", "svdvals"]
 
 # ---- norms, einsum, cdist
+from ._linalg_norms import matrix_norm, norm, vector_norm  # noqa: E402,F401
+__all__ += ["matrix_norm", "norm", "vector_norm"]

@@ -67,6 +67,14 @@ KNOWN = {
                                 "(ScaledDotProductFlashAttentionForCpuBackward0)"},
     "nn.functional.multi_head_attention_forward": _each(("function", "noncontiguous"),
                                                         "differs", ATTENTION),
+    # norms, einsum, cdist (oar/ops/contract.py, oar/ops/norms.py)
+    "einsum": {("grad_fn", "differs"): "one op EinsumBackward0 (its backward is again an "
+                                       "einsum); torch's node is the last op of its "
+                                       "decomposition (ViewBackward0, SumBackward1, "
+                                       "MulBackward0, ...)"},
+    "cdist": {("grad_fn", "differs"): "p=2 with compute_mode use_mm_for_euclid_dist: torch "
+                                      "takes the matrix-product path (ViewBackward0); oar "
+                                      "always takes the differences (CdistBackward0)"},
     **{name: {("out", "accepted"): "torch refuses an empty out for normal(Tensor, float) (it "
               "does not resize); oar resizes as for every op"}
        for name in ("normal", "normal.number_mean")},
