@@ -2289,3 +2289,24 @@ row("oar.linalg.vector_norm: inf norm of an empty tensor", RuntimeError,
 # paddle.linalg.matrix_norm: Paddle raises ValueError for p outside the matrix norms
 row("oar.linalg.matrix_norm: p not a matrix norm (Paddle door)", ValueError,
     lambda e: oar.linalg.matrix_norm(e.x, p=3))
+
+# complex dtypes (oar/ops/complex.py, Note [Complex dtypes]; tests/test_dtypes_complex.py)
+row("oar.view_as_complex,oar.as_complex,Tensor.as_complex: last dimension not of size 2", RuntimeError,
+    lambda e: oar.view_as_complex(e.x), lambda t, e: t.view_as_complex(e.x))
+row("oar.view_as_complex: integer tensor", RuntimeError,
+    lambda e: oar.view_as_complex(oar.ones([2, 2], dtype="int64")),
+    lambda t, e: t.view_as_complex(t.ones(2, 2, dtype=t.int64)))
+row("oar.view_as_real,oar.as_real,Tensor.as_real: real tensor", RuntimeError,
+    lambda e: oar.view_as_real(e.x), lambda t, e: t.view_as_real(e.x))
+row("oar.imag,Tensor.imag: real tensor", RuntimeError,
+    lambda e: oar.imag(e.x), lambda t, e: t.imag(e.x))
+row("oar.complex,oar.polar: parts of different dtypes", RuntimeError,
+    lambda e: oar.complex(e.x, e.d), lambda t, e: t.complex(e.x, e.d))
+row("oar.polar: integer parts", RuntimeError,
+    lambda e: oar.polar(e.n, e.n), lambda t, e: t.polar(e.n, e.n))
+row("oar.real,Tensor.real,oar.angle,Tensor.angle,oar.conj,Tensor.conj,oar.is_complex,"
+    "Tensor.is_complex: not a tensor", TypeError,
+    lambda e: oar.is_complex([1.0]), lambda t, e: t.is_complex([1.0]))
+row("Tensor.add_: complex result into a float tensor", RuntimeError,
+    lambda e: e.x.add_(oar.to_tensor(np.ones(e.x.shape, np.complex64))),
+    lambda t, e: e.x.add_(t.ones(e.x.shape, dtype=t.complex64)))

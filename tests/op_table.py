@@ -860,3 +860,10 @@ ROWS += [
           shapes=((3, 4), (5, 4)), inplace=False, pointwise=False, zero_dim=False, method=False,
           layout=("ij,kj->ik", In(0), In(1))),
 ]
+EXEMPT += [
+    Exempt("complex dtypes (Note [Complex dtypes]): values, dtypes, views (storage, version, "
+           "strides), errors, printing and gradients of complex inputs against torch 2.13 and "
+           "paddle 3.3.1", ("tests/test_dtypes_complex.py",),
+           ("angle", "as_complex", "as_real", "complex", "conj", "imag", "is_complex", "polar",
+            "real", "view_as_complex", "view_as_real")),
+]

@@ -349,3 +349,23 @@ SAMPLES.update({
 SAMPLES.update({
     "inverse": (lambda: oar.inverse(X((2, 2))), False),
 })
+
+
+# complex dtypes (oar/ops/complex.py; tests/test_dtypes_complex.py)
+def _cx():
+    return door(np.array([[1 + 2j, 3 - 4j], [0.5j, 2]], np.complex64))
+
+
+SAMPLES.update({
+    "angle": (lambda: oar.angle(_cx()), False),
+    "as_complex": (lambda: oar.as_complex(X((3, 2))), False),
+    "as_real": (lambda: oar.as_real(_cx()), False),
+    "complex": (lambda: oar.complex(X(), X()), False),
+    "conj": (lambda: oar.conj(_cx()), False),
+    "imag": (lambda: oar.imag(_cx()), False),
+    "is_complex": (lambda: oar.is_complex(_cx()), False),
+    "polar": (lambda: oar.polar(X(), X()), False),
+    "real": (lambda: oar.real(_cx()), False),
+    "view_as_complex": (lambda: oar.view_as_complex(X((3, 2))), False),
+    "view_as_real": (lambda: oar.view_as_real(_cx()), False),
+})

@@ -582,11 +582,15 @@ def _fit(g, shape, dt):
         if a.shape != shape:
             a = np_sum_to_shape(a, shape)
         if a.dtype != dt:
-            a = a.astype(dt)
+            # a real input's gradient is the real part (Note [Complex autograd])
+            a = (a.real if a.dtype.kind == "c" and dt.kind != "c" else a).astype(dt)
         return Tensor._wrap(np.asarray(a))
     if g._data.shape != shape:
         g = sum_to_shape(g, shape)
     if g._data.dtype != dt:
+        if g._data.dtype.kind == "c" and dt.kind != "c":   # Note [Complex autograd]
+            from ..ops.complex import real
+            g = real(g)
         g = g.astype(dt)
     return g
 

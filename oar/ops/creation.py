@@ -79,6 +79,8 @@ def _infer_np(data):
         arr = arr.astype(_dt.DEFAULT_FLOAT.np)   # Note [Default dtype]
     elif arr.dtype.kind == "i" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
         arr = arr.astype(np.int64)
+    elif arr.dtype == np.complex128 and not isinstance(data, np.ndarray):
+        arr = arr.astype(_dt.default_complex())   # Note [Complex dtypes]
     return arr
 
 
@@ -91,7 +93,7 @@ def _checked_asarray(data):
         raise ArgValueError(f"tensor(): could not make a tensor from {type(data).__name__}: "
                             f"{e}. Fix: pass a (nested) list of numbers with a regular "
                             "shape.") from e
-    if arr.dtype.kind not in "biuf":
+    if arr.dtype.kind not in "biufc":
         raise ArgTypeError(f"tensor(): cannot make a tensor from {type(data).__name__} "
                            f"containing non-numbers (NumPy made a {arr.dtype} array from it). "
                            "Fix: pass numbers only (no None, strings or objects).")

@@ -112,7 +112,7 @@ def _no_bool(kernel):
 
 
 # ---------------------------------------------------------------- unary, backward needs result
-pointwise_op("exp", unary_kernel(np.exp), lambda ctx, g: (g * ctx.out,), needs={"x": ("out",)}, result_dtype=float_result,
+pointwise_op("exp", unary_kernel(np.exp), lambda ctx, g: (g * _cj(ctx.out),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise e**x.")
 pointwise_op("sqrt", unary_kernel(np.sqrt), lambda ctx, g: (g / (ctx.out * 2),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise square root of x.")
@@ -153,7 +153,7 @@ pointwise_op("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, ca
              lambda ctx, g: (_where(ctx.out > 0, g, 0.0),), needs={"x": ("out",)},
              backward_inplace=_relu_back_into, doc="Elementwise max(x, 0).")
 pointwise_op("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt, casting=_UNSAFE),
-  lambda ctx, g: (-g * ctx.out * ctx.out,), needs={"x": ("out",)}, result_dtype=float_result,
+  lambda ctx, g: (-g * _cj(ctx.out * ctx.out),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise 1 / x.")
 pointwise_op("expm1", unary_kernel(np.expm1), lambda ctx, g: (g * (ctx.out + 1),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise e**x - 1, accurate near 0.")
@@ -183,8 +183,16 @@ pointwise_op("sinh", unary_kernel(np.sinh), lambda ctx, g: (g * ctx.input(0).cos
   result_dtype=float_result, doc="Elementwise hyperbolic sine of x.")
 pointwise_op("cosh", unary_kernel(np.cosh), lambda ctx, g: (g * ctx.input(0).sinh(),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise hyperbolic cosine of x.")
+def _check_abs(op_name, args, attrs, rdt):
+    _no_bool("abs_cpu")(op_name, args, attrs, rdt)
+    if op_name.endswith("_") and args[0]._data.dtype.kind == "c":
+        raise ArgTypeError(f"{op_name}(): In-place abs is not supported for complex tensors "
+                           "(|z| is real). Fix: use the out-of-place abs.")
+
+
+# a complex x: |x| is real and its gradient is g * x / |x| (NumPy 2's sign of a complex)
 pointwise_op("abs", unary_kernel(np.abs), lambda ctx, g: (g * ctx.input(0).sign(),), needs={"x": ("x",)},
-  check=_no_bool("abs_cpu"), doc="Elementwise absolute value |x|.")
+  check=_check_abs, result_dtype=_dt.to_real, doc="Elementwise absolute value |x|.")
 pointwise_op("square", unary_kernel(np.square), lambda ctx, g: (g * ctx.input(0) * 2,), needs={"x": ("x",)},
   result_dtype=lambda r: np.dtype(np.int64) if r.kind == "b" else r,   # PyTorch: bool -> int64
   doc="Elementwise x * x.")
@@ -511,8 +519,18 @@ pointwise_op("rsub", lambda out, rdt, x, y, alpha: _fused(np.subtract, out, rdt,
   function=False, node_name="RsubBackward0", doc="y - alpha * x, with broadcasting.")
 
 
+def _cj(t):
+    """Note [Complex autograd]: the conjugate of a complex operand in a backward formula
+    (a real one as is)."""
+    if (t.__class__ is Tensor or isinstance(t, Tensor)) and t._data.dtype.kind != "c":
+        return t
+    from .complex import conj_if_complex
+    return conj_if_complex(t)
+
+
 def _mul_back(ctx, g):
-    return (g * ctx.input(1) if ctx.needs[0] else None, g * ctx.input(0) if ctx.needs[1] else None)
+    return (g * _cj(ctx.input(1)) if ctx.needs[0] else None,
+            g * _cj(ctx.input(0)) if ctx.needs[1] else None)
 
 
 def _mul_back_into(ctx, g):
@@ -524,6 +542,8 @@ def _mul_back_into(ctx, g):
     yd = y._data if isinstance(y, Tensor) else y
     if isinstance(y, Tensor) and yd.shape != g._data.shape and yd.ndim != 0:
         return None
+    if np.asarray(yd).dtype.kind == "c" or isinstance(yd, complex):
+        return None   # the formula conjugates it (Note [Complex autograd])
     np.multiply(g._data, yd, out=g._data, casting="same_kind")
     return g, None
 
@@ -534,9 +554,9 @@ pointwise_op("mul", binary_kernel(np.multiply), _mul_back, needs={"x": ("y",), "
 
 
 def _div_back(ctx, g):
-    y = ctx.input(1)
+    y = _cj(ctx.input(1))
     gx = g / y
-    return (gx if ctx.needs[0] else None, -gx * ctx.input(0) / y if ctx.needs[1] else None)
+    return (gx if ctx.needs[0] else None, -gx * _cj(ctx.input(0)) / y if ctx.needs[1] else None)
 
 
 pointwise_op("div", binary_kernel(np.true_divide), _div_back, needs={"x": ("y",), "y": ("x", "y")}, inputs=("x", "y"),

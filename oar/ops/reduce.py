@@ -91,12 +91,12 @@ def _k_sum(x, axes, keepdim, dtype):
 def _k_mean(x, axes, keepdim, dtype):
     dt = _np_dtype(dtype)   # PyTorch's mean(dtype=): computed and returned in that dtype
     if dt is not None:
-        if dt.kind != "f":
+        if dt.kind not in "fc":
             raise _args.ArgTypeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a "
                 f"floating point or complex dtype. Got: {_torch_scalar_name(dt)}")
         return np.mean(x, axis=axes, keepdims=keepdim, dtype=dt)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":   # complex too (Note [Complex dtypes])
         raise _args.ArgTypeError(f"mean(): expected a floating point tensor, got {x.dtype} "
                         "(cast it first, e.g. x.astype('float32'))")
     return np.mean(x, axis=axes, keepdims=keepdim)

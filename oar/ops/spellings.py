@@ -173,7 +173,7 @@ def fast_parts(op):
 def usable_operand(other):
     """Whether an operator can take `other` (else NotImplemented, and Python tries the other
     side): a tensor, a Python number, a list or anything with __array__."""
-    return (isinstance(other, (Tensor, int, float, bool)) or hasattr(other, "__array__")
+    return (isinstance(other, (Tensor, int, float, bool, complex)) or hasattr(other, "__array__")
             or isinstance(other, list))
 
 

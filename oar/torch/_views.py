@@ -3,12 +3,14 @@ test/test_view_ops.py, tests/test_torch_view_ops_ported.py): conj / real / imag 
 of real tensors, ravel, atleast_{1,2,3}d, broadcast_tensors / broadcast_shapes, and the
 *_copy forms of views. Torch door only: the Paddle door keeps Paddle's names and meanings.
 
-oar has no complex dtype, so every tensor is real: conj, resolve_conj, resolve_neg and real
-return the tensor itself (as PyTorch does for a real tensor), imag refuses it, conj_physical
-copies it, and adjoint is mT."""
+For a real tensor conj, resolve_conj, resolve_neg and real return the tensor itself (as
+PyTorch does), imag refuses it, and adjoint is mT. For a complex one (Note [Complex dtypes])
+conj is materialised (oar keeps no lazy conjugate bit: is_conj() is always False, so
+resolve_conj is the tensor itself), real and imag are views (ops/complex.py)."""
 from __future__ import annotations
 
 import operator
+import numpy as np
 
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import registry as _R
@@ -17,6 +19,7 @@ from ..autograd.node import node_class as _node_class
 from ..tensor import Tensor as _CoreTensor
 from ..tensor import wrap_as
 from ._tensor import Size, Tensor
+from ..ops import complex as _C
 
 __all__ = ["conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_", "real", "imag", "adjoint",
            "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors",
@@ -31,8 +34,10 @@ def _tensor(x, op):
 
 
 def conj(input):
-    """PyTorch's conj: a real tensor is its own conjugate (the same object)."""
-    return _tensor(input, "conj")
+    """PyTorch's conj: a real tensor is its own conjugate (the same object); a complex one's
+    conjugate is a new tensor (oar has no lazy conjugate view: is_conj() stays False)."""
+    x = _tensor(input, "conj")
+    return _C.CONJ.call(x) if x._data.dtype.kind == "c" else x
 
 
 def resolve_conj(input):
@@ -46,11 +51,14 @@ def resolve_neg(input):
 
 
 def conj_physical(input):
-    """PyTorch's conj_physical: a real tensor is its own conjugate, returned as is."""
-    return _tensor(input, "conj_physical")
+    """PyTorch's conj_physical: a real tensor is its own conjugate, returned as is; a complex
+    one's conjugate in new memory."""
+    return conj(_tensor(input, "conj_physical"))
 
 
 def _k_conj_physical_(x):
+    if x.dtype.kind == "c":
+        np.conjugate(x, out=x)
     return x   # a real tensor is its own conjugate: nothing to write
 
 
@@ -60,10 +68,14 @@ def _k_conj_physical_(x):
 # (registry.dispatch_inplace) over a kernel that writes nothing; fill_like: an expanded
 # tensor is accepted, as torch does, since no element is written. Not declared (declare
 # would give the Paddle door a conj_physical_ that Paddle lacks).
-_CONJ_PHYSICAL_ = _R.OpDef("conj_physical_", _k_conj_physical_, lambda ctx, g: (g,),
+_CONJ_PHYSICAL_ = _R.OpDef("conj_physical_", _k_conj_physical_,
+                           lambda ctx, g: (_C.conj_if_complex(g),),
                            kind="inplace", fill_like=True, node_name="ConjPhysicalBackward1",
                            doc="The conjugate of self written into self: for a real tensor, "
                                "self unchanged (its version goes up once).")
+
+
+_CONJ_PHYSICAL_.complex_grad = True   # Note [Complex autograd]
 
 
 def conj_physical_(input):
@@ -73,26 +85,26 @@ def conj_physical_(input):
 
 
 def is_conj(input):
-    """False: oar has no complex dtype, so no conjugate views."""
+    """False: oar materialises conj (no conjugate views, Note [Complex dtypes])."""
     _tensor(input, "is_conj")
     return False
 
 
 def is_neg(input):
-    """False: oar has no complex dtype, so no negative-bit views."""
+    """False: oar keeps no negative-bit views."""
     _tensor(input, "is_neg")
     return False
 
 
 def real(input):
-    """PyTorch's real: of a real tensor, the tensor itself."""
-    return _tensor(input, "real")
+    """PyTorch's real: of a real tensor, the tensor itself; of a complex one, a view of its
+    real parts."""
+    return _C.real(_tensor(input, "real"))
 
 
 def imag(input):
-    """PyTorch's imag: refused for a real tensor (oar has no complex dtype)."""
-    _tensor(input, "imag")
-    raise ArgValueError("imag is not implemented for tensors with non-complex dtypes.")
+    """PyTorch's imag: a view of a complex tensor's imaginary parts (refused for a real one)."""
+    return _C.imag(_tensor(input, "imag"))
 
 
 def adjoint(input):

@@ -60,7 +60,7 @@ class Unconvertible(Exception):
 def to_oar(v):
     """A torch sample argument as the oar.torch argument: tensors copied with their strides."""
     if isinstance(v, torch.Tensor):
-        if v.is_complex() or v.dtype not in _DTYPE_MAP or v.layout != torch.strided:
+        if v.dtype not in _DTYPE_MAP or v.layout != torch.strided:
             raise Unconvertible(f"tensor of {v.dtype}")
         t = v.detach()
         a = t.numpy()
@@ -103,7 +103,7 @@ def _strided_copy(t):
 
 _DTYPE_MAP = {getattr(torch, n): getattr(otorch, n) for n in
               ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-               "bool")}
+               "bool", "complex64", "complex128")}
 
 
 def clone_torch(v):
@@ -266,7 +266,8 @@ def compare(t_res, o_res, values=True):
                 continue
             if a.dtype.kind in "fc":
                 rtol, atol = _tol(a.dtype)
-                if not np.allclose(b.astype(np.float64), a.astype(np.float64), rtol=rtol,
+                wide = np.complex128 if a.dtype.kind == "c" else np.float64
+                if not np.allclose(b.astype(wide), a.astype(wide), rtol=rtol,
                                    atol=atol, equal_nan=True):
                     return f"result {i}: values differ (max abs {_maxdiff(a, b)})"
             elif not np.array_equal(a, b):
@@ -282,7 +283,7 @@ def compare(t_res, o_res, values=True):
 
 def _maxdiff(a, b):
     with np.errstate(all="ignore"):
-        return float(np.nanmax(np.abs(a.astype(np.float64) - b.astype(np.float64)))) \
+        return float(np.nanmax(np.abs(a.astype(np.complex128) - b.astype(np.complex128)))) \
             if a.size else 0.0
 
 

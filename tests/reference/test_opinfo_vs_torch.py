@@ -95,6 +95,14 @@ KNOWN = {
                                        "gradient history in oar; torch's are an output of "
                                        "its node (the solution's gradients agree)"},
     # end decompositions
+    # complex dtypes (oar/ops/complex.py; tests/test_dtypes_complex.py)
+    "polar": _each(("function", "out", "keyword", "noncontiguous"), "differs",
+                   "float32: NumPy's cos/sin round differently from torch's in the last bit "
+                   "(max abs 2.4e-7); float64 agrees"),
+    **{name: _each(("function", "noncontiguous"), "refused",
+                   f"torch.{name} is the dtype object in both torch and oar.torch; the op is "
+                   f"the Tensor.{name}() method, which agrees")
+       for name in ("cfloat", "cdouble")},
 }
 
 
