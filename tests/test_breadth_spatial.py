@@ -346,3 +346,73 @@ def test_paddle_unfold_fold_match_paddle(kw):
     assert repr(oar.nn.Unfold(**kw)).split("(", 1)[1] == repr(paddle.nn.Unfold(**kw)).split("(", 1)[1]
     with pytest.raises(AssertionError):
         oar.nn.functional.unfold(oar.ones([3, 4, 4]), 2)        # Paddle: 4-D only
+
+
+# ---------------------------------------------------------------- pad in both doors
+TORCH_PADS = [((2, 5), (1, 2)), ((2, 3, 5), (2, 1)), ((1, 2, 3, 5), (1, 2, 2, 1)),
+              ((1, 2, 3, 4, 5), (1, 0, 2, 1, 1, 1)), ((2, 3, 4, 5, 6), (1, 2, 0, 1, 2, 2)),
+              ((3, 5), (-1, 2)), ((2, 3, 4), (1, 2, 1, 1, 0, 1))]
+
+
+@pytest.mark.parametrize("shape,pad", TORCH_PADS)
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_torch_pad_matches_torch(shape, pad, mode):
+    a = RNG.standard_normal(shape)
+    t, o = torch.tensor(a, requires_grad=True), ot.tensor(a, requires_grad=True)
+    try:
+        want = torch.nn.functional.pad(t, pad, mode=mode)
+    except Exception as e:   # noqa: BLE001  (torch refuses: oar must refuse alike)
+        with pytest.raises(type(e)):
+            ot.nn.functional.pad(o, pad, mode=mode)
+        return
+    got = ot.nn.functional.pad(o, pad, mode=mode)
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    assert got.grad_fn.name() == want.grad_fn.name()
+    g = RNG.standard_normal(tuple(want.shape))
+    want.backward(torch.tensor(g))
+    got.backward(ot.tensor(g))
+    np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
+    nc = ot.from_numpy(_noncontig(a))
+    np.testing.assert_array_equal(ot.nn.functional.pad(nc, pad, mode=mode).numpy(),
+                                  want.detach().numpy())
+
+
+PADDLE_PADS = [((2, 3, 4, 5), [1, 2, 0, 1], dict(mode="constant", value=1.5)),
+               ((2, 3, 4, 5), [1, 2, 0, 1], dict(mode="reflect")),
+               ((2, 3, 4, 5), [1, 2, 0, 1], dict(mode="replicate", data_format="NHWC")),
+               ((2, 3, 4, 5), [1, 2, 0, 1], dict(mode="circular")),
+               ((2, 3, 4, 5), [1, 2, 0, 1], dict(mode="constant", data_format="NHWC")),
+               ((2, 3, 4, 5), [1, 2, 0, 1, 1, 1, 0, 0], dict(mode="constant")),
+               ((2, 3, 4, 5), [1, 2, 0, 1, 1, 1, 0, 0], dict(mode="constant",
+                                                           pad_from_left_axis=False)),
+               ((2, 3, 5), [1, 2], dict(mode="reflect", data_format="NCL")),
+               ((2, 3, 5), [1, 2], dict(mode="replicate", data_format="NLC")),
+               ((1, 2, 3, 4, 5), [1, 0, 2, 1, 1, 1], dict(mode="reflect", data_format="NCDHW")),
+               ((1, 2, 3, 4, 5), [1, 0, 2, 1, 1, 1], dict(mode="replicate",
+                                                          data_format="NDHWC")),
+               ((3, 4), [1, 2], dict(mode="constant")),
+               ((3, 4), [1, 2, 0, 1], dict(mode="constant")),
+               ((2, 3, 4, 5), [1, 2], dict(mode="constant"))]
+
+
+@pytest.mark.parametrize("shape,pad,kw", PADDLE_PADS)
+def test_paddle_pad_matches_paddle(shape, pad, kw):
+    a = RNG.standard_normal(shape).astype(np.float32)
+    px, ox = paddle.to_tensor(a, stop_gradient=False), oar.to_tensor(a, stop_gradient=False)
+    want = paddle.nn.functional.pad(px, pad, **kw)
+    got = oar.nn.functional.pad(ox, pad, **kw)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    g = RNG.standard_normal(list(want.shape)).astype(np.float32)
+    (want * paddle.to_tensor(g)).sum().backward()
+    (got * oar.to_tensor(g)).sum().backward()
+    np.testing.assert_allclose(ox.grad.numpy(), px.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_paddle_pad_errors_match_paddle():
+    a = np.ones((2, 3, 4, 5), np.float32)
+    for pad, kw in [([1, 2], dict(mode="reflect")),
+                    ([1, 2, 0, 1], dict(mode="reflect", data_format="NCL"))]:
+        with pytest.raises(Exception) as want:
+            paddle.nn.functional.pad(paddle.to_tensor(a), pad, **kw)
+        with pytest.raises(type(want.value)):
+            oar.nn.functional.pad(oar.to_tensor(a), pad, **kw)

@@ -1471,6 +1471,54 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_ax
     return _K.pad(x.transpose(to_first), pad, mode, value).transpose(back).contiguous()
 
 
+# Note [Paddle pad order]
+# Paddle's pad reads its list two ways. In constant mode with a list that is not one pair per
+# spatial dim, the list covers the trailing dims from the last (PyTorch's order), except a
+# full list of 2 * ndim pairs, which starts at axis 0 when pad_from_left_axis (Paddle's
+# default); data_format is then ignored. Otherwise the input is 3-, 4- or 5-D and the list
+# holds one pair per spatial dim from the last ([left, right, top, bottom, front, back]);
+# with a channels-last data_format the spatial dims are 1 .. ndim-2. The core pad
+# (_kernels.pad) takes PyTorch's order; this function only translates.
+_PAD_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+
+
+def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_axis=True,
+        name=None):
+    """x padded with Paddle's reading of `pad` (Note [Paddle pad order]); negative entries
+    crop (constant mode)."""
+    from . import _spatial
+    _K._input(x, "pad", "x")
+    nd = x._data.ndim
+    if isinstance(pad, Tensor):
+        pad = pad.tolist()
+    if isinstance(pad, (list, tuple)):
+        pad = list(pad)
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        return _K.pad(x, pad, mode, value)      # the core's refusal (PyTorch's class)
+    if mode == "constant" and isinstance(pad, list) and len(pad) != 2 * (nd - 2):
+        if len(pad) == 2 * nd and pad_from_left_axis:
+            pad = [v for i in range(nd - 1, -1, -1) for v in pad[2 * i:2 * i + 2]]
+        return _K.pad(x, pad, mode, value)
+    if nd not in _PAD_FORMATS:
+        raise _spatial.LayoutAssertionError(f"pad: input tensor dimension must be in [3, 4, 5] "
+                                            f"but got {nd}")
+    fmt = (data_format or _PAD_FORMATS[nd][0]).upper()
+    if fmt not in _PAD_FORMATS[nd]:
+        raise _spatial.LayoutAssertionError(
+            f"pad: input tensor dimension is {nd}, it's data format should be in "
+            f"{list(_PAD_FORMATS[nd])} but got {data_format}")
+    if isinstance(pad, list) and len(pad) != 2 * (nd - 2):
+        raise ArgValueError(f"pad: Size of paddings should be equal to {2 * (nd - 2)}, but "
+                            f"received {len(pad)} (one (before, after) pair per spatial dim of "
+                            f"the {fmt} input {list(x._data.shape)})")
+    value = value if mode == "constant" else None    # Paddle ignores it in the other modes
+    if fmt in ("NCL", "NCHW", "NCDHW"):
+        return _K.pad(x, pad, mode, value)
+    to_first = [0, nd - 1] + list(range(1, nd - 1))
+    back = [0] + list(range(2, nd)) + [1]
+    return _K.pad(x.transpose(to_first), pad, mode, value).transpose(back).contiguous()
+
+
 __all__ += ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
 
 
