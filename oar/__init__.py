@@ -21,6 +21,8 @@ from .ops import random as _random  # noqa: F401
 from .ops import indexing as _indexing  # noqa: F401
 from .ops import complex as _complex  # noqa: F401  (Note [Complex dtypes])
 from .ops import linalg as _linalg  # noqa: F401
+from .ops import pointwise_more as _pointwise_more  # noqa: F401
+from ._typeinfo import finfo, iinfo  # noqa: F401  (paddle.finfo, paddle.iinfo)
 from .ops import decomp as _decomp  # noqa: F401
 from .ops import pointwise_more as _pointwise_more  # noqa: F401
 from ._typeinfo import finfo, iinfo  # noqa: F401  (paddle.finfo, paddle.iinfo)

@@ -475,6 +475,15 @@ _LEAF_SKIP = {"detach_", "where_", "bitwise_and_", "bitwise_or_", "bitwise_xor_"
               "bitwise_right_shift_", "addmv_", "addbmm_", "baddbmm_"}
 # (addmv_, addbmm_, baddbmm_: e.w's shape fits none of them; tests/test_matrix_ops.py checks
 # their leaf refusal)
+_LEAF_ARGS.update({   # oar/ops/pointwise_more.py
+    **{n + "_": (lambda e: (e.y,)) for n in ("hypot", "ldexp", "copysign", "xlogy",
+                                             "clamp_min", "clamp_max")},
+    "lerp_": lambda e: (e.y, 0.5), "addcmul_": lambda e: (e.x, e.y),
+    "addcdiv_": lambda e: (e.x, e.y), "renorm_": lambda e: (2.0, 0, 1.0),
+    "index_fill_": lambda e: (e.idx, 0, 0.0), "masked_scatter_": lambda e: (e.b, e.y),
+    "addmm_": lambda e: (f32(2, 2), f32(2, 3)),
+    # gcd_/lcm_ take integer tensors: PyTorch refuses the float dtype before the leaf rule
+    "gcd_": lambda e: (e.y,), "lcm_": lambda e: (e.y,), "cast_": lambda e: ("float64",)})
 for _name in sorted(n for n in dir(oar) if n.endswith("_") and not n.startswith("_")):
     if _name in _LEAF_SKIP:
         continue
@@ -2310,3 +2319,55 @@ row("oar.real,Tensor.real,oar.angle,Tensor.angle,oar.conj,Tensor.conj,oar.is_com
 row("Tensor.add_: complex result into a float tensor", RuntimeError,
     lambda e: e.x.add_(oar.to_tensor(np.ones(e.x.shape, np.complex64))),
     lambda t, e: e.x.add_(t.ones(e.x.shape, dtype=t.complex64)))
+
+# more pointwise ops and their composites (oar/ops/pointwise_more.py;
+# tests/test_breadth_pointwise.py)
+row("oar.hypot,Tensor.hypot,oar.copysign,Tensor.copysign: shapes do not broadcast",
+    RuntimeError, lambda e: oar.hypot(e.x, e.v), lambda t, e: t.hypot(e.x, e.v))
+row("oar.copysign,Tensor.copysign: shapes do not broadcast (in place)", RuntimeError,
+    lambda e: e.x.copysign_(e.v), lambda t, e: e.x.copysign_(e.v))
+row("oar.ldexp,Tensor.ldexp: shapes do not broadcast", RuntimeError,
+    lambda e: e.x.ldexp(e.v), lambda t, e: e.x.ldexp(e.v))
+row("oar.gcd,Tensor.gcd: float tensors", NotImplementedError,
+    lambda e: oar.gcd(e.x, e.y), lambda t, e: t.gcd(e.x, e.y))
+row("oar.lcm,Tensor.lcm: float tensors", NotImplementedError,
+    lambda e: e.x.lcm(e.y), lambda t, e: e.x.lcm(e.y))
+row("oar.xlogy,Tensor.xlogy: float result into int64 in place", RuntimeError,
+    lambda e: e.n.xlogy_(e.x), lambda t, e: e.n.xlogy_(e.x))
+row("oar.lerp,Tensor.lerp: end of another dtype", RuntimeError,
+    lambda e: oar.lerp(e.x, e.d, 0.5), lambda t, e: t.lerp(e.x, e.d, 0.5))
+row("oar.lerp,Tensor.lerp: integer tensors", NotImplementedError,
+    lambda e: e.n.lerp(e.n, 1), lambda t, e: e.n.lerp(e.n, 1))
+row("oar.addcmul,Tensor.addcmul: shapes do not broadcast", RuntimeError,
+    lambda e: oar.addcmul(e.x, e.y, e.v), lambda t, e: t.addcmul(e.x, e.y, e.v))
+row("oar.addcdiv,Tensor.addcdiv: integer division", RuntimeError,
+    lambda e: e.n.addcdiv(e.n, e.n), lambda t, e: e.n.addcdiv(e.n, e.n))
+row("oar.clamp_min,Tensor.clamp_min: float bound into int64 in place", RuntimeError,
+    lambda e: e.n.clamp_min_(2.5), lambda t, e: e.n.clamp_min_(2.5))
+row("oar.clamp_max,Tensor.clamp_max: None bound", TypeError,
+    lambda e: oar.clamp_max(e.x, None), lambda t, e: t.clamp_max(e.x, None))
+row("oar.addmm,Tensor.addmm,oar.addmm_,Tensor.addmm_: mat1 and mat2 shapes differ",
+    RuntimeError, lambda e: e.x.addmm_(f32(2, 2), f32(3, 3)),
+    lambda t, e: e.x.addmm_(t.ones(2, 2), t.ones(3, 3)))
+row("oar.renorm,Tensor.renorm,oar.renorm_,Tensor.renorm_: 1-D input", RuntimeError,
+    lambda e: e.v.renorm_(2.0, 0, 1.0), lambda t, e: e.v.renorm_(2.0, 0, 1.0))
+row("oar.index_fill,Tensor.index_fill,oar.index_fill_,Tensor.index_fill_: 1-D value tensor",
+    RuntimeError, lambda e: e.x.index_fill_(e.idx, 0, e.v),
+    lambda t, e: e.x.index_fill_(0, e.idx, e.v))
+row("oar.masked_scatter,Tensor.masked_scatter,oar.masked_scatter_,Tensor.masked_scatter_: "
+    "source too small", RuntimeError, lambda e: e.x.masked_scatter_(e.b, e.v[:1]),
+    lambda t, e: e.x.masked_scatter_(e.b, e.v[:1]))
+row("oar.cast_,Tensor.cast_: a view cannot change dtype", ValueError,
+    lambda e: e.x[0].cast_("int32"))   # Paddle writes garbage into the base instead
+row("oar.cast_: unknown dtype", TypeError, lambda e: oar.cast_(e.x, "float33"))
+row("Tensor.apply,Tensor.apply_: tensor that requires grad", RuntimeError,
+    lambda e: e.w.apply_(lambda t: t * 2))
+row("Tensor.apply: func not callable", TypeError, lambda e: e.x.apply(3))
+row("oar.finfo: integer dtype", ValueError, lambda e: oar.finfo("int32"))   # Paddle's class
+row("oar.iinfo: floating dtype", ValueError, lambda e: oar.iinfo(oar.float32))
+row("F.elu_: leaf that requires grad", RuntimeError, lambda e: F.elu_(e.w),
+    lambda t, e: t.nn.functional.elu_(e.w))
+row("F.hardtanh_: leaf that requires grad", RuntimeError, lambda e: F.hardtanh_(e.w),
+    lambda t, e: t.nn.functional.hardtanh_(e.w))
+row("F.softmax_: axis out of range", IndexError, lambda e: F.softmax_(e.x, 3),
+    lambda t, e: t.softmax(e.x, 3))

@@ -867,3 +867,47 @@ EXEMPT += [
            ("angle", "as_complex", "as_real", "complex", "conj", "imag", "is_complex", "polar",
             "real", "view_as_complex", "view_as_real")),
 ]
+
+# ---------------------------------------------------------------- oar/ops/pointwise_more.py
+def _apart(arrs, rng):
+    """clamp_min/clamp_max: the bound is kept 0.2 away from x (no ties), keeping its shape
+    when x broadcasts to it."""
+    arrs = list(arrs)
+    a, b = arrs[0], arrs[1]
+    if np.broadcast_shapes(a.shape, b.shape) == b.shape:
+        arrs[1] = np.where(np.abs(b - a) < 0.2, b + 0.5, b).astype(b.dtype)
+    return arrs
+
+
+def _xlogy_ref(x, y):
+    with np.errstate(all="ignore"):
+        return np.where(x == 0, 0.0, x * np.log(y)).astype(np.result_type(x, y))
+
+
+ROWS += [
+    OpRow("hypot", np.hypot, 2, shapes=((3, 4), (4,)), prepare=(avoid_integers,)),
+    OpRow("ldexp", lambda x, y: (x * np.exp2(y)).astype(x.dtype), 2),
+    OpRow("copysign", np.copysign, 2, prepare=(avoid_integers,), scalar_other=-1.5),
+    OpRow("gcd", np.gcd, 2, domain=(-9, 9), in_dtypes=I2, out_dtype="int64", grad=False,
+          float_into_int_error="not implemented"),
+    OpRow("lcm", np.lcm, 2, domain=(-9, 9), in_dtypes=I2, out_dtype="int64", grad=False,
+          float_into_int_error="not implemented"),
+    OpRow("xlogy", _xlogy_ref, 2, domains=((-2.0, 2.0), (0.5, 2.0)), scalar_other=1.5),
+    OpRow("lerp", lambda x, y, w: (x + w * (y - x)).astype(x.dtype), 3,
+          domains=((-2.0, 2.0), (-2.0, 2.0), (0.0, 1.0)), shapes=((3, 4), (3, 4), (4,))),
+    OpRow("lerp", lambda x, y, w: (x + w * (y - x)).astype(x.dtype), 3, scalar_other=0.75),
+    OpRow("addcmul", lambda x, a, b, value: (x + value * a * b).astype(x.dtype), 3,
+          kwargs=dict(value=0.5), shapes=((3, 4), (3, 1), (4,))),
+    OpRow("addcdiv", lambda x, a, b, value: (x + value * a / b).astype(x.dtype), 3,
+          kwargs=dict(value=-2.0), domains=((-2.0, 2.0), (-2.0, 2.0), (0.5, 2.0))),
+    OpRow("clamp_min", np.maximum, 2, prepare=KINKS + (_apart,), scalar_other=0.25),
+    OpRow("clamp_max", np.minimum, 2, prepare=KINKS + (_apart,), scalar_other=0.25),
+]
+EXEMPT += [
+    Exempt("composites of oar ops (oar/ops/pointwise_more.py): values, dtypes, gradients "
+           "(float64 gradcheck, non-contiguous), in-place spellings, errors and Paddle's "
+           "spellings against torch 2.13 and paddle 3.3.1",
+           ("tests/test_breadth_pointwise.py",),
+           ("addmm", "addmm_", "renorm", "renorm_", "index_fill", "index_fill_",
+            "masked_scatter", "masked_scatter_", "cast_")),
+]

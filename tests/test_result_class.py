@@ -369,3 +369,17 @@ SAMPLES.update({
     "view_as_complex": (lambda: oar.view_as_complex(X((3, 2))), False),
     "view_as_real": (lambda: oar.view_as_real(_cx()), False),
 })
+
+# oar/ops/pointwise_more.py composites and Paddle's cast_
+SAMPLES.update({
+    "addmm": (lambda: oar.addmm(X((4,)), X((3, 2)), X((2, 4))), False),
+    "addmm_": _inplace(lambda: (lambda x: (oar.addmm_(x, X((3, 2)), X((2, 4))), x))(X())),
+    "renorm": (lambda: oar.renorm(X(), 2.0, 0, 1.0), False),
+    "renorm_": _inplace(lambda: (lambda x: (oar.renorm_(x, 2.0, 0, 1.0), x))(X())),
+    "index_fill": (lambda: oar.index_fill(X(), door([0, 2]), 1, -1.0), False),
+    "index_fill_": _inplace(lambda: (lambda x: (oar.index_fill_(x, door([1]), 0, 0.5), x))(X())),
+    "masked_scatter": (lambda: oar.masked_scatter(X(), X() > 0.5, X()), False),
+    "masked_scatter_": _inplace(lambda: (lambda x: (oar.masked_scatter_(x, X() > 0.5, X()),
+                                                     x))(X())),
+    "cast_": _inplace(lambda: (lambda x: (oar.cast_(x, "float64"), x))(X())),
+})

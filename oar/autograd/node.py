@@ -306,6 +306,11 @@ _VARIANTS = {
     "select_values": lambda attrs, meta: attrs[3],
     "masked_fill": _second_is_number("MaskedFillBackward0", "MaskedFillBackward1", 2),
     "masked_fill_": _second_is_number("MaskedFillBackward0", "MaskedFillBackward1", 2),
+    # ops/pointwise_more.py: a Scalar overload and a Tensor overload
+    "copysign": _second_is_number("CopysignBackward1", "CopysignBackward0"),
+    "lerp": _second_is_number("LerpBackward0", "LerpBackward1", 2),
+    "clamp_min": _second_is_number("ClampMinBackward0", "ClampMinBackward1"),
+    "clamp_max": _second_is_number("ClampMaxBackward0", "ClampMaxBackward1"),
 }
 
 
@@ -322,7 +327,8 @@ _HIDDEN_ALWAYS = {"take_along_axis": (1,), "index_select": (1,), "index": (1,),
                   "scatter_add_": (2,), "scatter_reduce_": (2,), "where_self": (1,),
                   "masked_fill": (1,), "masked_fill_": (1,)}
 _HIDDEN_IF_NUMBER = {"pow": (0, 1), "remainder": (1,), "fmod": (1,), "sub": (0,),
-                     "fill_": (1,), "masked_fill": (2,), "masked_fill_": (2,), "scatter_": (1,)}
+                     "fill_": (1,), "masked_fill": (2,), "masked_fill_": (2,), "scatter_": (1,),
+                     "copysign": (1,), "lerp": (2,), "clamp_min": (1,), "clamp_max": (1,)}
 
 
 def torch_node_name(op, attrs=(), input_meta=()):

@@ -1012,6 +1012,29 @@ def softmax_(x, axis=-1, dtype=None, name=None):
     return x.copy_(softmax(x, axis))
 
 
+# Paddle's in-place activation spellings: the normal op's in-place form (its own node), or,
+# for softmax_, the result written into x through copy_ (Note [Check, then write])
+def elu_(x, alpha=1.0, name=None):
+    """elu written into x, in place; returns x (EluBackward1: its backward reads the result)."""
+    return elu(x, alpha, inplace=True)
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):
+    """hardtanh written into x, in place; returns x."""
+    return hardtanh(x, min, max, inplace=True)
+
+
+def softmax_(x, axis=-1, dtype=None, name=None):
+    """softmax along axis written into x, in place; returns x (dtype, when given, must be
+    x's: an in-place op never changes its tensor's dtype)."""
+    _tensor_in(x, "softmax_")
+    if dtype is not None and R._dt.as_dtype(dtype).np != x._data.dtype:
+        raise ArgTypeError(f"softmax_(): dtype {R._dt.as_dtype(dtype).name} differs from x's "
+                           f"dtype {x.dtype.name}; an in-place op keeps x's dtype. Fix: "
+                           "y = F.softmax(x, axis, dtype=dtype).")
+    return x.copy_(softmax(x, axis))
+
+
 def relu6(x, inplace=False, name=None):
     """min(max(x, 0), 6), elementwise."""
     return hardtanh(x, 0.0, 6.0, inplace=inplace)

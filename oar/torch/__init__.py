@@ -46,6 +46,25 @@ def log_softmax(input, dim, dtype=None):
     return nn.functional.log_softmax(input, dim, dtype=dtype)
 
 
+from .._typeinfo import torch_finfo as finfo, torch_iinfo as iinfo  # noqa: E402,F401
+
+
+def index_fill(input, dim, index, value):
+    """torch.index_fill: input with the positions `index` along dim set to value (the core's
+    index_fill takes Paddle's order: x, index, axis, value)."""
+    return _SHARED["index_fill"](input, index, dim, value)
+
+
+def _index_fill_(self, dim, index, value):
+    """Tensor.index_fill_: index_fill written into self in place (returns self)."""
+    return _SHARED["index_fill_"](self, index, dim, value)
+
+
+Tensor.index_fill = index_fill
+Tensor.index_fill_ = _index_fill_
+index_fill_ = _index_fill_   # not the core's (Paddle's order) under a torch-door name
+
+
 # Note [Torch signatures]: torch's keyword names and out= on every function and method
 from ._binding import install as _install_torch_signatures  # noqa: E402
 _install_torch_signatures(globals(), Tensor, vars(nn.functional))

@@ -46,6 +46,9 @@ COMPOSITE = ("a composition of oar ops, not one op yet: the gradient agrees, the
 KNOWN = {
     **{name: {("grad_fn", "differs"): COMPOSITE}
        for name in ("addmv", "baddbmm", "cross", "diag", "diagflat", "kron")},
+    # oar/ops/pointwise_more.py composites
+    **{name: {("grad_fn", "differs"): COMPOSITE}
+       for name in ("addmm", "renorm", "index_fill", "masked_scatter")},
     "addbmm": {**_each(_ALL, "differs", "float32: the batch sum runs after the products "
                        "(torch accumulates inside its BLAS call): last bits"),
                ("grad_fn", "differs"): COMPOSITE,
