@@ -484,6 +484,7 @@ _LEAF_ARGS.update({   # oar/ops/pointwise_more.py
     "addmm_": lambda e: (f32(2, 2), f32(2, 3)),
     # gcd_/lcm_ take integer tensors: PyTorch refuses the float dtype before the leaf rule
     "gcd_": lambda e: (e.y,), "lcm_": lambda e: (e.y,), "cast_": lambda e: ("float64",)})
+_LEAF_SKIP.add("bitwise_invert_")   # bitwise_not_ (skipped above) under Paddle's second name
 for _name in sorted(n for n in dir(oar) if n.endswith("_") and not n.startswith("_")):
     if _name in _LEAF_SKIP:
         continue
@@ -2371,3 +2372,6 @@ row("F.hardtanh_: leaf that requires grad", RuntimeError, lambda e: F.hardtanh_(
     lambda t, e: t.nn.functional.hardtanh_(e.w))
 row("F.softmax_: axis out of range", IndexError, lambda e: F.softmax_(e.x, 3),
     lambda t, e: t.softmax(e.x, 3))
+row("oar.bitwise_invert,Tensor.bitwise_invert,oar.bitwise_invert_,Tensor.bitwise_invert_: "
+    "float tensor", (RuntimeError, TypeError), lambda e: e.x.bitwise_invert_(),
+    lambda t, e: e.x.bitwise_not_())   # Paddle's name for bitwise_not

@@ -329,6 +329,8 @@ PADDLE_CASES = [
     ("renorm_", lambda L, T: T(A).renorm_(2.0, 1, 1.0)),
     ("index_fill_", lambda L, T: T(A).index_fill_(T(IDX), 1, 2.0)),
     ("masked_scatter_", lambda L, T: T(A).masked_scatter_(T(A > 0), T(A * 10))),
+    ("bitwise_invert", lambda L, T: L.bitwise_invert(T(I64))),
+    ("bitwise_invert_", lambda L, T: T(I64).bitwise_invert_()),
 ]
 
 

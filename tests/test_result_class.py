@@ -382,4 +382,6 @@ SAMPLES.update({
     "masked_scatter_": _inplace(lambda: (lambda x: (oar.masked_scatter_(x, X() > 0.5, X()),
                                                      x))(X())),
     "cast_": _inplace(lambda: (lambda x: (oar.cast_(x, "float64"), x))(X())),
+    "bitwise_invert": (lambda: oar.bitwise_invert(X(dtype="int64")), False),
+    "bitwise_invert_": _inplace(lambda: (lambda x: (oar.bitwise_invert_(x), x))(X(dtype="int64"))),
 })

@@ -442,3 +442,9 @@ def _no_grad():
 registry.register_function("cast_", cast_)
 registry.register_function("apply", apply, function=False)
 registry.register_function("apply_", apply_, function=False)
+
+# Paddle's bitwise_invert / bitwise_invert_ (function and method): bitwise_not under a second
+# name, the same function objects
+for _s in ("", "_"):
+    registry.install("bitwise_invert" + _s, F["bitwise_not" + _s])
+del _s
