@@ -2226,6 +2226,13 @@ row("nn.Unfold: kernel 0", RuntimeError, lambda e: nn.Unfold(0)(_img()),
 row("nn.Fold: channels not divisible by the kernel area", RuntimeError,
     lambda e: nn.Fold([4, 4], 2)(f32(1, 6, 9)),
     lambda t, e: t.nn.Fold((4, 4), 2)(t.ones(1, 6, 9)))
+row("F.grid_sample: grid batch differs from the input's", RuntimeError,
+    lambda e: F.grid_sample(_img(), oar.zeros([1, 2, 2, 2])),
+    lambda t, e: t.nn.functional.grid_sample(t.ones(2, 3, 4, 4), t.zeros(1, 2, 2, 2),
+                                             align_corners=True))
+row("F.affine_grid: theta is not N x 2 x 3", ValueError,
+    lambda e: F.affine_grid(f32(1, 3, 3), [1, 1, 4, 4]),
+    lambda t, e: t.nn.functional.affine_grid(t.ones(1, 3, 3), [1, 1, 4, 4], align_corners=True))
 # end of the spatial rows
 
 # decompositions and solvers (oar/ops/decomp.py; tests/test_breadth_linalg.py has the

@@ -416,3 +416,109 @@ def test_paddle_pad_errors_match_paddle():
             paddle.nn.functional.pad(paddle.to_tensor(a), pad, **kw)
         with pytest.raises(type(want.value)):
             oar.nn.functional.pad(oar.to_tensor(a), pad, **kw)
+
+
+# ---------------------------------------------------------------- grid_sample / affine_grid
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_torch_grid_sample_matches_torch(mode, padding_mode, align):
+    x = RNG.standard_normal((2, 3, 5, 4))
+    gr = RNG.uniform(-1.3, 1.3, (2, 6, 7, 2))
+    tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(gr, requires_grad=True)
+    ox, og = ot.tensor(x, requires_grad=True), ot.tensor(gr, requires_grad=True)
+    want = torch.nn.functional.grid_sample(tx, tg, mode, padding_mode, align)
+    got = ot.nn.functional.grid_sample(ox, og, mode, padding_mode, align)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12,
+                               atol=1e-12)
+    assert got.grad_fn.name() == want.grad_fn.name()
+    g = RNG.standard_normal(tuple(want.shape))
+    want.backward(torch.tensor(g))
+    got.backward(ot.tensor(g))
+    np.testing.assert_allclose(ox.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(og.grad.numpy(), tg.grad.numpy(), rtol=1e-10, atol=1e-12)
+    if mode == "bilinear":
+        # grid points away from pixel borders, where the sampling is differentiable
+        xs = ot.tensor(RNG.standard_normal((1, 2, 4, 3)), requires_grad=True)
+        gs = ot.tensor(RNG.uniform(-0.9, 0.9, (1, 3, 2, 2)), requires_grad=True)
+        assert gradcheck(lambda a, b: ot.nn.functional.grid_sample(a, b, mode, padding_mode,
+                                                                   align), (xs, gs))
+    # non-contiguous operands
+    nx, ng = ot.from_numpy(_noncontig(x)), ot.from_numpy(_noncontig(gr))
+    np.testing.assert_allclose(ot.nn.functional.grid_sample(nx, ng, mode, padding_mode,
+                                                            align).numpy(),
+                               want.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("size,align", [((2, 3, 5, 4), False), ((2, 3, 5, 4), True),
+                                        ((1, 2, 3, 4, 5), False), ((2, 1, 1, 4), True)])
+def test_torch_affine_grid_matches_torch(size, align):
+    th = RNG.standard_normal((size[0],) + ((2, 3) if len(size) == 4 else (3, 4)))
+    t, o = torch.tensor(th, requires_grad=True), ot.tensor(th, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = torch.nn.functional.affine_grid(t, size, align_corners=align)
+    got = ot.nn.functional.affine_grid(o, size, align_corners=align)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), atol=1e-12)
+    g = RNG.standard_normal(tuple(want.shape))
+    want.backward(torch.tensor(g))
+    got.backward(ot.tensor(g))
+    np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), atol=1e-12)
+    assert isinstance(got, ot.Tensor)
+
+
+def test_torch_grid_sample_affine_grid_errors_match_torch():
+    F, TF = ot.nn.functional, torch.nn.functional
+    cases = [
+        (lambda m, M: m.grid_sample(M.ones(2, 1, 3, 3), M.zeros(1, 2, 2, 2), align_corners=False)),
+        (lambda m, M: m.grid_sample(M.ones(1, 1, 3, 3), M.zeros(1, 2, 2, 3), align_corners=False)),
+        (lambda m, M: m.grid_sample(M.ones(1, 1, 3, 3), M.zeros(1, 2, 2, 2), mode="bogus",
+                                    align_corners=False)),
+        (lambda m, M: m.grid_sample(M.ones(1, 1, 3, 3), M.zeros(1, 2, 2, 2),
+                                    padding_mode="bogus", align_corners=False)),
+        (lambda m, M: m.grid_sample(M.ones(1, 1, 3, 3), M.zeros(1, 2, 2, 2, dtype=M.float64),
+                                    align_corners=False)),
+        (lambda m, M: m.affine_grid(M.zeros(1, 3, 3), [1, 1, 4, 4], align_corners=False)),
+        (lambda m, M: m.affine_grid(M.zeros(1, 2, 3), [1, 1, 4], align_corners=False)),
+        (lambda m, M: m.affine_grid(M.zeros(1, 2, 3, dtype=M.int64), [1, 1, 4, 4],
+                                    align_corners=False)),
+        (lambda m, M: m.affine_grid(M.zeros(1, 2, 3), [1, 1, 0, 4], align_corners=False)),
+    ]
+    for call in cases:
+        with pytest.raises(Exception) as want:
+            call(TF, torch)
+        with pytest.raises(type(want.value)):
+            call(F, ot)
+    with pytest.warns(UserWarning, match="align_corners"):
+        F.grid_sample(ot.ones(1, 1, 3, 3), ot.zeros(1, 2, 2, 2))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_paddle_grid_sample_affine_grid_match_paddle(mode, padding_mode, align):
+    x = RNG.standard_normal((2, 3, 5, 4)).astype(np.float32)
+    gr = RNG.uniform(-1.3, 1.3, (2, 6, 7, 2)).astype(np.float32)
+    px, pg = paddle.to_tensor(x, stop_gradient=False), paddle.to_tensor(gr, stop_gradient=False)
+    ox, og = oar.to_tensor(x, stop_gradient=False), oar.to_tensor(gr, stop_gradient=False)
+    want = paddle.nn.functional.grid_sample(px, pg, mode=mode, padding_mode=padding_mode,
+                                            align_corners=align)
+    got = oar.nn.functional.grid_sample(ox, og, mode=mode, padding_mode=padding_mode,
+                                        align_corners=align)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    g = RNG.standard_normal(list(want.shape)).astype(np.float32)
+    (want * paddle.to_tensor(g)).sum().backward()
+    (got * oar.to_tensor(g)).sum().backward()
+    np.testing.assert_allclose(ox.grad.numpy(), px.grad.numpy(), rtol=1e-5, atol=1e-5)
+    if pg.grad is not None:
+        np.testing.assert_allclose(og.grad.numpy(), pg.grad.numpy(), rtol=1e-5, atol=1e-5)
+    th = RNG.standard_normal((2, 2, 3)).astype(np.float32)
+    np.testing.assert_allclose(
+        oar.nn.functional.affine_grid(oar.to_tensor(th), [2, 3, 5, 4], align).numpy(),
+        paddle.nn.functional.affine_grid(paddle.to_tensor(th), [2, 3, 5, 4], align).numpy(),
+        rtol=1e-5, atol=1e-6)
+    # Paddle's default is align_corners=True
+    np.testing.assert_allclose(
+        oar.nn.functional.affine_grid(oar.to_tensor(th), [2, 3, 5, 4]).numpy(),
+        paddle.nn.functional.affine_grid(paddle.to_tensor(th), [2, 3, 5, 4]).numpy(),
+        rtol=1e-5, atol=1e-6)

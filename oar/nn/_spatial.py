@@ -12,9 +12,9 @@ from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import args as _args
 from ..ops import registry as R
 from ..ops.pointwise import _no_kernel
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_as
 from . import _checks as _c
-from ._kernels import _input
+from ._kernels import _first_order_only, _input
 
 
 # Note [Separable resampling]
@@ -629,3 +629,211 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1, *, paddle
     if len(shape) == 2:
         return R.dispatch(COL2IM, (x.unsqueeze(0),), (geo, out_hw)).squeeze(0)
     return R.dispatch(COL2IM, (x,), (geo, out_hw))
+
+
+# ---------------------------------------------------------------- affine_grid / grid_sample
+# Note [Grid sampling]
+# affine_grid maps each output pixel's normalised coordinate (x, y[, z], 1) through theta:
+# the base coordinates along a dim of size n are linspace(-1, 1, n), scaled by (n-1)/n without
+# align_corners; it is a matmul of a constant base grid by theta^T (composite oar ops, so any
+# order of gradient works). grid_sample reads input (N, C, H, W) at grid (N, Ho, Wo, 2)
+# (x indexes W, y indexes H): the coordinate is unnormalised to pixels ((g+1)/2*(n-1) with
+# align_corners, ((g+1)*n-1)/2 without), then the padding mode acts: 'border' clips it into
+# [0, n-1], 'reflection' reflects it about the edges (the pixel centres with align_corners,
+# the pixel borders without) and clips, 'zeros' leaves it and reads 0 outside. 'bilinear'
+# weights the 4 neighbours, 'nearest' rounds half to even. The backward (NumPy, first order)
+# scatters the gradient into the 4 taps and differentiates the weights for the grid, times
+# the chain of the unnormalisation and the padding mode (0 where clipped, -1 where
+# reflected an odd number of times), as PyTorch's grid_sampler_2d_backward does.
+def _unnormalize(g, n, align):
+    if align:
+        return (g + 1) / 2 * (n - 1), (n - 1) / 2
+    return ((g + 1) * n - 1) / 2, n / 2
+
+
+def _clip(c, n):
+    mult = np.where((c < 0) | (c > n - 1), 0.0, 1.0).astype(c.dtype)
+    return np.clip(c, 0, n - 1), mult
+
+
+def _reflect(c, twice_low, twice_high):
+    if twice_low == twice_high:
+        return np.zeros_like(c), np.zeros_like(c)
+    lo = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    sign = np.where(c < lo, -1.0, 1.0).astype(c.dtype)
+    c = np.abs(c - lo)
+    extra = np.fmod(c, span)
+    flips = np.floor(c / span)
+    odd = (flips % 2) == 1
+    return (np.where(odd, span - extra + lo, extra + lo).astype(c.dtype),
+            (sign * np.where(odd, -1.0, 1.0)).astype(c.dtype))
+
+
+def _source(g, n, padding, align):
+    """Pixel coordinate and d coordinate / d grid for one axis."""
+    c, scale = _unnormalize(g, n, align)
+    mult = np.full_like(c, scale)
+    if padding == "border":
+        c, m = _clip(c, n)
+        mult = mult * m
+    elif padding == "reflection":
+        c, m1 = _reflect(c, 0, 2 * (n - 1)) if align else _reflect(c, -1, 2 * n - 1)
+        c, m2 = _clip(c, n)
+        mult = mult * m1 * m2
+    return c, mult
+
+
+def _taps2d(x, grid, padding, align):
+    h, w = x.shape[2:]
+    ix, mx = _source(grid[..., 0], w, padding, align)
+    iy, my = _source(grid[..., 1], h, padding, align)
+    x0, y0 = np.floor(ix), np.floor(iy)
+    return ix, iy, x0, y0, mx, my
+
+
+def _gather(x, yy, xx):
+    """x[n, :, yy, xx] for (N, Ho, Wo) integer maps, 0 outside: (N, C, Ho, Wo)."""
+    n, c, h, w = x.shape
+    inside = (xx >= 0) & (xx < w) & (yy >= 0) & (yy < h)
+    yc, xc = np.clip(yy, 0, h - 1).astype(np.int64), np.clip(xx, 0, w - 1).astype(np.int64)
+    b = np.arange(n)[:, None, None]
+    v = x[b, :, yc, xc]                                # (N, Ho, Wo, C)
+    v = np.where(inside[..., None], v, x.dtype.type(0))
+    return np.moveaxis(v, -1, 1), inside
+
+
+def _corners(ix, iy, x0, y0):
+    x1, y1 = x0 + 1, y0 + 1
+    return [(y0, x0, (x1 - ix) * (y1 - iy)), (y0, x1, (ix - x0) * (y1 - iy)),
+            (y1, x0, (x1 - ix) * (iy - y0)), (y1, x1, (ix - x0) * (iy - y0))]
+
+
+def _k_grid_sample(x, grid, mode, padding, align):
+    ix, iy, x0, y0, _, _ = _taps2d(x, grid, padding, align)
+    if mode == "nearest":
+        return _gather(x, np.rint(iy), np.rint(ix))[0]
+    out = None
+    for yy, xx, wgt in _corners(ix, iy, x0, y0):
+        v = _gather(x, yy, xx)[0] * wgt[:, None].astype(x.dtype)
+        out = v if out is None else out + v
+    return out
+
+
+def _b_grid_sample(c, g):
+    _first_order_only("grid_sample")
+    x, grid = c.input(0)._data, c.input(1)._data
+    mode, padding, align = c.attrs
+    ga = np.asarray(g._data, x.dtype)
+    n, ch, h, w = x.shape
+    ix, iy, x0, y0, mx, my = _taps2d(x, grid, padding, align)
+    gx = np.zeros_like(x)
+    b = np.broadcast_to(np.arange(n)[:, None, None], ix.shape)
+    if mode == "nearest":
+        taps = [(np.rint(iy), np.rint(ix), np.ones_like(ix))]
+    else:
+        taps = _corners(ix, iy, x0, y0)
+    ggrid = np.zeros_like(grid)
+    for k, (yy, xx, wgt) in enumerate(taps):
+        inside = (xx >= 0) & (xx < w) & (yy >= 0) & (yy < h)
+        yi, xi = yy[inside].astype(np.int64), xx[inside].astype(np.int64)
+        contrib = np.moveaxis(ga * wgt[:, None].astype(x.dtype), 1, -1)[inside]  # (M, C)
+        np.add.at(gx, (b[inside], slice(None), yi, xi), contrib)
+        if mode == "nearest":
+            continue
+        v, _ = _gather(x, yy, xx)
+        gv = (v * ga).sum(axis=1)                   # (N, Ho, Wo): dout/dweight
+        x1, y1 = x0 + 1, y0 + 1
+        dwx = [-(y1 - iy), (y1 - iy), -(iy - y0), (iy - y0)][k]
+        dwy = [-(x1 - ix), -(ix - x0), (x1 - ix), (ix - x0)][k]
+        ggrid[..., 0] += gv * dwx
+        ggrid[..., 1] += gv * dwy
+    ggrid[..., 0] *= mx
+    ggrid[..., 1] *= my
+    return Tensor._wrap(gx), Tensor._wrap(ggrid.astype(grid.dtype))
+
+
+GRID_SAMPLE = R.OpDef(
+    "grid_sample", _k_grid_sample, _b_grid_sample, inputs=("x", "grid"),
+    needs={"x": ("x", "grid"), "grid": ("x", "grid")},
+    attrs=(("mode", "bilinear"), ("padding_mode", "zeros"), ("align_corners", False)),
+    node_name="GridSampler2DBackward0",
+    doc="input read at the grid's normalised coordinates (Note [Grid sampling]).")
+
+
+def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False,
+                op="grid_sample"):
+    """(N, C, H, W) input sampled at (N, Ho, Wo, 2) grid -> (N, C, Ho, Wo)."""
+    _input(x, op)
+    _input(grid, op, "grid")
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ArgValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                            f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ArgValueError(f"nn.functional.grid_sample(): expected padding_mode to be "
+                            f"'zeros', 'border', or 'reflection', but got: '{padding_mode}'")
+    xs, gs = tuple(x._data.shape), tuple(grid._data.shape)
+    if x._data.dtype != grid._data.dtype:
+        raise ArgTypeError(f"{op}: expected input and grid to have same dtype, but input has "
+                           f"{x.dtype.name} and grid has {grid.dtype.name}")
+    if x._data.dtype.kind != "f":
+        _no_kernel(op, "grid_sampler_2d_cpu", x._data.dtype, "cast input and grid to float")
+    if len(xs) != len(gs) or len(xs) not in (4, 5):
+        raise ArgValueError(f"grid_sampler(): expected 4D or 5D input and grid with same "
+                            f"number of dimensions, but got input with sizes {list(xs)} and "
+                            f"grid with sizes {list(gs)}")
+    if xs[0] != gs[0]:
+        raise ArgValueError(f"grid_sampler(): expected grid and input to have same batch size, "
+                            f"but got input with sizes {list(xs)} and grid with sizes {list(gs)}")
+    if gs[-1] != len(xs) - 2:
+        raise ArgValueError(f"grid_sampler(): expected grid to have size {len(xs) - 2} in last "
+                            f"dimension, but got grid with sizes {list(gs)}")
+    if 0 in xs[2:]:
+        raise ArgValueError(f"grid_sampler(): expected input to have non-empty spatial "
+                            f"dimensions, but input has sizes {list(xs)}")
+    if len(xs) == 5 or mode == "bicubic":
+        raise NotImplementedError(f"{op}: {'5-D input' if len(xs) == 5 else 'bicubic mode'} is "
+                                  "not supported yet (4-D bilinear and nearest are)")
+    return R.dispatch(GRID_SAMPLE, (x, grid), (mode, padding_mode, bool(align_corners)))
+
+
+def _base_coords(n, align, dt):
+    if n == 1:
+        return np.zeros(1, dt)
+    v = np.linspace(-1, 1, n, dtype=np.float64)
+    return (v if align else v * (n - 1) / n).astype(dt)
+
+
+def affine_grid(theta, size, align_corners=False, op="affine_grid"):
+    """The (N, H, W, 2) (or (N, D, H, W, 3)) sampling grid of affine matrices theta."""
+    _input(theta, op, "theta")
+    size = [_args.integer(v, op, "size") for v in size]
+    ts = tuple(theta._data.shape)
+    if theta._data.dtype.kind != "f":
+        raise ArgValueError(f"Expected theta to have floating point type, but got "
+                            f"{theta.dtype.name}")
+    if len(size) == 4:
+        if len(ts) != 3 or ts[-2:] != (2, 3):
+            raise ArgValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                                f"{size}. Got {list(ts)}.")
+    elif len(size) == 5:
+        if len(ts) != 3 or ts[-2:] != (3, 4):
+            raise ArgValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                                f"{size}. Got {list(ts)}.")
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if min(size) <= 0:
+        raise ArgValueError(f"Expected non-zero, positive output size. Got {size}")
+    if ts[0] != size[0]:
+        raise ArgValueError(f"{op}: theta holds {ts[0]} matrices but size asks for a batch of "
+                            f"{size[0]}")
+    dt = theta._data.dtype
+    spatial = size[2:]
+    axes = [_base_coords(n, align_corners, dt) for n in spatial]        # (D,) H, W
+    mesh = np.meshgrid(*axes, indexing="ij")
+    coords = [m.reshape(-1) for m in reversed(mesh)]                    # x, y[, z]
+    base = np.stack(coords + [np.ones_like(coords[0])], axis=-1)         # (P, k+1)
+    base_t = wrap_as(theta._result_class, base)      # a constant of the caller's door
+    grid = R.FUNCTIONS["matmul"](base_t, R.FUNCTIONS["swapaxes"](theta, 1, 2))
+    return grid.reshape([size[0]] + spatial + [len(spatial)])

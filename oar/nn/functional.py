@@ -1542,7 +1542,24 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_ax
     return _K.pad(x.transpose(to_first), pad, mode, value).transpose(back).contiguous()
 
 
-__all__ += ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold"]
+def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True,
+                name=None):
+    """x [N, C, H, W] read at grid [N, Ho, Wo, 2] (Note [Grid sampling]); Paddle's
+    align_corners defaults to True."""
+    from . import _spatial
+    return _spatial.grid_sample(x, grid, mode, padding_mode, align_corners)
+
+
+def affine_grid(theta, out_shape, align_corners=True, name=None):
+    """The sampling grid of the affine matrices theta for an output of out_shape (a list or
+    a Tensor); Paddle's align_corners defaults to True."""
+    from . import _spatial
+    if isinstance(out_shape, Tensor):
+        out_shape = out_shape.tolist()
+    return _spatial.affine_grid(theta, out_shape, align_corners)
+
+
+__all__ += ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold", "grid_sample", "affine_grid"]
 
 
 # attention (oar/nn/_attention.py; Note [Attention masks per door])

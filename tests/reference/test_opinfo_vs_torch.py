@@ -109,6 +109,12 @@ KNOWN = {
 }
 
 
+# oar/nn/_spatial.py (Note [Grid sampling])
+KNOWN["nn.functional.grid_sample"] = _each(
+    ("function", "keyword", "noncontiguous", "grad"), "refused",
+    "grid_sample supports 4-D input in bilinear and nearest modes; 5-D input and bicubic "
+    "mode raise NotImplementedError (values, both gradients and node names of the rest agree)")
+
 def _known(name):
     """KNOWN for an OpInfo entry: by its own key (`normal.in_place`) or its op's name."""
     return KNOWN.get(name, KNOWN.get(H.OPS[name].name, {}))

@@ -40,7 +40,7 @@ __all__ = [
     "huber_loss", "kl_div", "flatten", "prelu",
     # spatial (oar/nn/_spatial.py)
     "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-    "pixel_unshuffle", "unfold", "fold"]
+    "pixel_unshuffle", "unfold", "fold", "grid_sample", "affine_grid"]
 
 
 def _t(x, fname, name="input"):
@@ -858,6 +858,30 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C*kh*kw, L) -> (N, C, H, W): columns summed back into their windows."""
     return _S.fold(_t(input, "fold"), output_size, kernel_size, dilation, padding, stride)
+
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the old "
+                  "behavior is desired. See the documentation of grid_sample for details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """input (N, C, H, W) read at grid (N, Ho, Wo, 2) (Note [Grid sampling]); align_corners
+    None warns and means False, as PyTorch."""
+    _t(input, "grid_sample")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    return _S.grid_sample(input, grid, mode, padding_mode, align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of the affine matrices theta for an output of `size`."""
+    _t(theta, "affine_grid", "theta")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    return _S.affine_grid(theta, size, align_corners)
 
 
 # attention (oar/torch/nn/_attention.py; Note [Attention masks per door])
