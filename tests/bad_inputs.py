@@ -485,6 +485,9 @@ _LEAF_ARGS.update({   # oar/ops/pointwise_more.py
     # gcd_/lcm_ take integer tensors: PyTorch refuses the float dtype before the leaf rule
     "gcd_": lambda e: (e.y,), "lcm_": lambda e: (e.y,), "cast_": lambda e: ("float64",)})
 _LEAF_SKIP.add("bitwise_invert_")   # bitwise_not_ (skipped above) under Paddle's second name
+_LEAF_ARGS.update({   # oar/ops/special.py
+    **{n + "_": (lambda e: (e.y,)) for n in ("gammainc", "gammaincc", "igamma", "igammac")},
+    "polygamma_": lambda e: (1,), "multigammaln_": lambda e: (2,), "mvlgamma_": lambda e: (2,)})
 for _name in sorted(n for n in dir(oar) if n.endswith("_") and not n.startswith("_")):
     if _name in _LEAF_SKIP:
         continue
@@ -2382,3 +2385,48 @@ row("F.softmax_: axis out of range", IndexError, lambda e: F.softmax_(e.x, 3),
 row("oar.bitwise_invert,Tensor.bitwise_invert,oar.bitwise_invert_,Tensor.bitwise_invert_: "
     "float tensor", (RuntimeError, TypeError), lambda e: e.x.bitwise_invert_(),
     lambda t, e: e.x.bitwise_not_())   # Paddle's name for bitwise_not
+
+
+# ============================================================================== oar/ops/special.py
+area("special functions")
+_SPECIAL_TORCH = {"gammaln": "special.gammaln", "i0e": "special.i0e", "i1": "special.i1",
+                  "i1e": "special.i1e"}
+
+
+def _torch_fn(t, name):
+    fn = t
+    for part in _SPECIAL_TORCH.get(name, name).split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
+for _name in ["lgamma", "gammaln", "digamma", "i0", "i0e", "i1", "i1e"]:
+    row(f"oar.{_name},Tensor.{_name}: list of str operand", TypeError,
+        lambda e, f=_name: getattr(oar, f)(["a"]),
+        lambda t, e, f=_name: _torch_fn(t, f)(["a"]))
+for _name in ["lgamma", "digamma", "i0"]:
+    # the result is floating: it cannot be written into an int64 tensor
+    row(f"Tensor.{_name}_,oar.{_name}_: int64 tensor", RuntimeError,
+        lambda e, f=_name: getattr(e.n, f + "_")(), lambda t, e, f=_name: getattr(e.n, f + "_")())
+row("oar.polygamma,Tensor.polygamma,oar.polygamma_,Tensor.polygamma_: negative n", RuntimeError,
+    lambda e: oar.polygamma(e.x, -1), lambda t, e: t.polygamma(-1, e.x))
+row("oar.polygamma,Tensor.polygamma_: float n", TypeError, lambda e: e.x.polygamma_(1.5),
+    lambda t, e: e.x.polygamma_(1.5))
+row("Tensor.polygamma_: int64 tensor", RuntimeError, lambda e: e.n.polygamma_(1),
+    lambda t, e: e.n.polygamma_(1))
+row("oar.multigammaln,Tensor.multigammaln,oar.mvlgamma,Tensor.mvlgamma,oar.multigammaln_,"
+    "Tensor.multigammaln_,oar.mvlgamma_,Tensor.mvlgamma_: p < 1", RuntimeError,
+    lambda e: oar.multigammaln(e.x, 0), lambda t, e: t.mvlgamma(e.x, 0))
+row("Tensor.mvlgamma_,oar.multigammaln: str p", TypeError, lambda e: e.x.mvlgamma_("a"),
+    lambda t, e: e.x.mvlgamma_("a"))
+for _name, _torch in [("gammainc", "igamma"), ("gammaincc", "igammac"), ("igamma", "igamma"),
+                      ("igammac", "igammac")]:
+    row(f"oar.{_name},Tensor.{_name},oar.{_name}_,Tensor.{_name}_: int64 operands",
+        NotImplementedError, lambda e, f=_name: getattr(oar, f)(e.n, e.n),
+        lambda t, e, f=_torch: getattr(t, f)(e.n, e.n))
+    row(f"Tensor.{_name}_: shapes do not broadcast", RuntimeError,
+        lambda e, f=_name: getattr(e.x, f + "_")(e.v),
+        lambda t, e, f=_torch: getattr(e.x, f + "_")(e.v))
+# Paddle checks the values (torch gives nan): ValueError, Paddle's class; no torch row
+row("oar.gammainc,oar.gammaincc: negative operand", ValueError,
+    lambda e: oar.gammaincc(e.x - 10, e.y))

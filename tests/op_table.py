@@ -911,3 +911,41 @@ EXEMPT += [
            ("addmm", "addmm_", "renorm", "renorm_", "index_fill", "index_fill_",
             "masked_scatter", "masked_scatter_", "cast_")),
 ]
+
+# ---------------------------------------------------------------- oar/ops/special.py
+def _sp(name, *consts):
+    """A scipy.special reference (SciPy is a test oracle only, never a runtime dependency)."""
+    def ref(*arrs, **kw):
+        from scipy import special
+        r = getattr(special, name)(*consts, *[np.asarray(a, np.float64) for a in arrs],
+                                   *kw.values())
+        return np.asarray(r).astype(np.result_type(*arrs))
+    return ref
+
+
+def _multigammaln_ref(x, p):
+    return np.vectorize(lambda v: sum(math.lgamma(v - j / 2) for j in range(p))
+                        + p * (p - 1) / 4 * math.log(math.pi), otypes=[np.float64])(x).astype(x.dtype)
+
+
+ROWS += [
+    OpRow("lgamma", _sp("gammaln"), domain=(0.1, 6.0)),
+    OpRow("digamma", _sp("psi"), domain=(0.1, 6.0)),
+    OpRow("polygamma", lambda x, n: _sp("polygamma", n)(x), kwargs=dict(n=1), domain=(0.2, 5.0)),
+    OpRow("polygamma", lambda x, n: _sp("polygamma", n)(x), kwargs=dict(n=3), domain=(0.5, 5.0)),
+    OpRow("multigammaln", _multigammaln_ref, kwargs=dict(p=3), domain=(1.5, 5.0)),
+    OpRow("i0", _sp("i0")),
+    OpRow("i0e", _sp("i0e"), inplace=False),
+    OpRow("i1", _sp("i1"), inplace=False),
+    OpRow("i1e", _sp("i1e"), inplace=False),
+    OpRow("gammainc", _sp("gammainc"), 2, domains=((0.5, 4.0), (0.1, 5.0)), grad=False),
+    OpRow("gammaincc", _sp("gammaincc"), 2, domains=((0.5, 4.0), (0.1, 5.0)), grad=False),
+]
+ALIASES.update({"gammaln": "lgamma", "mvlgamma": "multigammaln", "igamma": "gammainc",
+                "igammac": "gammaincc"})
+EXEMPT += [
+    Exempt("torch.special only (Note [torch.special only ops]): values against torch 2.13 and "
+           "SciPy, float64 gradcheck, non-contiguous, out= and keywords",
+           ("tests/test_breadth_special.py",),
+           ("ndtr", "log_ndtr", "erfcx", "entr", "xlog1py", "zeta")),
+]

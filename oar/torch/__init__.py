@@ -34,6 +34,8 @@ from . import linalg  # noqa: F401,E402  (torch.linalg)
 from ._linalg import TOP as _LINALG_TOP  # noqa: E402
 globals().update(_LINALG_TOP)   # torch.det, logdet, slogdet, cholesky, pinverse, svd, qr
 from ._compile import compile  # noqa: A001,F401,E402  (torch.compile)
+from . import special  # noqa: E402  (torch.special)
+from .special import _polygamma as polygamma  # noqa: E402  (torch's order: n, input)
 
 
 def softmax(input, dim, dtype=None):
@@ -68,3 +70,4 @@ index_fill_ = _index_fill_   # not the core's (Paddle's order) under a torch-doo
 # Note [Torch signatures]: torch's keyword names and out= on every function and method
 from ._binding import install as _install_torch_signatures  # noqa: E402
 _install_torch_signatures(globals(), Tensor, vars(nn.functional))
+special.populate(globals())   # special.gammaln is the bound lgamma, ...

@@ -115,6 +115,12 @@ KNOWN["nn.functional.grid_sample"] = _each(
     "grid_sample supports 4-D input in bilinear and nearest modes; 5-D input and bicubic "
     "mode raise NotImplementedError (values, both gradients and node names of the rest agree)")
 
+# oar/ops/special.py
+KNOWN["special.ndtr"] = {("grad_fn", "differs"): (
+    "torch differentiates ndtr through its composite (last node MulBackward1); oar's ndtr is "
+    "one op (SpecialNdtrBackward0); the gradients agree")}
+
+
 def _known(name):
     """KNOWN for an OpInfo entry: by its own key (`normal.in_place`) or its op's name."""
     return KNOWN.get(name, KNOWN.get(H.OPS[name].name, {}))
