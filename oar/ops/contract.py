@@ -1,26 +1,5 @@
 """Contractions: einsum (both doors: `torch.einsum(eq, *operands)`, `paddle.einsum(eq,
-*operands)`).
-
-Note [Einsum as one op]
-The public function parses the equation once into explicit form: every ellipsis becomes
-letters nobody used (right-aligned across operands, as broadcasting aligns dims), the implicit
-output (no '->') becomes the ellipsis letters then the letters seen exactly once, in
-alphabetical order (uppercase first), and an operand whose dim of size 1 meets a larger size of
-the same letter is broadcast (a view, whose backward sums). The core op then sees an explicit
-equation whose letters have one size each; its forward is NumPy's einsum with the contraction
-order optimised (np.einsum(optimize=True): the path is chosen once per call).
-
-The gradient of operand i is itself a contraction: of the cotangent (subscripts: the output)
-with every other operand, into operand i's subscripts. Two cases need a constant operand,
-because an einsum output names each letter once and only letters some input has:
-  * a letter repeated in operand i (a diagonal, 'ii->i'): the repeat is renamed to a fresh
-    letter and an identity matrix eye(n) joins with both letters, so the gradient lands on the
-    diagonal only;
-  * a letter only operand i has (summed away, 'ij->i'): a ones(n) vector with that letter
-    broadcasts the gradient along it.
-The constants need no gradient, so the backward is an einsum of differentiable operands:
-double backward works with no extra formula.
-"""
+*operands)`), one op: Note [Einsum as one op]."""
 from __future__ import annotations
 
 import string
@@ -30,6 +9,27 @@ import numpy as np
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor, wrap_as
 from . import registry
+
+# Note [Einsum as one op]
+# The public function parses the equation once into explicit form: every ellipsis becomes
+# letters nobody used (right-aligned across operands, as broadcasting aligns dims), the implicit
+# output (no '->') becomes the ellipsis letters then the letters seen exactly once, in
+# alphabetical order (uppercase first), and an operand whose dim of size 1 meets a larger size of
+# the same letter is broadcast (a view, whose backward sums). The core op then sees an explicit
+# equation whose letters have one size each; its forward is NumPy's einsum with the contraction
+# order optimised (np.einsum(optimize=True): the path is chosen once per call).
+#
+# The gradient of operand i is itself a contraction: of the cotangent (subscripts: the output)
+# with every other operand, into operand i's subscripts. Two cases need a constant operand,
+# because an einsum output names each letter once and only letters some input has:
+#   * a letter repeated in operand i (a diagonal, 'ii->i'): the repeat is renamed to a fresh
+#     letter and an identity matrix eye(n) joins with both letters, so the gradient lands on the
+#     diagonal only;
+#   * a letter only operand i has (summed away, 'ij->i'): a ones(n) vector with that letter
+#     broadcasts the gradient along it.
+# The constants need no gradient, so the backward is an einsum of differentiable operands:
+# double backward works with no extra formula.
+
 
 class _OperandDTypeError(ArgTypeError, ValueError):
     """Operands of different dtypes (PyTorch: RuntimeError; Paddle: ValueError)."""

@@ -58,7 +58,7 @@ def _b_pnorm(ctx, g):
 
 def _undefined_zero_grad(g):
     """The p=0 norm's gradient: PyTorch's is undefined (.grad stays None), Paddle's zeros;
-    the door is the gradient's class (Note [Result class])."""
+    the door is the gradient's class (Note [Result class]), as in _pnorm_grad."""
     return g._result_class is not Tensor
 
 
@@ -76,9 +76,12 @@ def _pnorm_grad(x, p, axes, g, n):
     safe = n + (n == 0).astype(n.dtype)  # a zero norm has a zero gradient (x is zero there)
     if p == 2:
         return g * x / safe
-    # a zero element has a zero gradient, as PyTorch's (for p < 1, |0|^(p-1) is inf)
-    # and a zero norm (p < 0 with a zero element) has a zero gradient everywhere
     a = x.abs()
+    if g._result_class is Tensor:
+        # Paddle's formula as it is: for p < 1 a zero element gives 0 * inf = nan
+        return g * x.sign() * a.pow(p - 1.0) / safe.pow(p - 1.0)
+    # PyTorch's: a zero element has a zero gradient (for p < 1, |0|^(p-1) is inf), and so
+    # has a zero norm (p < 0 with a zero element) everywhere
     a = a + (a == 0).astype(a.dtype)
     return g * x.sign() * a.pow(p - 1.0) / safe.pow(p - 1.0) * (n != 0).astype(n.dtype)
 
