@@ -310,3 +310,71 @@ def test_paddle_save_load_bfloat16(tmp_path):
     oar.save({"w": oar.to_tensor([1.5, -2.25], dtype="bfloat16")}, p)
     r = paddle.load(p)["w"]
     assert r.dtype == paddle.bfloat16 and r.tolist() == oar.load(p)["w"].tolist()
+
+
+# ------------------------------------------------------------------ autocast (Note [Autocast])
+def _autocast_program(m, x, w, b, ctx):
+    with ctx:
+        y = m.nn.functional.linear(x, w, b)
+        out = {"linear": y, "mm": m.mm(x, w.t()), "matmul": x @ w.t(),
+               "bmm": m.bmm(x[None], w.t()[None]),
+               "baddbmm": m.baddbmm(b[None, None], x[None], w.t()[None]),
+               "conv2d": m.nn.functional.conv2d(x.reshape(1, 1, 4, 6), w[:2, :4].reshape(2, 1, 2, 2)),
+               "softmax": m.softmax(y, 1), "relu": m.relu(y), "add_f32": y + b,
+               "mse_loss": m.nn.functional.mse_loss(y, m.zeros_like(y)),
+               "mm_f64": m.mm(x.double(), w.t().double()), "sum": y.sum()}
+    return out
+
+
+@pytest.mark.parametrize("spelling", ("autocast", "amp", "cpu.amp", "float16"))
+def test_autocast_dtypes_values_and_gradients(spelling):
+    def ctx(m):
+        if spelling == "autocast":
+            return m.autocast("cpu", dtype=m.bfloat16)
+        if spelling == "amp":
+            return m.amp.autocast("cpu")
+        if spelling == "float16":
+            return m.autocast(device_type="cpu", dtype=m.float16)
+        with pytest.warns(FutureWarning):
+            return m.cpu.amp.autocast()
+    res = {}
+    for m in (torch, otorch):
+        x = m.tensor(_data((4, 6)))
+        w = m.tensor(_data((5, 6), 1), requires_grad=True)
+        b = m.tensor(_data((5,), 2), requires_grad=True)
+        out = _autocast_program(m, x, w, b, ctx(m))
+        (out["linear"].float() * out["softmax"].float()).sum().backward()
+        res[m] = out, w.grad, b.grad
+        assert not m.is_autocast_enabled("cpu")
+    (to, twg, tbg), (oo, owg, obg) = res[torch], res[otorch]
+    for k in to:
+        assert str(oo[k].dtype) == str(to[k].dtype), k
+        np.testing.assert_allclose(_bits(oo[k].detach()), _bits(to[k].detach()),
+                                   rtol=2 ** -7, atol=2e-2, err_msg=k)
+    assert str(owg.dtype) == str(twg.dtype) == "torch.float32"
+    np.testing.assert_allclose(owg.numpy(), twg.numpy(), rtol=2e-2, atol=5e-2)
+    np.testing.assert_allclose(obg.numpy(), tbg.numpy(), rtol=2e-2, atol=5e-2)
+
+
+def test_autocast_state_decorator_and_disabled():
+    for m in (torch, otorch):
+        x = m.ones(2, 3)
+
+        @m.autocast("cpu")
+        def f(a):
+            assert m.is_autocast_enabled("cpu") and str(m.get_autocast_dtype("cpu")) == \
+                "torch.bfloat16"
+            return a @ a.t()
+        assert str(f(x).dtype) == "torch.bfloat16"
+        with m.autocast("cpu"):
+            with m.autocast("cpu", enabled=False):
+                assert str((x @ x.t()).dtype) == "torch.float32"
+            assert str((x @ x.t()).dtype) == "torch.bfloat16"
+        assert not m.is_autocast_enabled() and not m.is_autocast_enabled("cpu")
+        with pytest.warns(UserWarning, match="not supported"):
+            with m.autocast("cpu", dtype=m.float32):
+                assert str((x @ x.t()).dtype) == "torch.float32"
+        with pytest.raises(ValueError):   # the state is restored after an error
+            with m.autocast("cpu"):
+                raise ValueError
+        assert not m.is_autocast_enabled("cpu")

@@ -520,7 +520,7 @@ def _loss_op_ok(*ts):
         if t is None:
             continue
         d = t._data.dtype
-        if d.kind != "f" or (dt is not None and d != dt):
+        if not R._dt.is_float(d) or (dt is not None and d != dt):
             return False
         dt = d
     return True
@@ -1012,29 +1012,6 @@ def softmax_(x, axis=-1, dtype=None, name=None):
     return x.copy_(softmax(x, axis))
 
 
-# Paddle's in-place activation spellings: the normal op's in-place form (its own node), or,
-# for softmax_, the result written into x through copy_ (Note [Check, then write])
-def elu_(x, alpha=1.0, name=None):
-    """elu written into x, in place; returns x (EluBackward1: its backward reads the result)."""
-    return elu(x, alpha, inplace=True)
-
-
-def hardtanh_(x, min=-1.0, max=1.0, name=None):
-    """hardtanh written into x, in place; returns x."""
-    return hardtanh(x, min, max, inplace=True)
-
-
-def softmax_(x, axis=-1, dtype=None, name=None):
-    """softmax along axis written into x, in place; returns x (dtype, when given, must be
-    x's: an in-place op never changes its tensor's dtype)."""
-    _tensor_in(x, "softmax_")
-    if dtype is not None and R._dt.as_dtype(dtype).np != x._data.dtype:
-        raise ArgTypeError(f"softmax_(): dtype {R._dt.as_dtype(dtype).name} differs from x's "
-                           f"dtype {x.dtype.name}; an in-place op keeps x's dtype. Fix: "
-                           "y = F.softmax(x, axis, dtype=dtype).")
-    return x.copy_(softmax(x, axis))
-
-
 def relu6(x, inplace=False, name=None):
     """min(max(x, 0), 6), elementwise."""
     return hardtanh(x, 0.0, 6.0, inplace=inplace)
@@ -1446,52 +1423,6 @@ def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name
     from . import _spatial
     return _spatial.fold(x, output_sizes, kernel_sizes, dilations, paddings, strides,
                          paddle=True)
-
-
-# Note [Paddle pad order]
-# Paddle's pad reads its list two ways. In constant mode with a list that is not one pair per
-# spatial dim, the list covers the trailing dims from the last (PyTorch's order), except a
-# full list of 2 * ndim pairs, which starts at axis 0 when pad_from_left_axis (Paddle's
-# default); data_format is then ignored. Otherwise the input is 3-, 4- or 5-D and the list
-# holds one pair per spatial dim from the last ([left, right, top, bottom, front, back]);
-# with a channels-last data_format the spatial dims are 1 .. ndim-2. The core pad
-# (_kernels.pad) takes PyTorch's order; this function only translates.
-_PAD_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
-
-
-def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", pad_from_left_axis=True,
-        name=None):
-    """x padded with Paddle's reading of `pad` (Note [Paddle pad order]); negative entries
-    crop (constant mode)."""
-    from . import _spatial
-    _K._input(x, "pad", "x")
-    nd = x._data.ndim
-    if isinstance(pad, Tensor):
-        pad = pad.tolist()
-    if isinstance(pad, (list, tuple)):
-        pad = list(pad)
-    if mode == "constant" and isinstance(pad, list) and len(pad) != 2 * (nd - 2):
-        if len(pad) == 2 * nd and pad_from_left_axis:
-            pad = [v for i in range(nd - 1, -1, -1) for v in pad[2 * i:2 * i + 2]]
-        return _K.pad(x, pad, mode, value)
-    if nd not in _PAD_FORMATS:
-        raise _spatial.LayoutAssertionError(f"pad: input tensor dimension must be in [3, 4, 5] "
-                                            f"but got {nd}")
-    fmt = (data_format or _PAD_FORMATS[nd][0]).upper()
-    if fmt not in _PAD_FORMATS[nd]:
-        raise _spatial.LayoutAssertionError(
-            f"pad: input tensor dimension is {nd}, it's data format should be in "
-            f"{list(_PAD_FORMATS[nd])} but got {data_format}")
-    if isinstance(pad, list) and len(pad) != 2 * (nd - 2):
-        raise ArgValueError(f"pad: Size of paddings should be equal to {2 * (nd - 2)}, but "
-                            f"received {len(pad)} (one (before, after) pair per spatial dim of "
-                            f"the {fmt} input {list(x._data.shape)})")
-    value = value if mode == "constant" else None    # Paddle ignores it in the other modes
-    if fmt in ("NCL", "NCHW", "NCDHW"):
-        return _K.pad(x, pad, mode, value)
-    to_first = [0, nd - 1] + list(range(1, nd - 1))
-    back = [0] + list(range(2, nd)) + [1]
-    return _K.pad(x.transpose(to_first), pad, mode, value).transpose(back).contiguous()
 
 
 # Note [Paddle pad order]

@@ -175,6 +175,7 @@ def _add_product(op, input, prod, beta, alpha):
     does, while input still gets a (zero) gradient."""
     for n, v in (("beta", beta), ("alpha", alpha)):
         registry.number_attr(v, op, n)
+    input, prod = registry.autocast_args(op, (input, prod))   # Note [Autocast]
     shape = registry.broadcast_shapes(op, [tuple(input.shape), tuple(prod.shape)])
     if shape != tuple(prod.shape):
         raise ArgValueError(f"{op}(): input of shape {list(input.shape)} cannot be broadcast to "

@@ -15,6 +15,7 @@ checks first (Note [Check, then write]), then the kernel, one version bump, the 
 from __future__ import annotations
 
 import numbers
+import threading
 
 import numpy as np
 
@@ -474,6 +475,8 @@ def result_class(args):
 
 def dispatch(op, args, attrs):
     """Normal op: new memory."""
+    if AUTOCAST.dtype is not None and op.name in AUTOCAST.policy:   # Note [Autocast]
+        args = autocast_args(op.name, args)
     fast = op.fast
     if fast is not None:
         arrays = _fast_arrays(op, args, attrs, False)
@@ -600,7 +603,10 @@ def _bf16_pointwise(op, out, rdt, arrays, attrs):
 BF16_OPMATH = {"sum", "mean", "prod", "cumsum", "cumprod", "nansum", "nanmean", "logsumexp",
                "matmul", "mm", "bmm", "mv", "dot", "addmm", "baddbmm", "addbmm", "addmv",
                "linear", "einsum", "var", "std", "norm", "vector_norm", "softmax",
-               "log_softmax", "logcumsumexp", "trace"}
+               "log_softmax", "logcumsumexp", "trace", "conv1d", "conv2d", "conv3d",
+               "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "mse_loss",
+               "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
+               "huber_loss", "nll_loss", "cross_entropy"}
 
 
 def _is_dtype_attr(a):
@@ -627,6 +633,50 @@ def _bf16_general(op, arrays, attrs):
             return np.asarray(r).astype(_BF16)
         return r
     return tuple(back(r) for r in res) if isinstance(res, tuple) else back(res)
+
+
+# Note [Autocast]
+# torch.autocast("cpu", dtype=torch.bfloat16) (oar/torch/amp.py) sets AUTOCAST.dtype for the
+# thread while it is active. An op that PyTorch's CPU autocast lists then gets its floating
+# operands cast (a differentiable cast, so gradients flow back in each parameter's own
+# dtype) before it runs: to the autocast dtype for the lower-precision ops (matmul, linear,
+# conv ...), to float32 for the float32 ops (losses, prod, linear algebra). float64 operands
+# are never cast, as in PyTorch; every other op runs on its operands as they are.
+class _AutocastState(threading.local):
+    dtype = None   # the lower-precision NumPy dtype while autocast is on, else None
+    policy = {}    # op name -> "lower" or "fp32"
+
+
+AUTOCAST = _AutocastState()
+AUTOCAST_LOWER = ("addmm", "matmul", "mm", "bmm", "baddbmm", "addbmm", "linear", "conv1d",
+                  "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                  "conv_transpose3d", "prelu", "scaled_dot_product_attention")
+AUTOCAST_FP32 = ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy",
+                 "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                 "kl_div", "margin_ranking_loss", "soft_margin_loss", "hinge_embedding_loss",
+                 "cosine_embedding_loss", "poisson_nll_loss", "triplet_margin_loss",
+                 "multi_margin_loss", "multilabel_margin_loss", "prod", "trace", "cdist",
+                 "inverse", "cholesky", "pinverse", "quantile", "nanquantile", "polar")
+AUTOCAST_POLICY = {**{n: "lower" for n in AUTOCAST_LOWER}, **{n: "fp32" for n in AUTOCAST_FP32}}
+
+
+def autocast_args(name, args):
+    """args with the floating tensors cast as autocast's policy for op `name` says (Note
+    [Autocast]); args itself when nothing is cast or autocast is off."""
+    policy = AUTOCAST.policy.get(name)
+    if AUTOCAST.dtype is None or policy is None:
+        return args
+    want = AUTOCAST.dtype if policy == "lower" else _F32
+    from .general import astype
+    out = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            d = a._data.dtype
+            if d != want and d != np.float64 and _dt.is_float(d):
+                if out is None:
+                    out = list(args)
+                out[i] = astype(a, _dt.from_numpy_dtype(want))
+    return args if out is None else tuple(out)
 
 
 def _own(arr):

@@ -34,6 +34,8 @@ from . import linalg  # noqa: F401,E402  (torch.linalg)
 from ._linalg import TOP as _LINALG_TOP  # noqa: E402
 globals().update(_LINALG_TOP)   # torch.det, logdet, slogdet, cholesky, pinverse, svd, qr
 from ._compile import compile  # noqa: A001,F401,E402  (torch.compile)
+from . import amp  # noqa: F401,E402  (torch.amp; Note [Autocast])
+from .amp import autocast, cpu, get_autocast_dtype, is_autocast_enabled  # noqa: F401,E402
 from . import special  # noqa: E402  (torch.special)
 from .special import _polygamma as polygamma  # noqa: E402  (torch's order: n, input)
 
