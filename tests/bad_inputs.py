@@ -2248,6 +2248,21 @@ row("oar.inverse,Tensor.inverse: non-square matrix", RuntimeError, lambda e: oar
 row("oar.inverse,Tensor.inverse: integer matrix", RuntimeError,
     lambda e: oar.inverse(oar.to_tensor(np.eye(2, dtype=np.int64))),
     lambda t, e: t.inverse(t.eye(2, dtype=t.int64)))
+row("oar.cholesky,Tensor.cholesky: not positive-definite", RuntimeError,
+    lambda e: oar.cholesky(oar.to_tensor(-np.eye(2, dtype=np.float32))),
+    lambda t, e: t.linalg.cholesky(-t.eye(2)))
+row("oar.eigvalsh,Tensor.eigvalsh: non-square matrix", RuntimeError, lambda e: oar.eigvalsh(e.x),
+    lambda t, e: t.linalg.eigvalsh(e.x))
+row("Tensor.slogdet,Tensor.pinv: integer matrix", RuntimeError,
+    lambda e: oar.to_tensor(np.eye(2, dtype=np.int64)).slogdet(),
+    lambda t, e: t.linalg.slogdet(t.eye(2, dtype=t.int64)))
+row("Tensor.qr: unknown mode", RuntimeError, lambda e: e.x.qr(mode="full"),
+    lambda t, e: t.linalg.qr(e.x, mode="full"))
+row("Tensor.solve: singular matrix", RuntimeError,
+    lambda e: oar.to_tensor(np.ones((2, 2), np.float32)).solve(f32(2, 1)),
+    lambda t, e: t.linalg.solve(t.ones(2, 2), t.ones(2, 1)))
+row("Tensor.lstsq: row counts differ", RuntimeError, lambda e: e.x.lstsq(f32(3, 1)),
+    lambda t, e: t.linalg.lstsq(e.x, t.ones(3, 1)))
 # attention and Transformer layers (oar/nn/transformer.py, tests/test_breadth_attention.py)
 row("F.scaled_dot_product_attention: key's last dim differs from query's", RuntimeError,
     lambda e: F.scaled_dot_product_attention(f32(1, 4, 2, 8), f32(1, 5, 2, 6), f32(1, 5, 2, 8)),

@@ -401,3 +401,22 @@ def test_paddle_door_gradient():
     y.stop_gradient = False
     paddle.linalg.det(y).backward()
     np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-10)
+
+
+def test_paddle_top_level_and_tensor_methods():
+    a = spd(3, 3)
+    b = RNG.standard_normal((3, 2))
+    x, y = oar.to_tensor(a), _pd(a)
+    for name in ("cholesky", "eigvalsh", "inverse"):
+        np.testing.assert_allclose(getattr(oar, name)(x).numpy(), getattr(paddle, name)(y).numpy(),
+                                   rtol=1e-10, atol=1e-12)
+    for name, args in (("cholesky", ()), ("slogdet", ()), ("qr", ()), ("eigvalsh", ()),
+                       ("pinv", ()), ("solve", (b,)), ("lstsq", (b,)), ("inverse", ())):
+        ours = getattr(x, name)(*[oar.to_tensor(v) for v in args])
+        theirs = getattr(y, name)(*[_pd(v) for v in args])
+        ours = ours if isinstance(ours, tuple) else (ours,)
+        theirs = theirs if isinstance(theirs, (tuple, list)) else (theirs,)
+        for o, t in zip(ours, theirs):
+            assert o.numpy().shape == tuple(t.shape), name
+            np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-8, atol=1e-10)
+

@@ -348,6 +348,8 @@ SAMPLES.update({
 # of every oar.linalg / torch.linalg function, in tests/test_breadth_linalg.py)
 SAMPLES.update({
     "inverse": (lambda: oar.inverse(X((2, 2))), False),
+    "cholesky": (lambda: oar.cholesky(X((2, 2)) @ X((2, 2)).T), False),
+    "eigvalsh": (lambda: oar.eigvalsh(X((2, 2))), False),
 })
 
 

@@ -648,5 +648,11 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
     return least_squares(x, y, rcond, driver, "lstsq", np.int32)
 
 
-# the Paddle door's top-level spellings (paddle.inverse; the rest live in paddle.linalg)
+# the Paddle door's top-level spellings (paddle.inverse, paddle.cholesky, paddle.eigvalsh;
+# the rest live in paddle.linalg) and Paddle's Tensor methods of the same functions
 registry.register_function("inverse", inv)
+registry.register_function("cholesky", cholesky)
+registry.register_function("eigvalsh", eigvalsh)
+for _f in (slogdet, qr, pinv, lstsq, solve):
+    registry.register_function(_f.__name__, _f, function=False)
+del _f
