@@ -325,3 +325,21 @@ def test_complex_to_real_cast_warns_as_torch():
         r = ot.tensor(Z).to(ot.float32)
     assert r.tolist() == torch.tensor(Z).real.tolist()
     assert any("discards the imaginary part" in str(x.message) for x in w)
+
+
+# ordering, rounding and clamping have no complex kernels in torch: refused, nothing written
+@pytest.mark.parametrize("call", [lambda m, z: z < z, lambda m, z: m.maximum(z, z),
+                                  lambda m, z: m.minimum(z, z), lambda m, z: z.floor(),
+                                  lambda m, z: z.clamp(0, 1), lambda m, z: z.sign(),
+                                  lambda m, z: m.relu(z), lambda m, z: z.round(),
+                                  lambda m, z: z.remainder(2), lambda m, z: m.ones(3) < 1j,
+                                  lambda m, z: z.clamp_(0, 1)])
+def test_no_complex_kernel_refused_as_torch(call):
+    with pytest.raises((NotImplementedError, RuntimeError)):
+        call(torch, torch.tensor(Z))
+    z = ot.tensor(Z)
+    with pytest.raises(DtypeNotImplementedError):
+        call(ot, z)
+    assert z._version == 0 and z.tolist() == ot.tensor(Z).tolist()
+    # the real dtypes are untouched by the refusal
+    call(ot, ot.tensor([1.5, -2.0, 0.25])) if call.__code__.co_consts[-1:] != (1j,) else None

@@ -456,7 +456,7 @@ def test_declared_ops_check_axis_attrs():
 
 def test_no_numpy_exception_leaks_from_bad_operands():
     x = oar.ones([3])
-    for bad in (None, "a", object(), {1: 2}, 1 + 2j):
+    for bad in (None, "a", object(), {1: 2}):   # (a complex number is an operand now)
         for call in (lambda: x + bad if bad is not None else x.add(bad), lambda: x.mul_(bad),
                      lambda: oar.maximum(x, bad), lambda: x.pow(bad)):
             with pytest.raises(TypeError) as info:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor
 from . import args as A
 from . import views as _V
@@ -252,6 +252,36 @@ ANGLE = pointwise_op("angle", _k_angle, _b_angle, needs={"x": ("x",)}, inplace=F
                      result_dtype=_angle_dtype, node_name="AngleBackward0",
                      doc="Elementwise argument of x in radians (complex: atan2(imag, real); "
                          "real: pi for negatives, else 0).")
+
+
+# ---------------------------------------------------------------- ops without complex kernels
+# Ordering, rounding and clamping have no meaning for complex numbers: PyTorch refuses them
+# (NotImplementedError, RuntimeError for maximum/minimum), where NumPy would order complex
+# numbers lexicographically or raise its own TypeError. Each op's check (run before anything
+# is allocated or written, Note [Check, then write]) refuses a complex operand first.
+_NO_COMPLEX = ("maximum", "minimum", "fmax", "fmin", "less_than", "less_equal", "greater_than",
+               "greater_equal", "clip", "floor", "ceil", "trunc", "round", "remainder",
+               "floor_divide", "sign", "relu")
+
+
+def _refusing_complex(op):
+    inner = op.check
+
+    def check(op_name, args, attrs, rdt):
+        for a in args:
+            if (isinstance(a, Tensor) and a._data.dtype.kind == "c") or isinstance(a, complex):
+                raise DtypeNotImplementedError(
+                    f"{op_name}(): not implemented for complex tensors (\"{op.name}\" has no "
+                    "complex kernel in PyTorch either). Fix: apply it to the real part, the "
+                    "imaginary part or the magnitude (x.real, x.imag, x.abs()); for sign use "
+                    "sgn.")
+        if inner is not None:
+            return inner(op_name, args, attrs, rdt)
+    return check
+
+
+for _n in _NO_COMPLEX:
+    OPS[_n].check = _refusing_complex(OPS[_n])
 
 
 # ---------------------------------------------------------------- Note [Complex autograd]

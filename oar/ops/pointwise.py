@@ -190,8 +190,8 @@ def _check_abs(op_name, args, attrs, rdt):
                            "(|z| is real). Fix: use the out-of-place abs.")
 
 
-# a complex x: |x| is real and its gradient is g * x / |x| (NumPy 2's sign of a complex)
-pointwise_op("abs", unary_kernel(np.abs), lambda ctx, g: (g * ctx.input(0).sign(),), needs={"x": ("x",)},
+# a complex x: |x| is real and its gradient is g * sgn(x) = g * x / |x| (NumPy 2's sign)
+pointwise_op("abs", unary_kernel(np.abs), lambda ctx, g: (g * ctx.input(0).sgn(),), needs={"x": ("x",)},
   check=_check_abs, result_dtype=_dt.to_real, doc="Elementwise absolute value |x|.")
 pointwise_op("square", unary_kernel(np.square), lambda ctx, g: (g * ctx.input(0) * 2,), needs={"x": ("x",)},
   result_dtype=lambda r: np.dtype(np.int64) if r.kind == "b" else r,   # PyTorch: bool -> int64
