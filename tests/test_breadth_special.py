@@ -63,6 +63,9 @@ UNARY.update({
     "log_ndtr": (torch.special.log_ndtr, ot.special.log_ndtr, ERF_LIKE, 1e-12),
     "erfcx": (torch.special.erfcx, ot.special.erfcx, ERF_LIKE, 1e-12),
     "entr": (torch.special.entr, ot.special.entr, np.concatenate([WIDE, BESSEL]), 1e-12),
+    "ndtri": (torch.special.ndtri, ot.special.ndtri,
+              np.concatenate([np.linspace(0, 1, 1001), np.logspace(-300, -1, 300),
+                              1 - np.logspace(-16, -1, 100), [-0.1, 1.1, np.nan]]), 1e-12),
 })
 
 
@@ -128,6 +131,9 @@ def test_float64_accuracy_against_scipy():
         w = np.abs(z) if n == "entr" else z
         np.testing.assert_allclose(getattr(ot.special, n)(ot.tensor(w)).numpy(),
                                    getattr(special, n)(w), rtol=1e-13, atol=1e-300)
+    p = np.concatenate([RNG.uniform(0, 1, 500), np.logspace(-300, -2, 100)])
+    np.testing.assert_allclose(ot.special.ndtri(ot.tensor(p)).numpy(), special.ndtri(p),
+                               rtol=1e-13)
     q = RNG.uniform(0.1, 20, 200)
     np.testing.assert_allclose(ot.special.zeta(ot.tensor(q + 1.5), ot.tensor(q)).numpy(),
                                special.zeta(q + 1.5, q), rtol=1e-13)
@@ -205,6 +211,7 @@ GRAD = {
     "log_ndtr": (torch.special.log_ndtr, ot.special.log_ndtr, [-30.0, -3.0, -0.5, 0.7, 6.0]),
     "erfcx": (torch.special.erfcx, ot.special.erfcx, [-3.0, -0.5, 0.0, 1.3, 6.0, 40.0]),
     "entr": (torch.special.entr, ot.special.entr, [0.1, 0.5, 1.0, 3.0]),
+    "ndtri": (torch.special.ndtri, ot.special.ndtri, [1e-3, 0.1, 0.5, 0.8, 0.999]),
     "xlog1py": (lambda t: torch.special.xlog1py(t, torch.tensor([0.5, 2.0, 0.0, 7.0],
                                                                 dtype=t.dtype)),
                 lambda t: ot.special.xlog1py(t, ot.tensor([0.5, 2.0, 0.0, 7.0], dtype=t.dtype)),

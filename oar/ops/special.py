@@ -13,8 +13,8 @@ import numpy as np
 
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor
-from .pointwise import (_RA, _RB, _SA, _SB, _no_kernel, _poly, _torch_door, _where, erfc_f64,
-                        pointwise_op)
+from .pointwise import (_EI_C, _EI_D, _RA, _RB, _SA, _SB, _no_kernel, _poly, _torch_door,
+                        _where, erfc_f64, erfinv_f64, pointwise_op)
 from .registry import FUNCTIONS, OPS, float_result, install
 
 # Note [Special function kernels]
@@ -531,7 +531,7 @@ pointwise_op("gammaincc", _binary_f64(gammaincc_f64, "gammaincc"),
 
 # ------------------------------------------------ torch.special only: ndtr, log_ndtr, erfcx ...
 # Note [torch.special only ops]
-# torch.special's ndtr, log_ndtr, erfcx, entr, xlog1py and zeta have no Paddle spelling and
+# torch.special's ndtr, ndtri, log_ndtr, erfcx, entr, xlog1py and zeta have no Paddle spelling and
 # no top-level torch one, so they are declared with function=False, method=False: no
 # oar.ndtr, no Tensor.ndtr; oar/torch/special.py spells them from OPS[name].call.
 _SQRT_HALF = math.sqrt(0.5)
@@ -645,3 +645,35 @@ pointwise_op("zeta", _binary_f64(zeta_f64, "zeta"), _zeta_back,
   needs={"x": ("x",), "q": ("x", "q")}, inputs=("x", "q"), result_dtype=float_result,
   inplace=False, function=False, method=False, node_name="SpecialZetaBackward",
   doc="Elementwise Hurwitz zeta function sum_k (q + k)^-x.")
+
+
+def ndtri_f64(p):
+    """The standard normal quantile: the lower tail q = min(p, 1 - p) (1 - p is exact for
+    p >= 0.5); q >= 0.25 as sqrt(2) erfinv(2q - 1) (an exact argument); below, Newton on
+    log_ndtr(x) = log(q) from erfinv's tail guess (no cancellation however small q is)."""
+    p = np.asarray(p, np.float64)
+    with np.errstate(all="ignore"):
+        upper = p > 0.5
+        q = np.where(upper, 1 - p, p)
+        x = np.array(np.sqrt(2.0) * erfinv_f64(2 * q - 1), np.float64)   # 0-d: an array
+        tail = (q > 0) & (q < 0.25)
+        if tail.any():
+            qt = q[tail]
+            w = np.sqrt(-np.log(qt))
+            num = ((_EI_C[3] * w + _EI_C[2]) * w + _EI_C[1]) * w + _EI_C[0]
+            xt = -np.sqrt(2.0) * num / ((_EI_D[1] * w + _EI_D[0]) * w + 1.0)
+            logq = np.log(qt)
+            for _ in range(6):
+                ln = log_ndtr_f64(xt)
+                xt = xt - (ln - logq) * _SQRT_2PI * np.exp(0.5 * xt * xt + ln)
+            x[tail] = xt
+        x = np.where(upper, -x, x)
+        x = np.where(p == 0, -np.inf, np.where(p == 1, np.inf, x))
+        return np.where((p < 0) | (p > 1) | np.isnan(p), np.nan, x)
+
+
+pointwise_op("ndtri", _f64_kernel(ndtri_f64, "ndtri"),
+  lambda ctx, g: (g * ((ctx.out.square() * 0.5).exp() * _SQRT_2PI),), needs={"x": ("out",)},
+  result_dtype=float_result, inplace=False, function=False, method=False,
+  node_name="SpecialNdtriBackward",
+  doc="Elementwise inverse of the standard normal cumulative distribution function.")

@@ -103,11 +103,12 @@ ndtr = _op_unary("ndtr", "torch.special.ndtr: the standard normal CDF, elementwi
 log_ndtr = _op_unary("log_ndtr", "torch.special.log_ndtr: log of the standard normal CDF.")
 erfcx = _op_unary("erfcx", "torch.special.erfcx: exp(x^2) * erfc(x), elementwise.")
 entr = _op_unary("entr", "torch.special.entr: -x * log(x) (0 at 0, -inf below 0).")
+ndtri = _op_unary("ndtri", "torch.special.ndtri: the standard normal quantile (inverse of ndtr).")
 xlog1py = _op_binary("xlog1py", "input", "other",
                      "torch.special.xlog1py: input * log1p(other), 0 where input is 0.")
 zeta = _op_binary("zeta", "input", "other",
                   "torch.special.zeta: the Hurwitz zeta function sum_k (other + k)^-input.")
-__all__ += ["ndtr", "log_ndtr", "erfcx", "entr", "xlog1py", "zeta"]
+__all__ += ["ndtr", "ndtri", "log_ndtr", "erfcx", "entr", "xlog1py", "zeta"]
 
 
 def populate(door):
