@@ -502,3 +502,15 @@ def test_paddle_inplace_activations_match_paddle(name, args):
             getattr(F, name)(L.to_tensor(a, stop_gradient=False), *args)
     for o, p in zip(res[1], res[0]):
         np.testing.assert_allclose(o, p, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x, i: L.hypot(x, 2.0), lambda L, x, i: x.hypot(2.0), lambda L, x, i: x.hypot_(2.0),
+    lambda L, x, i: L.hypot(2.0, x), lambda L, x, i: L.ldexp(x, 2), lambda L, x, i: x.ldexp_(2),
+    lambda L, x, i: L.gcd(i, 2), lambda L, x, i: i.gcd_(2), lambda L, x, i: i.lcm(2)])
+def test_torch_door_refuses_a_number_where_torch_takes_only_a_tensor(call):
+    for L in (torch, ot):
+        x, i = L.tensor([1.0, 2.0]), L.tensor([4, 6])
+        with pytest.raises(TypeError, match="must be Tensor"):
+            call(L, x, i)
+        assert x.tolist() == [1.0, 2.0] and i.tolist() == [4, 6]

@@ -61,11 +61,20 @@ def _ldexp_k(out, rdt, x, y):
         return np.multiply(x, np.exp2(y), out=out, dtype=rdt, casting=_UNSAFE)
 
 
+def _check_ldexp(op_name, args, attrs, rdt):
+    x, y = args
+    # PyTorch's 2 ** y in a floating x's dtype has no bool kernel (an integer x: fine)
+    if (isinstance(y, Tensor) and y._data.dtype.kind == "b" and isinstance(x, Tensor)
+            and x._data.dtype.kind == "f"):
+        _no_kernel(op_name, "ldexp_cpu_exp", y._data.dtype, "pass an integer or floating "
+                   "exponent tensor.")
+
+
 pointwise_op("ldexp", _ldexp_k,
   lambda ctx, g: (g * F["exp2"](ctx.input(1).astype(g.dtype)) if ctx.needs[0] else None,
                   g * ctx.out * _LN2 if ctx.needs[1] else None),
   needs={"x": ("y",), "y": ("out",)}, inputs=("x", "y"), result_dtype=float_result,
-  doc="Elementwise x * 2**y, with broadcasting (a floating result).")
+  check=_check_ldexp, doc="Elementwise x * 2**y, with broadcasting (a floating result).")
 
 
 def _copysign_k(out, rdt, x, y):
@@ -232,13 +241,21 @@ def _clamp_one(uf, keep):
     return k, back
 
 
+def _clamp_bool_scalar(kernel):
+    def check(op_name, args, attrs, rdt):
+        # PyTorch's Scalar overload has no bool kernel (two bool tensors are fine)
+        if rdt.kind == "b" and not isinstance(args[1], Tensor):
+            _no_kernel(op_name, kernel, rdt, "cast to an integer or floating dtype first.")
+    return check
+
+
 _k, _b = _clamp_one(np.maximum, lambda x, b: x >= b)
 pointwise_op("clamp_min", _k, _b, needs={"x": ("x", "min"), "min": ("x", "min")},
-  inputs=("x", "min"),
+  inputs=("x", "min"), check=_clamp_bool_scalar("clamp_min_scalar_cpu"),
   doc="x clamped from below by min (a number or a tensor), elementwise with broadcasting.")
 _k, _b = _clamp_one(np.minimum, lambda x, b: x <= b)
 pointwise_op("clamp_max", _k, _b, needs={"x": ("x", "max"), "max": ("x", "max")},
-  inputs=("x", "max"),
+  inputs=("x", "max"), check=_clamp_bool_scalar("clamp_max_scalar_cpu"),
   doc="x clamped from above by max (a number or a tensor), elementwise with broadcasting.")
 del _k, _b
 

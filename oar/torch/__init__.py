@@ -69,6 +69,23 @@ Tensor.index_fill_ = _index_fill_
 index_fill_ = _index_fill_   # not the core's (Paddle's order) under a torch-door name
 
 
+def hypot_(input, other):
+    """Tensor.hypot_: hypot written into input. PyTorch has no integer hypot kernel and
+    refuses two integer operands with NotImplementedError before any result-type check (the
+    core's check order would report the cast first; Paddle casts integers to float32)."""
+    from ..ops.pointwise import _no_kernel
+    from ._functions import _tensor
+    _tensor(input, "hypot_", "self")
+    _tensor(other, "hypot_", "other")
+    if input._data.dtype.kind in "biu" and other._data.dtype.kind in "biu":
+        _no_kernel("hypot_", "hypot_cpu", _dtypes.result_type(input, other),
+                   "cast to a floating dtype first, e.g. x.float().")
+    return _SHARED["hypot_"](input, other)
+
+
+Tensor.hypot_ = hypot_
+
+
 # Note [Torch signatures]: torch's keyword names and out= on every function and method
 from ._binding import install as _install_torch_signatures  # noqa: E402
 _install_torch_signatures(globals(), Tensor, vars(nn.functional))
