@@ -687,7 +687,7 @@ class Conv2D(Layer):
     def forward(self, x):
         """The convolution of x with weight, plus bias."""
         if self._mode_pad is not None:
-            x = F.pad(x, self._mode_pad[1], mode=self._mode_pad[0])
+            x = _K.pad(x, self._mode_pad[1], self._mode_pad[0])   # core order, any rank
         return F.conv2d(x, self.weight, self.bias, _parsed=self._parsed)
 
     def extra_repr(self):
@@ -741,7 +741,7 @@ class Conv1D(Layer):
     def forward(self, x):
         """The 1-D convolution of x with weight, plus bias."""
         if self._mode_pad is not None:
-            x = F.pad(x, self._mode_pad[1], mode=self._mode_pad[0])
+            x = _K.pad(x, self._mode_pad[1], self._mode_pad[0])   # core order, any rank
         return F.conv1d(x, self.weight, self.bias, **self._conf)
 
     def extra_repr(self):
@@ -1500,6 +1500,7 @@ class InstanceNorm1D(_InstanceNorm):
 class InstanceNorm2D(_InstanceNorm):
     """Instance normalisation over [N, C, H, W] input."""
     _ndims = (4,)
+
 
 # ---------------------------------------------------------------- spatial (oar/nn/_spatial.py)
 class Upsample(Layer):

@@ -266,7 +266,14 @@ def _dropout(input, p, training, inplace, noise_shape, fname):
         raise ArgTypeError(f"{fname}(): expected a floating input, got {input.dtype.name}")
     if p == 1:
         return input.mul_(0.0) if inplace else input * 0.0
-    noise = wrap_as(input._result_class, np.empty(noise_shape, input._data.dtype))
+    # torch draws into empty_like(input), which keeps a permuted input's layout, and
+    # bernoulli_ fills in memory order: an element-wise mask must take input's layout too
+    # (channel dropout's (N, C, 1, ...) noise is a fresh contiguous tensor in torch as well)
+    if noise_shape == input._data.shape:
+        from .._runtime import empty_like   # the door's: torch's layout rule
+        noise = empty_like(input, requires_grad=False)
+    else:
+        noise = wrap_as(input._result_class, np.empty(noise_shape, input._data.dtype))
     noise.bernoulli_(1 - p)     # PyTorch's draw: the door's generator (Note [Result class])
     noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
@@ -809,6 +816,12 @@ def threshold_(input, threshold, value):
 
 __all__ += ["threshold", "threshold_"]
 
+
+# attention (oar/torch/nn/_attention.py; Note [Attention masks per door])
+from ._attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+
 # ------------------------------------------------------------------ spatial (oar/nn/_spatial.py)
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
@@ -882,8 +895,3 @@ def affine_grid(theta, size, align_corners=None):
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     return _S.affine_grid(theta, size, align_corners)
-
-
-# attention (oar/torch/nn/_attention.py; Note [Attention masks per door])
-from ._attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402
-__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
