@@ -105,7 +105,6 @@ FAST = {"polynomial_custom_function", "tensorqs_tutorial", "autogradqs_tutorial"
 
 # Programs that do not run on oar yet: name -> triage line (see /tmp/h4_triage.md while it lasts)
 XFAIL: dict[str, str] = {
-    "transformer_lm": "nn.TransformerEncoderLayer / TransformerEncoder are missing",
     "word_language_model": "nn.Transformer is missing (model.py subclasses it at import); "
                            "torch.save(model) of a whole module and torch.serialization."
                            "safe_globals / torch.nn.modules.<file> namespaces for loading it "
