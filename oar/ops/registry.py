@@ -519,7 +519,7 @@ def dispatch(op, args, attrs):
     else:
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         res = (op.kernel(*arrays, *attrs) if op.name not in BF16_OPMATH
-               or not _has_bf16(arrays, None) else _bf16_general(op, arrays, attrs))
+               or not _half_operand(op, arrays) else _bf16_general(op, arrays, attrs))
     cls = result_class(args)
     if isinstance(res, tuple):
         outs = tuple(wrap_as(cls, _own(r)) for r in res)
@@ -621,8 +621,27 @@ def _is_dtype_attr(a):
     return False
 
 
+# float16 scans too: NumPy's float16 cumsum adds in float16, PyTorch's in float32 (NumPy's
+# float16 sums and products already agree with PyTorch's)
+F16_OPMATH = frozenset(("cumsum", "cumprod"))
+_F16 = np.dtype(np.float16)
+
+
+def _half_operand(op, arrays):
+    """bfloat16 (or, for F16_OPMATH, float16): the operand dtype to widen, else None."""
+    half = None
+    for a in arrays:
+        if a.__class__ is np.ndarray:
+            if a.dtype == _BF16:
+                return _BF16
+            if a.dtype == _F16 and op.name in F16_OPMATH:
+                half = _F16
+    return half
+
+
 def _bf16_general(op, arrays, attrs):
-    wide = [a.astype(_F32) if a.__class__ is np.ndarray and a.dtype == _BF16 else a
+    half = _half_operand(op, arrays)
+    wide = [a.astype(_F32) if a.__class__ is np.ndarray and a.dtype == half else a
             for a in arrays]
     res = op.kernel(*wide, *attrs)
     if any(_is_dtype_attr(a) for a in attrs):
@@ -630,7 +649,7 @@ def _bf16_general(op, arrays, attrs):
 
     def back(r):
         if isinstance(r, (np.ndarray, np.generic)) and r.dtype == _F32:
-            return np.asarray(r).astype(_BF16)
+            return np.asarray(r).astype(half)
         return r
     return tuple(back(r) for r in res) if isinstance(res, tuple) else back(res)
 
