@@ -778,6 +778,16 @@ def _random_args(a=None, b=None, **kw):
     return a, b
 
 
+def _is_signed(self):
+    """Whether the dtype holds negative values (every type but uint8 and bool)."""
+    return self._data.dtype.kind in "fic" or self._data.dtype.name == "bfloat16"
+
+
+def _is_same_size(self, other):
+    """Whether other has exactly self's shape."""
+    return tuple(self._data.shape) == tuple(_A.tensor(other, "is_same_size", "other")._data.shape)
+
+
 def _multinomial_method(self, num_samples, replacement=False, *, generator=None):
     """torch.multinomial(self, ...): draws from the door's torch-exact stream."""
     return multinomial(self, num_samples, replacement, generator=generator)
@@ -806,6 +816,8 @@ _METHODS = {
                               "(random_(to): [0, to); no bounds: the dtype's range).",
                               _random_args),
     "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
+    "is_floating_point": is_floating_point, "is_nonzero": is_nonzero,
+    "is_signed": _is_signed, "is_same_size": _is_same_size,
 }
 for _n, _f in _METHODS.items():
     setattr(Tensor, _n, _f)

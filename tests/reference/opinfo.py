@@ -234,8 +234,14 @@ def _np(v):
     if isinstance(v, torch.Tensor):
         if v._is_zerotensor():   # sgn's gradient of a zero input
             return np.zeros(tuple(v.shape), str(v.dtype).split(".")[-1])
-        return v.detach().resolve_conj().resolve_neg().numpy()
-    return np.asarray(v._data) if hasattr(v, "_data") else v
+        v = v.detach().resolve_conj().resolve_neg()
+        if v.dtype is torch.bfloat16:   # NumPy has no bfloat16: compare as float32 (exact)
+            v = v.float()
+        return v.numpy()
+    if hasattr(v, "_data"):
+        data = np.asarray(v._data)
+        return data.astype(np.float32) if data.dtype.name == "bfloat16" else data
+    return v
 
 
 def _tol(dt):
@@ -257,9 +263,10 @@ def compare(t_res, o_res, values=True):
         if isinstance(t, torch.Tensor):
             if not hasattr(o, "_data"):
                 return f"result {i}: {type(o).__name__}, torch a tensor"
+            o_dtype = np.asarray(o._data).dtype.name   # before _np widens bfloat16
             a, b = _np(t), _np(o)
-            if str(t.dtype).split(".")[-1] != b.dtype.name:
-                return f"result {i}: dtype {b.dtype.name}, torch {t.dtype}"
+            if str(t.dtype).split(".")[-1] != o_dtype:
+                return f"result {i}: dtype {o_dtype}, torch {t.dtype}"
             if a.shape != b.shape:
                 return f"result {i}: shape {list(b.shape)}, torch {list(a.shape)}"
             if not values:
@@ -510,7 +517,7 @@ def run_grad(op, samples):
                                     f"{where}: {type(o_res).__name__}: {str(o_res)[:120]}"))
             continue
         o_outs = [r for r in _leaves(o_res) if hasattr(r, "_data") and r.requires_grad
-                  and r._data.dtype.kind == "f"]
+                  and r.dtype.is_floating_point]
         t_names = [_node_name(r) for r in t_outs]
         o_names = [_node_name(r) for r in o_outs]
         if t_names != o_names:
