@@ -155,6 +155,7 @@ class RMSprop(_opt.RMSProp):
 # keeps it, a float32 scalar (also for float64 parameters), so float64 runs agree with
 # PyTorch's to rounding. Each in-place write of a parameter bumps its version (Note
 # [Optimizer version bumps]): NAdam writes twice per step, decoupled decay once more.
+# The Paddle door's classes are these with `_paddle = True` (Note [Paddle Adam relatives]).
 
 
 def _lerp(m, g, w, s):
@@ -203,6 +204,16 @@ class _AdamRelative(_opt._AdaptiveBase):
     def _init_state(self, st, p):
         pass
 
+    def _first_moment(self, m, g, b1, s):
+        """m <- beta1 m + (1 - beta1) g: PyTorch's lerp_, Paddle's multiply-add (their
+        kernels round differently). s is scratch."""
+        if self._paddle:
+            m *= b1
+            np.multiply(g, 1 - b1, out=s)
+            m += s
+        else:
+            _lerp(m, g, 1 - b1, s)
+
 
 class Adamax(_AdamRelative):
     """Adamax (PyTorch's): the infinity-norm Adam; p -= lr / (1 - beta1^t) * m / u with
@@ -220,12 +231,25 @@ class Adamax(_AdamRelative):
         b1, b2 = group["betas"]
         m, u = st["exp_avg"]._data, st["exp_inf"]._data
         s = self._scratch(p)
-        _lerp(m, g, 1 - b1, s)
+        clr = rate / (1 - b1 ** self._step_value(st))
+        if self._paddle:                         # Paddle: u <- max(|g|, beta2 u + eps)
+            # its kernel takes the betas and eps as float32; its beta1^t is made from
+            # the number as given (Note [Paddle float hyper-parameters])
+            b1, b2, eps = (float(np.float32(x)) for x in (b1, b2, group["eps"]))
+            self._first_moment(m, g, b1, s)
+            u *= b2
+            u += eps
+            np.abs(g, out=s)
+            np.maximum(u, s, out=u)
+            np.divide(m, u, out=s)               # p -= lr / (1 - beta1^t) * (m / u)
+            s *= clr
+            p._data -= s
+            return
+        self._first_moment(m, g, b1, s)
         u *= b2                                  # u <- max(beta2 u, |g| + eps)
         np.abs(g, out=s)
         s += group["eps"]
         np.maximum(u, s, out=u)
-        clr = rate / (1 - b1 ** self._step_value(st))
         np.multiply(m, -clr, out=s)              # p.addcdiv_(m, u, value=-clr): (v m) / u
         s /= u
         p._data += s
@@ -246,7 +270,9 @@ class NAdam(_AdamRelative):
             differentiable=differentiable))
 
     def _init_state(self, st, p):
-        st["mu_product"] = wrap_as(p._result_class, np.ones((), np.float32))
+        # PyTorch keeps mu_product in float32, Paddle in the parameter's dtype
+        dt = self._scalar_state.get("mu_product") or p._data.dtype
+        st["mu_product"] = wrap_as(p._result_class, np.ones((), dt))
 
     def _writes_per_step(self, group):
         return 1 + super()._writes_per_step(group)   # two addcdiv_ per step
@@ -261,8 +287,8 @@ class NAdam(_AdamRelative):
         mu = b1 * (1.0 - 0.5 * (0.96 ** (t * md)))
         mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
         mp = st["mu_product"]._data              # a float32 scalar, as PyTorch's
-        np.multiply(mp, np.float32(mu), out=mp)
-        _lerp(m, g, 1 - b1, s)
+        np.multiply(mp, mp.dtype.type(mu), out=mp)
+        self._first_moment(m, g, b1, s)
         v *= b2                                  # v.mul_(b2).addcmul_(g, g, 1 - b2)
         np.multiply(g, g, out=s)
         s *= 1 - b2
@@ -297,7 +323,7 @@ class RAdam(_AdamRelative):
         t, eps = self._step_value(st), group["eps"]
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
         s, s2 = self._scratch(p), self._scratch(p, "s2")
-        _lerp(m, g, 1 - b1, s)
+        self._first_moment(m, g, b1, s)
         v *= b2
         np.multiply(g, g, out=s)
         s *= 1 - b2

@@ -344,11 +344,12 @@ class Optimizer:
                             raise ArgValueError(
                                 f"{name}.set_state_dict: {key}[{k!r}] has shape {list(v.shape)}, "
                                 "expected a scalar (shape [])")
-                        if k != "step" and k not in self._scalar_state and \
-                                v.shape != p._data.shape:
+                        want = self._state_shape(k, p, g)
+                        if k != "step" and k not in self._scalar_state and v.shape != want:
                             raise ArgValueError(
                                 f"{name}.set_state_dict: {key}[{k!r}] has shape {list(v.shape)}, "
-                                f"the parameter it belongs to has shape {list(p._data.shape)}")
+                                f"expected {list(want)} (the parameter it belongs to has shape "
+                                f"{list(p._data.shape)})")
                     elif k == "step":
                         if isinstance(v, bool) or not isinstance(v, (int, np.integer, float)):
                             raise ArgTypeError(f"{name}.set_state_dict: {key}['step'] must be "
@@ -423,6 +424,10 @@ class Optimizer:
                 self._update(p, grads.get(id(p), p._grad._data), rate, group)
                 _bump_step(self, p, group)
         return loss
+
+    def _state_shape(self, key, p, group):
+        """The shape of p's state entry `key` (Paddle's ASGD keeps batch_num gradients)."""
+        return p._data.shape
 
     def _writes_per_step(self, group):
         """How many times a step writes each parameter in place: its version goes up that
@@ -1070,3 +1075,8 @@ class L2Decay:
     """L2 weight-decay regulariser of coefficient coeff (Paddle's weight_decay=L2Decay(c))."""
     def __init__(self, coeff=0.0):
         self.coeff = coeff
+
+
+# Paddle's Adamax, NAdam, RAdam, ASGD and Rprop (Note [Paddle Adam relatives]): imported
+# last, as they build on oar.optim's classes, which build on the ones above
+from ._more import ASGD, Adamax, NAdam, RAdam, Rprop  # noqa: E402,F401

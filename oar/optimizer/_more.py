@@ -1,0 +1,180 @@
+"""Adamax, NAdam, RAdam, ASGD and Rprop with Paddle 3.3.1's arguments and update rules."""
+# Note [Paddle Adam relatives]
+# Paddle's Adamax, NAdam and RAdam kernels compute what PyTorch's do except where noted
+# here, so the Paddle classes are the core classes of oar.optim with `_paddle = True` (one
+# implementation, a switch for each real difference): the first moment is Paddle's
+# beta1 m + (1 - beta1) g (PyTorch lerps), Adamax adds epsilon to the decayed norm
+# (max(|g|, beta2 u + eps); PyTorch: max(beta2 u, |g| + eps)), NAdam keeps mu_product in
+# the parameter's dtype (PyTorch: float32), the float hyper-parameters are rounded to
+# float32 as Paddle passes them to its kernels (Note [Paddle float hyper-parameters]),
+# weight_decay (a float or L2Decay) is L2 added to the clipped gradient, and each step
+# writes a parameter once (Note [Optimizer version bumps]). Paddle's ASGD is not
+# PyTorch's (it averages the last batch_num gradients: stochastic average gradient) and
+# its Rprop bounds the per-element rates by learning_rate_range, so those two are their
+# own classes here.
+from __future__ import annotations
+
+import numpy as np
+
+from .. import optim as _optim
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..tensor import wrap_as
+from . import Optimizer, _AdaptiveBase, _iterable, _wd, lr
+
+__all__ = ["Adamax", "NAdam", "RAdam", "ASGD", "Rprop"]
+
+
+def _f32(x):
+    return float(np.float32(x))
+
+
+def _need_set(name, **values):
+    for what, v in values.items():
+        if v is None:
+            raise ArgValueError(f"{name}: {what} is not set.")
+
+
+class _PaddleAdamRelative:
+    """The Paddle switches of Note [Paddle Adam relatives], mixed into oar.optim's classes."""
+    _paddle = True
+    _scalar_state: dict = {}
+    _round = True              # Adamax rounds in its update (its beta1^t uses the raw beta1)
+
+    def _check_hyper(self, group):
+        super()._check_hyper(group)
+        if not self._round:
+            return
+        group["betas"] = tuple(_f32(b) for b in group["betas"])
+        for k in ("eps", "momentum_decay"):
+            if k in group:
+                group[k] = _f32(group[k])
+
+    def _writes_per_step(self, group):
+        return 1
+
+    def _state_shape(self, key, p, group):
+        # NAdam's mu_product: a 0-d tensor of the parameter's dtype
+        return () if key == "mu_product" else p._data.shape
+
+
+def _paddle_groups(self, parameters, **defaults):
+    Optimizer.__init__(self, parameters, dict(defaults, maximize=False))
+
+
+class Adamax(_PaddleAdamRelative, _optim.Adamax):
+    """Adamax (Paddle's arguments): m = beta1 m + (1 - beta1) g, u = max(|g|, beta2 u +
+    epsilon), p -= learning_rate / (1 - beta1^t) * m / u."""
+    _round = False
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        _need_set("Adamax", learning_rate=learning_rate, beta1=beta1, beta2=beta2,
+                  epsilon=epsilon)
+        _paddle_groups(self, parameters, lr=learning_rate, betas=(beta1, beta2), eps=epsilon,
+                       weight_decay=_wd(weight_decay))
+
+
+class NAdam(_PaddleAdamRelative, _optim.NAdam):
+    """NAdam (Paddle's arguments): Adam with Nesterov momentum whose factor follows
+    mu_t = beta1 (1 - 0.5 * 0.96^(t momentum_decay))."""
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 momentum_decay=0.004, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        _paddle_groups(self, parameters, lr=learning_rate, betas=(beta1, beta2), eps=epsilon,
+                       momentum_decay=momentum_decay, weight_decay=_wd(weight_decay))
+
+
+class RAdam(_PaddleAdamRelative, _optim.RAdam):
+    """RAdam (Paddle's arguments): Adam whose adaptive term is rectified by the variance of
+    its estimate; momentum SGD with bias correction while rho_t <= 5."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        _paddle_groups(self, parameters, lr=learning_rate, betas=(beta1, beta2), eps=epsilon,
+                       weight_decay=_wd(weight_decay))
+
+
+class ASGD(_AdaptiveBase):
+    """ASGD (Paddle's): stochastic average gradient. Each parameter keeps its last batch_num
+    gradients (y) and their sum (d); a step replaces the oldest with the new gradient and
+    moves p -= learning_rate / min(t, batch_num) * d."""
+
+    def __init__(self, learning_rate=0.001, batch_num=1, parameters=None, weight_decay=None,
+                 grad_clip=None, multi_precision=False, name=None):
+        _need_set("ASGD", learning_rate=learning_rate, batch_num=batch_num)
+        if isinstance(batch_num, bool) or not isinstance(batch_num, (int, np.integer)):
+            raise ArgTypeError(f"ASGD: batch_num must be an int, got {type(batch_num).__name__}")
+        if not batch_num > 0:
+            raise ArgValueError(f"ASGD: batch_num should be greater than 0, got {batch_num}")
+        super().__init__(parameters, dict(lr=learning_rate, batch_num=int(batch_num),
+                                          weight_decay=_wd(weight_decay)))
+
+    def _state_shape(self, key, p, group):
+        return (group["batch_num"],) + p._data.shape if key == "y" else p._data.shape
+
+    def _update(self, p, g, rate, group):
+        n = group["batch_num"]
+        st = self._state_of(p)
+        if "d" not in st:
+            st["d"] = wrap_as(p._result_class, np.zeros_like(p._data))
+            st["y"] = wrap_as(p._result_class, np.zeros((n,) + p._data.shape, p._data.dtype))
+        slot = self._step_value(st) % n          # the oldest remembered gradient
+        t = self._tick(st)
+        g = self._grad(p, g, group, st)
+        d, y = st["d"]._data, st["y"]._data[slot]
+        d -= y                                   # d <- d - y_old + g; y_old <- g
+        d += g
+        np.copyto(y, g)
+        s = self._scratch(p)
+        np.multiply(d, p._data.dtype.type(rate) / p._data.dtype.type(min(t, n)), out=s)
+        p._data -= s
+
+
+class Rprop(_AdaptiveBase):
+    """Rprop (Paddle's): each element has its own rate (starting at learning_rate) that
+    grows by etas[1] while its gradient keeps its sign and shrinks by etas[0] when the sign
+    flips, within learning_rate_range; p -= sign(g) * rate, and after a flip the element
+    stays put and forgets its gradient."""
+
+    def __init__(self, learning_rate=0.001, learning_rate_range=(1e-05, 50), parameters=None,
+                 etas=(0.5, 1.2), grad_clip=None, multi_precision=False, name=None):
+        _need_set("Rprop", learning_rate=learning_rate)
+        for what, pair in (("learning_rate_range", learning_rate_range), ("etas", etas)):
+            if not _iterable(pair) or len(tuple(pair)) != 2:
+                raise ArgTypeError(f"Rprop: {what} must be a pair of numbers, got {pair!r}")
+        lo, hi = learning_rate_range
+        if isinstance(learning_rate, lr.LRScheduler) or not 0.0 < lo <= learning_rate <= hi:
+            raise ArgValueError("Rprop: '0.0 < learning_rate_range[0] <= learning_rate <= "
+                                "learning_rate_range[1]' must be true, got learning_rate="
+                                f"{learning_rate!r}, learning_rate_range={learning_rate_range}")
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ArgValueError(f"Rprop: '0.0 < etas[0] < 1.0 < etas[1]' must be true, got "
+                                f"etas={etas}")
+        super().__init__(parameters, dict(lr=learning_rate, weight_decay=0.0,
+                                          learning_rate_range=tuple(learning_rate_range),
+                                          etas=tuple(etas)))
+
+    def _update(self, p, g, rate, group):
+        dt = p._data.dtype.type
+        st = self._state_of(p)
+        if "prev" not in st:                     # the rates start at the initial rate
+            st["prev"] = wrap_as(p._result_class, np.zeros_like(p._data))
+            st["learning_rates"] = wrap_as(p._result_class, np.full_like(p._data, dt(rate)))
+        self._tick(st)
+        shrink, grow = (dt(e) for e in group["etas"])
+        lo, hi = (dt(b) for b in group["learning_rate_range"])
+        prev, rates = st["prev"]._data, st["learning_rates"]._data
+        agree, factor = self._scratch(p), self._scratch(p, "f")
+        np.multiply(g, prev, out=agree)
+        factor.fill(1)
+        factor[agree > 0] = grow
+        factor[agree < 0] = shrink
+        rates *= factor
+        np.clip(rates, lo, hi, out=rates)
+        np.copyto(prev, g)
+        prev[agree < 0] = 0                      # after a flip: stay, forget the gradient
+        np.sign(prev, out=agree)
+        agree *= rates
+        p._data -= agree
+
