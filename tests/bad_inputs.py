@@ -1656,6 +1656,16 @@ _OPT = {  # oar door constructor, torch constructor (lr, params)
     "AdamW": (lambda ps, **k: opt.AdamW(parameters=ps, **k),
               lambda t, ps, **k: t.optim.AdamW(ps, **k)),
 }
+for _cls in ("Adamax", "NAdam", "RAdam", "ASGD"):   # Paddle's (oar/optimizer/_more.py)
+    _OPT[_cls] = (lambda ps, c=_cls, **k: getattr(opt, c)(parameters=ps, **k),
+                  lambda t, ps, c=_cls, **k: getattr(t.optim, c)(ps, **k))
+row("optimizer.Rprop: learning_rate outside learning_rate_range", ValueError,
+    lambda e: opt.Rprop(parameters=[e.p], learning_rate=100.0), build=_params)
+row("optimizer.Rprop: etas not around 1", ValueError,
+    lambda e: opt.Rprop(parameters=[e.p], etas=(1.5, 1.2)),
+    lambda t, e: t.optim.Rprop(_tp(t), etas=(1.5, 1.2)), build=_params)
+row("optimizer.Rprop: step with a bad second gradient", RuntimeError,
+    lambda e: _bad_second_grad(opt.Rprop(parameters=[e.p, e.q]), e.q), build=_with_grads)
 
 
 def _tp(t):
