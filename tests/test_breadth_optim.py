@@ -368,3 +368,31 @@ def test_torch_scheduler_matches_torch(kind):
     # a scheduler rebuilt and loaded mid-run (its construction touches the optimizer's rates
     # as torch's does: compare with torch doing the same)
     assert _torch_run(ot, kind, 40, resume_at=17) == _torch_run(torch, kind, 40, resume_at=17)
+
+
+def test_linear_warmup_drives_adamw_with_clip_like_paddle():
+    """The transformer_lm program's optimizer: AdamW(LinearWarmup, weight_decay,
+    ClipGradByGlobalNorm) on a Linear layer, 15 steps, the same weights and data."""
+    def run(fw):
+        rng = np.random.default_rng(3)
+        layer = fw.nn.Linear(4, 3)
+        layer.weight.set_value(rng.standard_normal((4, 3)).astype("float32"))
+        layer.bias.set_value(rng.standard_normal(3).astype("float32"))
+        warmup = fw.optimizer.lr.LinearWarmup(learning_rate=0.01, warmup_steps=10,
+                                              start_lr=0.001, end_lr=0.01)
+        opt = fw.optimizer.AdamW(learning_rate=warmup, parameters=layer.parameters(),
+                                 weight_decay=0.01, grad_clip=fw.nn.ClipGradByGlobalNorm(1.0))
+        rates = []
+        for _ in range(15):
+            x = fw.to_tensor(rng.standard_normal((5, 4)).astype("float32"))
+            loss = (layer(x) ** 2).mean() * 10
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            warmup.step()
+            rates.append(opt.get_lr())
+        return layer.weight.numpy(), layer.bias.numpy(), rates
+    ours, theirs = run(oar), run(paddle)
+    assert ours[2] == theirs[2]
+    for a, b in zip(ours[:2], theirs[:2]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
