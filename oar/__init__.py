@@ -123,4 +123,5 @@ def in_dynamic_mode():
 
 __version__ = "0.1.0"
 from . import distributed  # noqa: E402,F401  (paddle.distributed)
+from . import distribution  # noqa: E402,F401  (paddle.distribution)
 from .distributed import DataParallel  # noqa: E402,F401

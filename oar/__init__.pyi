@@ -9,6 +9,7 @@ from . import autograd as autograd
 from . import callbacks as callbacks
 from . import device as device
 from . import distributed as distributed
+from . import distribution as distribution
 from . import dtypes as dtypes
 from . import framework as framework
 from . import hapi as hapi

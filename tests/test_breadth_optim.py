@@ -396,27 +396,3 @@ def test_linear_warmup_drives_adamw_with_clip_like_paddle():
     assert ours[2] == theirs[2]
     for a, b in zip(ours[:2], theirs[:2]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam"])
-def test_parameter_group_hyper_parameters_like_paddle(name):
-    """A Paddle parameter group may set its own beta1, beta2 and epsilon."""
-    def run(fw):
-        rng = np.random.default_rng(5)
-        ws = [fw.to_tensor(rng.standard_normal(4).astype("float64"), stop_gradient=False)
-              for _ in range(2)]
-        if fw is paddle:
-            ws = [paddle.create_parameter([4], "float64",
-                                          default_initializer=paddle.nn.initializer.Assign(w))
-                  for w in ws]
-        opt = getattr(fw.optimizer, name)(learning_rate=0.1, parameters=[
-            {"params": [ws[0]]}, {"params": [ws[1]], "beta1": 0.5, "beta2": 0.9,
-                                  "epsilon": 1e-3}])
-        for _ in range(4):
-            g = fw.to_tensor(rng.standard_normal(4))
-            ((ws[0] * g).sum() + (ws[1] * g * 2).sum()).backward()
-            opt.step()
-            opt.clear_grad()
-        return [w.numpy() for w in ws]
-    for a, b in zip(run(oar), run(paddle)):
-        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-14)

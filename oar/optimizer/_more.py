@@ -41,11 +41,6 @@ class _PaddleAdamRelative:
     _round = True              # Adamax rounds in its update (its beta1^t uses the raw beta1)
 
     def _check_hyper(self, group):
-        # a Paddle parameter group names its own beta1 / beta2 / epsilon
-        b1, b2 = group["betas"]
-        group["betas"] = (group.pop("beta1", b1), group.pop("beta2", b2))
-        if "epsilon" in group:
-            group["eps"] = group.pop("epsilon")
         super()._check_hyper(group)
         if not self._round:
             return

@@ -37,6 +37,7 @@ from ._compile import compile  # noqa: A001,F401,E402  (torch.compile)
 from . import amp  # noqa: F401,E402  (torch.amp; Note [Autocast])
 from .amp import autocast, cpu, get_autocast_dtype, is_autocast_enabled  # noqa: F401,E402
 from . import special  # noqa: E402  (torch.special)
+from . import distributions  # noqa: F401,E402  (torch.distributions)
 from .special import _polygamma as polygamma  # noqa: E402  (torch's order: n, input)
 
 
