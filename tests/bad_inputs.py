@@ -2455,3 +2455,22 @@ for _name, _torch in [("gammainc", "igamma"), ("gammaincc", "igammac"), ("igamma
 # Paddle checks the values (torch gives nan): ValueError, Paddle's class; no torch row
 row("oar.gammainc,oar.gammaincc: negative operand", ValueError,
     lambda e: oar.gammaincc(e.x - 10, e.y))
+# recurrent layers (oar/nn/rnn.py, tests/test_breadth_rnn.py); Paddle-only names: the class
+# Paddle 3.3.1 raises
+row("nn.SimpleRNN,nn.LSTM,nn.GRU: direction is neither forward nor bidirect", ValueError,
+    lambda e: nn.LSTM(3, 4, direction="backward"))
+row("nn.SimpleRNNCell,nn.LSTMCell,nn.GRUCell: hidden_size 0", ValueError,
+    lambda e: nn.GRUCell(3, 0))
+row("nn.LSTM: initial_states of the wrong shape", ValueError,
+    lambda e: e.m(f32(2, 5, 3), (f32(1, 2, 5), f32(1, 2, 4))),
+    build=lambda: dict(m=nn.LSTM(3, 4)))
+row("nn.GRU: a sequence_length longer than the inputs", ValueError,
+    lambda e: e.m(f32(2, 5, 3), sequence_length=oar.to_tensor(np.array([6, 1]))),
+    build=lambda: dict(m=nn.GRU(3, 4)))
+row("nn.LSTMCell: inputs of the wrong width", ValueError,
+    lambda e: e.m(f32(2, 5)), build=lambda: dict(m=nn.LSTMCell(3, 4)))
+row("nn.RNN: the cell is not a Layer", TypeError, lambda e: nn.RNN("cell"))
+row("nn.BiRNN: cells of different input sizes", ValueError,
+    lambda e: nn.BiRNN(nn.GRUCell(3, 4), nn.GRUCell(5, 4)))
+row("nn.RNNCellBase: a cell without state_shape asked for initial states",
+    NotImplementedError, lambda e: nn.RNNCellBase().get_initial_states(f32(2, 3)))

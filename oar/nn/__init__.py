@@ -6,3 +6,5 @@ from .layers import Layer, Module, Parameter  # noqa: F401
 from .abn import InPlaceABN, InPlaceABN1D, InPlaceABN2D  # noqa: F401
 from .transformer import (MultiHeadAttention, Transformer, TransformerDecoder,  # noqa: F401,E402
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
+from .rnn import (GRU, LSTM, RNN, BiRNN, GRUCell, LSTMCell, RNNCellBase,  # noqa: F401,E402
+                  SimpleRNN, SimpleRNNCell)

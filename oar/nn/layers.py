@@ -394,8 +394,12 @@ class Layer:
     def state_dict(self, destination=None, prefix=""):
         """An ordered dict of dotted name -> parameter or buffer (the tensors themselves)."""
         out = OrderedDict() if destination is None else destination
-        for name, p in self.named_parameters(prefix=prefix.rstrip(".")):
-            out[name] = p
+        # every name a parameter is reachable by, even a shared one (Paddle's state_dict: an
+        # LSTM lists its weights as weight_ih_l0 and as 0.cell.weight_ih, the same tensor)
+        for name, layer in self.named_sublayers(prefix=prefix.rstrip("."), include_self=True):
+            for pname, p in layer._parameters.items():
+                if p is not None:
+                    out[f"{name}.{pname}" if name else pname] = p
         for name, b in self.named_buffers(prefix=prefix.rstrip(".")):
             out[name] = b
         return out

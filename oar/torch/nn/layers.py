@@ -12,6 +12,7 @@ from ... import dtypes as _dt
 from ...autograd import grad_mode
 from ...nn import _checks as _c
 from ...nn import _kernels as _K
+from ...nn import _recurrent as _R
 from ...nn import layers as _core
 from ...ops import args as _args
 from ...ops.registry import FUNCTIONS as _FN
@@ -1014,20 +1015,27 @@ class _RNNBase(Module):
                 or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the "
                              "probability of an element being zeroed")
-        if proj_size:
-            raise NotImplementedError(f"{name}: proj_size is not supported by oar")
+        proj_size = _c.count(proj_size, name, "proj_size")
+        if proj_size and self._gates != 4:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         self.bias, self.batch_first = bias, batch_first
-        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        self.dropout, self.bidirectional = float(dropout), bidirectional
+        self.proj_size = proj_size
         dirs = 2 if bidirectional else 1
         gh = self._gates * hidden_size
+        h_out = proj_size or hidden_size
         self._flat_weights_names = []
         for layer in range(num_layers):
-            n_in = input_size if layer == 0 else hidden_size * dirs
+            n_in = input_size if layer == 0 else h_out * dirs
             for d in range(dirs):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                shapes = [("weight_ih" + sfx, (gh, n_in)), ("weight_hh" + sfx, (gh, hidden_size))]
+                shapes = [("weight_ih" + sfx, (gh, n_in)), ("weight_hh" + sfx, (gh, h_out))]
                 if bias:
                     shapes += [("bias_ih" + sfx, (gh,)), ("bias_hh" + sfx, (gh,))]
+                if proj_size:
+                    shapes.append(("weight_hr" + sfx, (proj_size, hidden_size)))
                 for pname, shape in shapes:
                     setattr(self, pname, _param(shape, dt))
                     self._flat_weights_names.append(pname)
@@ -1039,8 +1047,10 @@ class _RNNBase(Module):
         for w in self.parameters():
             init.uniform_(w, -stdv, stdv)
 
-    def _cell(self, x, state, w_ih, w_hh, b_ih, b_hh):
-        raise NotImplementedError
+    def _mode_name(self):
+        if self._mode == "RNN_TANH" and getattr(self, "nonlinearity", "tanh") == "relu":
+            return "RNN_RELU"
+        return self._mode
 
     def flatten_parameters(self):
         """Nothing to do: torch packs the weights into one cuDNN buffer; oar's recurrence reads
@@ -1050,23 +1060,36 @@ class _RNNBase(Module):
         return wrap_as(like._result_class, np.zeros(shape, like._data.dtype))
 
     def forward(self, input, hx=None):
-        """(output, h_n) — for LSTM (output, (h_n, c_n)) — of the recurrence over input."""
+        """(output, h_n) — for LSTM (output, (h_n, c_n)) — of the recurrence over input, a
+        Tensor or a PackedSequence (then output is a PackedSequence too; Note [Recurrent layers
+        per door])."""
+        from .utils import rnn as _rnn
         lstm = self._gates == 4
-        unbatched = input.ndim == 2
-        if input.ndim not in (2, 3):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
-                             f"{input.ndim}D instead")
-        x = input.unsqueeze(1) if unbatched else (input.transpose(0, 1) if self.batch_first
-                                                    else input)
+        name = type(self).__name__
+        packed = isinstance(input, _rnn.PackedSequence)
+        mask, sorted_idx = None, None
+        if packed:
+            sorted_idx = input.sorted_indices
+            x, lengths = _rnn._pad_sorted(input)      # time-major, in the sorted order
+            mask = _R.length_mask(lengths, x.shape[0], x.shape[1], name)
+            unbatched = False
+        else:
+            if input.ndim not in (2, 3):
+                raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D "
+                                 "instead")
+            unbatched = input.ndim == 2
+            x = input.unsqueeze(1) if unbatched else (input.transpose(0, 1) if self.batch_first
+                                                        else input)
         if x.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {x.shape[-1]}")
         dirs = 2 if self.bidirectional else 1
         n = x.shape[1]
-        shape = (self.num_layers * dirs, n, self.hidden_size)
+        shape = (self.num_layers * dirs, n, self.proj_size or self.hidden_size)
+        c_shape = (self.num_layers * dirs, n, self.hidden_size)
         if hx is None:
             h0 = self._zeros(x, shape)
-            c0 = self._zeros(x, shape) if lstm else None
+            c0 = self._zeros(x, c_shape) if lstm else None
         else:
             h0, c0 = hx if lstm else (hx, None)
             if unbatched:
@@ -1074,34 +1097,31 @@ class _RNNBase(Module):
                 c0 = c0.unsqueeze(1) if lstm else None
             if tuple(h0.shape) != shape:
                 raise RuntimeError(f"Expected hidden size {shape}, got {tuple(h0.shape)}")
-        steps = x.shape[0]
-        layer_in = x
-        h_out, c_out = [], []
+            if lstm and tuple(c0.shape) != c_shape:
+                raise RuntimeError(f"Expected hidden size {c_shape}, got {tuple(c0.shape)}")
+            if sorted_idx is not None:       # torch permutes hx into the packed (sorted) order
+                h0 = h0.index_select(1, sorted_idx)
+                c0 = c0.index_select(1, sorted_idx) if lstm else None
+        weights = []
         for layer in range(self.num_layers):
-            outs = []
             for d in range(dirs):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                w = [getattr(self, p + sfx) if self.bias or p.startswith("weight") else None
-                     for p in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
-                k = layer * dirs + d
-                state = (h0[k], c0[k]) if lstm else h0[k]
-                seq = []
-                for s in (range(steps - 1, -1, -1) if d else range(steps)):
-                    state = self._cell(layer_in[s], state, *w)
-                    seq.append(state[0] if lstm else state)
-                if d:
-                    seq.reverse()
-                outs.append(_FN["stack"](seq, 0))
-                h_out.append(state[0] if lstm else state)
-                if lstm:
-                    c_out.append(state[1])
-            layer_in = outs[0] if dirs == 1 else _FN["concat"](outs, -1)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_in = F.dropout(layer_in, self.dropout, True)
-        out = layer_in
-        hn = _FN["stack"](h_out, 0)
-        cn = _FN["stack"](c_out, 0) if lstm else None
-        if unbatched:
+                weights.append(tuple(
+                    getattr(self, p + sfx) if (self.bias or p.startswith("weight"))
+                    and (self.proj_size or p != "weight_hr") else None
+                    for p in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")))
+        drop = (lambda t: F.dropout(t, self.dropout, True)) \
+            if self.dropout and self.training else None
+        out, hn, cn = _R.run(self._mode_name(), x, h0, c0, weights, self.num_layers,
+                             self.bidirectional, mask, drop)
+        if packed:
+            if input.unsorted_indices is not None:
+                hn = hn.index_select(1, input.unsorted_indices)
+                cn = cn.index_select(1, input.unsorted_indices) if lstm else None
+            t_idx, b_idx = _rnn._packed_rows(input.batch_sizes)
+            out = _rnn.PackedSequence(_rnn._rows(out, t_idx, b_idx, n), input.batch_sizes,
+                                      input.sorted_indices, input.unsorted_indices)
+        elif unbatched:
             out, hn = out.squeeze(1), hn.squeeze(1)
             cn = cn.squeeze(1) if lstm else None
         elif self.batch_first:
@@ -1111,6 +1131,8 @@ class _RNNBase(Module):
     def extra_repr(self):
         """input_size, hidden_size and the options that differ from the defaults."""
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if not self.bias:
@@ -1122,10 +1144,6 @@ class _RNNBase(Module):
         if self.bidirectional:
             s += ", bidirectional=True"
         return s
-
-
-def _gate_inputs(x, h, w_ih, w_hh, b_ih, b_hh):
-    return F.linear(x, w_ih, b_ih), F.linear(h, w_hh, b_hh)
 
 
 class RNN(_RNNBase):
@@ -1140,44 +1158,25 @@ class RNN(_RNNBase):
         self.nonlinearity = nonlinearity
         super().__init__(*args, **kwargs)
 
-    def _cell(self, x, h, w_ih, w_hh, b_ih, b_hh):
-        a, b = _gate_inputs(x, h, w_ih, w_hh, b_ih, b_hh)
-        return (a + b).tanh() if self.nonlinearity == "tanh" else (a + b).relu()
-
 
 class LSTM(_RNNBase):
     """Long short-term memory: gates i, f, g, o (in that order in the weights)."""
     _gates = 4
-
-    def _cell(self, x, state, w_ih, w_hh, b_ih, b_hh):
-        h, c = state
-        a, b = _gate_inputs(x, h, w_ih, w_hh, b_ih, b_hh)
-        g = a + b
-        n = self.hidden_size
-        i, f = g[..., :n].sigmoid(), g[..., n:2 * n].sigmoid()
-        gg, o = g[..., 2 * n:3 * n].tanh(), g[..., 3 * n:].sigmoid()
-        c = f * c + i * gg
-        return o * c.tanh(), c
+    _mode = "LSTM"
 
 
 class GRU(_RNNBase):
     """Gated recurrent unit: gates r, z, n (in that order in the weights)."""
     _gates = 3
-
-    def _cell(self, x, h, w_ih, w_hh, b_ih, b_hh):
-        a, b = _gate_inputs(x, h, w_ih, w_hh, b_ih, b_hh)
-        n = self.hidden_size
-        r = (a[..., :n] + b[..., :n]).sigmoid()
-        z = (a[..., n:2 * n] + b[..., n:2 * n]).sigmoid()
-        cand = (a[..., 2 * n:] + r * b[..., 2 * n:]).tanh()
-        return (1 - z) * cand + z * h
+    _mode = "GRU"
 
 
 class _RNNCellBase(Module):
     """RNNCell / LSTMCell / GRUCell: one step of the matching recurrent layer, with torch's
     parameters (weight_ih, weight_hh, bias_ih, bias_hh), initial values (uniform on
-    +-1/sqrt(hidden_size), in parameter order) and gate layouts. The step is the layer's own
-    `_cell`, so a cell and a one-step layer compute the same thing."""
+    +-1/sqrt(hidden_size), in parameter order) and gate layouts. The step is the core's
+    cell_step (oar/nn/_recurrent.py), as the layers', so a cell and a one-step layer compute
+    the same thing."""
     _layer = None  # the recurrent layer class whose step this cell runs
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
@@ -1225,8 +1224,11 @@ class _RNNCellBase(Module):
                 if tuple(h.shape) != shape:
                     raise RuntimeError(f"{name}: Expected hidden size {shape}, got "
                                        f"{tuple(h.shape)}")
-        out = self._layer._cell(self, x, state, self.weight_ih, self.weight_hh, self.bias_ih,
-                                self.bias_hh)
+        mode = self._layer._mode
+        if mode == "RNN_TANH" and self.nonlinearity == "relu":
+            mode = "RNN_RELU"
+        out = _R.cell_step(mode, x, state, self.weight_ih, self.weight_hh, self.bias_ih,
+                           self.bias_hh)
         if unbatched:
             out = tuple(h.squeeze(0) for h in out) if lstm else out.squeeze(0)
         return out

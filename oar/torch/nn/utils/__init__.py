@@ -114,3 +114,5 @@ def vector_to_parameters(vec, parameters):
             np.copyto(p._data, vec._data[off:off + k].reshape(p._data.shape), casting="unsafe")
             bump(p, "vector_to_parameters")
             off += k
+
+from . import rnn  # noqa: E402,F401  (torch.nn.utils.rnn: packed sequences)
