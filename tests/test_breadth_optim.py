@@ -396,3 +396,44 @@ def test_linear_warmup_drives_adamw_with_clip_like_paddle():
     assert ours[2] == theirs[2]
     for a, b in zip(ours[:2], theirs[:2]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam"])
+def test_parameter_group_hyper_parameters_like_paddle(name):
+    """A Paddle parameter group may set its own beta1, beta2 and epsilon."""
+    def run(fw):
+        rng = np.random.default_rng(5)
+        ws = [fw.to_tensor(rng.standard_normal(4).astype("float64"), stop_gradient=False)
+              for _ in range(2)]
+        if fw is paddle:
+            ws = [paddle.create_parameter([4], "float64",
+                                          default_initializer=paddle.nn.initializer.Assign(w))
+                  for w in ws]
+        opt = getattr(fw.optimizer, name)(learning_rate=0.1, parameters=[
+            {"params": [ws[0]]}, {"params": [ws[1]], "beta1": 0.5, "beta2": 0.9,
+                                  "epsilon": 1e-3}])
+        for _ in range(4):
+            g = fw.to_tensor(rng.standard_normal(4))
+            ((ws[0] * g).sum() + (ws[1] * g * 2).sum()).backward()
+            opt.step()
+            opt.clear_grad()
+        return [w.numpy() for w in ws]
+    for a, b in zip(run(oar), run(paddle)):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-14)
+
+
+def test_set_lr_and_set_lr_scheduler_like_paddle():
+    def make(fw):
+        w = (paddle.create_parameter([2], "float32") if fw is paddle
+             else oar.to_tensor([1.0, 2.0], stop_gradient=False))
+        return fw.optimizer.SGD(learning_rate=fw.optimizer.lr.StepDecay(0.1, 2),
+                                parameters=[w])
+    for fw in (paddle, oar):
+        o = make(fw)
+        with pytest.raises(RuntimeError):
+            o.set_lr(0.5)
+        assert o.get_lr() == 0.1
+        o.set_lr_scheduler(fw.optimizer.lr.ExponentialDecay(0.2, 0.5))
+        assert o.get_lr() == 0.2
+        with pytest.raises(TypeError):
+            o.set_lr_scheduler(0.3)

@@ -174,10 +174,28 @@ class Optimizer:
         return self._lr(self.param_groups[0])
 
     def set_lr(self, value):
-        """Sets the learning rate of every parameter group."""
-        value = _check_lr(value, type(self).__name__)
+        """Sets the learning rate of every parameter group (not while a scheduler drives it:
+        Paddle refuses that too)."""
+        name = type(self).__name__
+        if isinstance(value, lr.LRScheduler):
+            raise ArgTypeError(f"{name}.set_lr: the value must be a number, got a scheduler. "
+                               "Fix: optimizer.set_lr_scheduler(scheduler)")
+        if any(isinstance(g["lr"], lr.LRScheduler) for g in self.param_groups):
+            raise ArgValueError(f"{name}.set_lr: optimizer's learning rate can't be "
+                                "LRScheduler when invoke this API, because this will lead to "
+                                "conflict. Fix: step the scheduler, or set_lr_scheduler()")
+        value = _check_lr(value, name)
         for g in self.param_groups:
             g["lr"] = float(value)
+
+    def set_lr_scheduler(self, scheduler):
+        """Drives every parameter group's learning rate by `scheduler` (an LRScheduler)."""
+        if not isinstance(scheduler, lr.LRScheduler):
+            raise ArgTypeError(f"{type(self).__name__}.set_lr_scheduler: the scheduler must be "
+                               f"an LRScheduler, got {_what(scheduler)}")
+        for g in self.param_groups:
+            g["lr"] = scheduler
+        self._scheduler = scheduler
 
     # grads ----------------------------------------------------------------------
     def clear_grad(self, set_to_zero=True):
