@@ -198,3 +198,69 @@ def _kl_uniform_normal(p, q):
 @register_kl(Normal, Beta)
 def _kl_normal_infinity(p, q):
     return _infinite_like(p.loc)
+
+
+# --------------------------------------------------------- pairs of different families
+# KL(p || q) = -H(p) - E_p[log q], with E_p of the sufficient statistics of q in closed form.
+def _neg_log_normal_expectation(mean, var, q):
+    """-E[log N(x; q.loc, q.scale)] for x of the given mean and variance."""
+    return ((math.sqrt(2 * math.pi) * q.scale).log()
+            + (var + (mean - q.loc).pow(2)) / (2 * q.scale.pow(2)))
+
+
+def _uniform_mean_log(low, high):
+    """E[log x] for x uniform on [low, high] (low >= 0): (h log h - l log l) / (h - l) - 1."""
+    return (_t.xlogy(high, high) - _t.xlogy(low, low)) / (high - low) - 1
+
+
+def _where_inf(mask, result):
+    return _t.where(mask, _t.ones_like(result) * math.inf, result)
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    c1, c0 = p.concentration1, p.concentration0
+    mean_log = _t.digamma(c1) - _t.digamma(c1 + c0)
+    return (-p.entropy() - q.concentration * _t.log(q.rate) + _t.lgamma(q.concentration)
+            - (q.concentration - 1) * mean_log + q.rate * p.mean)
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p, q):
+    return -p.entropy() + _neg_log_normal_expectation(p.mean, p.variance, q)
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return _where_inf((q.low > 0) | (q.high < 1), result)
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p, q):
+    return -p.entropy() + _neg_log_normal_expectation(p.mean, p.variance, q)
+
+
+@register_kl(Gamma, Uniform)
+@register_kl(Gamma, Beta)
+def _kl_gamma_infinity(p, q):
+    return _infinite_like(p.concentration)
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    a, b = q.concentration1, q.concentration0
+    log_beta = _t.lgamma(a) + _t.lgamma(b) - _t.lgamma(a + b)
+    mean_log_x = _uniform_mean_log(p.low, p.high)
+    mean_log_1mx = _uniform_mean_log(1 - p.high, 1 - p.low)
+    result = (-(p.high - p.low).log() + log_beta - (a - 1) * mean_log_x
+              - (b - 1) * mean_log_1mx)
+    return _where_inf((p.low < 0) | (p.high > 1), result)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    k, r = q.concentration, q.rate
+    result = (-(p.high - p.low).log() - k * r.log() + _t.lgamma(k)
+              - (k - 1) * _uniform_mean_log(p.low, p.high) + r * (p.high + p.low) / 2)
+    return _where_inf(p.low < 0, result)
