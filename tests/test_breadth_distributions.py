@@ -520,3 +520,54 @@ def test_paddle_rsample_gradient_and_mixed_arguments():
                                          "Tensor"):
         OPD.Normal(loc, 1.0)
     assert oar.distribution is OPD
+
+
+# ------------------------------------------------------------------------ transforms
+def test_lognormal_and_transformed_distribution_match_torch():
+    o, t = _pair("LogNormal", (LOC, SCALE))
+    ot.manual_seed(8)
+    torch.manual_seed(8)
+    # the normal draws are torch's; exp itself may differ from torch's vectorised exp by an ulp
+    close(o.sample((3,)), t.sample((3,)), rtol=3e-7, atol=0)
+    v = np.exp(LOC[::-1].copy())
+    close(o.log_prob(O(v)), t.log_prob(T(v)), rtol=2e-5, atol=2e-5)
+    close(o.cdf(O(v)), t.cdf(T(v)), rtol=2e-5, atol=1e-6)
+    close(o.icdf(O(PROBS)), t.icdf(T(PROBS)), rtol=2e-5, atol=1e-6)
+    for prop in ("mean", "variance", "mode"):
+        close(getattr(o, prop), getattr(t, prop), rtol=2e-5, atol=1e-6)
+    close(o.entropy(), t.entropy(), rtol=2e-5, atol=1e-6)
+    o2, t2 = _pair("LogNormal", (RATE, CONC))
+    close(OD.kl_divergence(o, o2), TD.kl_divergence(t, t2), rtol=1e-5)
+
+    OT, TT = OD.transforms, TD.transforms
+
+    def build(M, tr, t):
+        return M.TransformedDistribution(
+            M.Normal(t(LOC), t(SCALE)),
+            [tr.AffineTransform(t(RATE), t(-CONC)), tr.SigmoidTransform()])
+
+    o, t = build(OD, OT, O), build(TD, TT, T)
+    assert (o.batch_shape, o.event_shape) == (t.batch_shape, t.event_shape)
+    ot.manual_seed(9)
+    torch.manual_seed(9)
+    x, y = o.rsample((2,)), t.rsample((2,))
+    close(x, y, rtol=1e-6, atol=1e-7)
+    close(o.log_prob(x), t.log_prob(y), rtol=1e-4, atol=1e-4)
+    close(o.cdf(O(PROBS)), t.cdf(T(PROBS)), rtol=1e-5, atol=1e-6)
+    assert repr(o.support) == repr(t.support)
+    ct_o = OT.ComposeTransform([OT.ExpTransform(), OT.AffineTransform(1.0, 2.0)])
+    ct_t = TT.ComposeTransform([TT.ExpTransform(), TT.AffineTransform(1.0, 2.0)])
+    assert repr(ct_o) == repr(ct_t)
+    xv = O(LOC)
+    close(ct_o.inv(ct_o(xv)), LOC, rtol=1e-5)
+    close(ct_o.log_abs_det_jacobian(xv, ct_o(xv)),
+          ct_t.log_abs_det_jacobian(T(LOC), ct_t(T(LOC))), rtol=1e-6)
+    close(ct_o.inv.log_abs_det_jacobian(ct_o(xv), xv),
+          ct_t.inv.log_abs_det_jacobian(ct_t(T(LOC)), T(LOC)), rtol=1e-6)
+    cached = OT.ExpTransform(cache_size=1)
+    y = cached(xv)
+    assert cached.inv(y) is xv
+    with pytest.raises(ValueError, match="cache_size must be 0 or 1"):
+        OT.ExpTransform(cache_size=2)
+    with pytest.raises(ValueError, match="transforms must be a Transform or list"):
+        OD.TransformedDistribution(OD.Normal(0.0, 1.0), "exp")

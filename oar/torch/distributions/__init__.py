@@ -12,9 +12,12 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .transformed_distribution import LogNormal, TransformedDistribution
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform,  # noqa: F401
+                         SigmoidTransform, Transform)
 from .uniform import Uniform
-from . import kl, utils  # noqa: F401
+from . import kl, transforms, utils  # noqa: F401
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "ExponentialFamily",
-           "Gamma", "Independent", "MultivariateNormal", "Normal", "Uniform", "kl_divergence",
-           "register_kl"]
+           "Gamma", "Independent", "LogNormal", "MultivariateNormal", "Normal",
+           "TransformedDistribution", "Uniform", "kl_divergence", "register_kl"]
