@@ -53,7 +53,6 @@ IGNORE = [r"^\d+\.\d+\.\d+\S*$"]
 
 # program -> triage line (first error on oar and its cause); see /tmp/h5_triage.md
 XFAIL = {
-    "transformer_lm": "paddle.nn.TransformerEncoderLayer is missing in the Paddle door",
     "guide_auto_type_promotion": (
         "line 28 `a = paddle.rand([3,3], dtype = 'bfloat16')`: TypeError: unknown dty"
         "pe 'bfloat16'; expected one of ['bool', 'float16', 'float32', 'float64', 'in"
