@@ -437,3 +437,83 @@ def test_set_lr_and_set_lr_scheduler_like_paddle():
         assert o.get_lr() == 0.2
         with pytest.raises(TypeError):
             o.set_lr_scheduler(0.3)
+
+
+# ------------------------------------------------------------------------- Paddle LBFGS
+def _lbfgs_run(fw, dtype, kw, calls=3, rosenbrock=False):
+    rng = np.random.default_rng(11)
+    A = rng.standard_normal((6, 3)).astype(dtype)
+    y = rng.standard_normal(6).astype(dtype)
+    w0 = (np.array([-1.2, 1.0, 0.5]) if rosenbrock else rng.standard_normal(3)).astype(dtype)
+    b0 = np.array([0.5], dtype)
+    if fw is paddle:
+        w = paddle.create_parameter([3], dtype, default_initializer=paddle.nn.initializer.Assign(w0))
+        b = paddle.create_parameter([1], dtype, default_initializer=paddle.nn.initializer.Assign(b0))
+    else:
+        w, b = oar.to_tensor(w0, stop_gradient=False), oar.to_tensor(b0, stop_gradient=False)
+    At, yt = fw.to_tensor(A), fw.to_tensor(y)
+    opt = fw.optimizer.LBFGS(parameters=[w, b], **kw)
+
+    def closure():
+        opt.clear_grad()
+        if rosenbrock:
+            loss = ((1 - w[:2]) ** 2).sum() + 100 * ((w[1:] - w[:2] ** 2) ** 2).sum() \
+                + (b * b).sum()
+        else:
+            r = fw.matmul(At, w) + b - yt
+            loss = (r * r).sum() + (w ** 4).sum() * 0.1
+        loss.backward()
+        return loss
+    losses = [float(opt.step(closure)) for _ in range(calls)]
+    st = opt.state_dict()["state"]
+    return w.numpy(), b.numpy(), losses, (st["func_evals"], st["n_iter"])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kw", [{}, dict(line_search_fn="strong_wolfe"),
+                                dict(max_iter=5, history_size=2, learning_rate=0.5),
+                                dict(max_iter=7, history_size=3, line_search_fn="strong_wolfe")])
+@pytest.mark.parametrize("rosenbrock", [False, True])
+def test_lbfgs_matches_paddle(dtype, kw, rosenbrock):
+    if rosenbrock and dtype == "float32":
+        # in Rosenbrock's ill-conditioned valley float32 rounding differences (paddle sums
+        # its inner products its own way) send the line search down another path: only
+        # float64, where the two agree to 1e-10, is compared there
+        pytest.skip("float32 paths diverge chaotically on Rosenbrock; float64 compared")
+    if rosenbrock and "line_search_fn" not in kw:
+        kw = dict(kw, learning_rate=0.01)
+    ours = _lbfgs_run(oar, dtype, kw, rosenbrock=rosenbrock)
+    theirs = _lbfgs_run(paddle, dtype, kw, rosenbrock=rosenbrock)
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
+    for a, b in zip(ours[:3], theirs[:3]):
+        np.testing.assert_allclose(a, b, **tol)
+    if dtype == "float64":           # float32 may stop one iteration apart near a tolerance
+        assert ours[3] == theirs[3]
+
+
+def test_lbfgs_state_keys_and_minimize_like_paddle():
+    w = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    opt = oar.optimizer.LBFGS(parameters=[w], max_iter=3)
+
+    def closure():
+        opt.clear_grad()
+        loss = ((w - 3.0) ** 2).sum()
+        loss.backward()
+        return loss
+    opt.step(closure)
+    opt.step(closure)
+    pw = paddle.create_parameter([2], "float32",
+                                 default_initializer=paddle.nn.initializer.Assign(
+                                     np.array([1.0, 2.0], "float32")))
+    popt = paddle.optimizer.LBFGS(parameters=[pw], max_iter=3)
+
+    def pclosure():
+        popt.clear_grad()
+        loss = ((pw - 3.0) ** 2).sum()
+        loss.backward()
+        return loss
+    popt.step(pclosure)
+    popt.step(pclosure)
+    assert sorted(opt.state_dict()["state"]) == sorted(popt.state_dict()["state"])
+    with pytest.raises(NotImplementedError):
+        opt.minimize(closure())

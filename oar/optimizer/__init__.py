@@ -1095,6 +1095,6 @@ class L2Decay:
         self.coeff = coeff
 
 
-# Paddle's Adamax, NAdam, RAdam, ASGD and Rprop (Note [Paddle Adam relatives]): imported
+# Paddle's Adamax, NAdam, RAdam, ASGD, Rprop (Note [Paddle Adam relatives]) and LBFGS: imported
 # last, as they build on oar.optim's classes, which build on the ones above
-from ._more import ASGD, Adamax, NAdam, RAdam, Rprop  # noqa: E402,F401
+from ._more import ASGD, LBFGS, Adamax, NAdam, RAdam, Rprop  # noqa: E402,F401

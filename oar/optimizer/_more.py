@@ -18,10 +18,12 @@ import numpy as np
 
 from .. import optim as _optim
 from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd import saved as _saved
+from ..autograd.inplace import bump
 from ..tensor import wrap_as
 from . import Optimizer, _AdaptiveBase, _iterable, _wd, lr
 
-__all__ = ["Adamax", "NAdam", "RAdam", "ASGD", "Rprop"]
+__all__ = ["Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS"]
 
 
 def _f32(x):
@@ -41,6 +43,11 @@ class _PaddleAdamRelative:
     _round = True              # Adamax rounds in its update (its beta1^t uses the raw beta1)
 
     def _check_hyper(self, group):
+        # a Paddle parameter group names its own beta1 / beta2 / epsilon
+        b1, b2 = group["betas"]
+        group["betas"] = (group.pop("beta1", b1), group.pop("beta2", b2))
+        if "epsilon" in group:
+            group["eps"] = group.pop("epsilon")
         super()._check_hyper(group)
         if not self._round:
             return
@@ -178,3 +185,93 @@ class Rprop(_AdaptiveBase):
         agree *= rates
         p._data -= agree
 
+
+
+_PADDLE_LBFGS_KEYS = {"t": "alpha", "old_dirs": "old_yk", "old_stps": "old_sk", "ro": "ro"}
+
+
+class LBFGS(Optimizer):
+    """L-BFGS (Paddle's arguments); step(closure) needs the closure (which clears the
+    gradients, computes the loss, calls backward and returns the loss). Up to max_iter
+    quasi-Newton iterations per step, with line_search_fn='strong_wolfe' or fixed steps of
+    learning_rate. The iteration is the core's (Note [One L-BFGS]); the state is one dict,
+    as Paddle's, and state_dict() returns {'state': it}."""
+
+    def __init__(self, learning_rate=1.0, max_iter=20, max_eval=None, tolerance_grad=1e-07,
+                 tolerance_change=1e-09, history_size=100, line_search_fn=None,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        if max_eval is None:
+            max_eval = max_iter * 5 // 4
+        super().__init__(parameters, dict(
+            lr=learning_rate, max_iter=max_iter, max_eval=max_eval,
+            tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
+            history_size=history_size, line_search_fn=line_search_fn))
+        self.learning_rate, self.max_iter, self.max_eval = learning_rate, max_iter, max_eval
+        self.tolerance_grad, self.tolerance_change = tolerance_grad, tolerance_change
+        self.history_size, self.line_search_fn = history_size, line_search_fn
+        self.state = {}
+        self._params = self.param_groups[-1]["params"]   # Paddle: the last group's
+
+    # the parameters as one flat vector (Note [One L-BFGS]) ------------------------
+    def _flat_grad(self):
+        ps = self._params
+        return wrap_as(ps[0]._result_class, np.concatenate([
+            np.zeros(p._data.size, p._data.dtype) if p._grad is None
+            else p._grad._data.reshape(-1) for p in ps]))
+
+    def _write(self, p, value):
+        _saved.before_write(p)        # Note [Mutation of saved tensors allowed]
+        np.copyto(p._data, value)
+        bump(p, "LBFGS.step")
+
+    def _move_by(self, t, direction):
+        start = 0
+        for p in self._params:
+            n = p._data.size
+            self._write(p, (p + direction[start:start + n].reshape(p.shape) * t)._data)
+            start += n
+
+    def _loss_and_grad_at(self, evaluate, origin, t, direction):
+        self._move_by(t, direction)
+        loss = float(evaluate())
+        grad = self._flat_grad()
+        for p, saved in zip(self._params, origin):
+            self._write(p, saved._data)
+        return loss, grad
+
+    def step(self, closure):
+        """Runs the L-BFGS iterations, calling closure() for every evaluation; returns the
+        first loss."""
+        from ..autograd import grad_mode
+        from . import _lbfgs
+
+        def evaluate():
+            with grad_mode.enable_grad():
+                return closure()
+
+        def first_scale(grad):        # Paddle starts H_diag as a 0-d tensor of 1
+            return wrap_as(grad._result_class, np.ones((), grad._data.dtype))
+
+        with grad_mode.no_grad():
+            return _lbfgs.iterate(self, evaluate, self.param_groups[-1], self.state,
+                                  keys=_PADDLE_LBFGS_KEYS, budget=lambda evals: 25,
+                                  first_scale=first_scale)
+
+    def state_dict(self):
+        """{'state': the iteration's state} (Paddle's layout)."""
+        return {"state": dict(self.state)}
+
+    def set_state_dict(self, state_dict):
+        """Restores what state_dict() returned."""
+        if not isinstance(state_dict, dict) or not isinstance(state_dict.get("state"), dict):
+            raise ArgTypeError("LBFGS.set_state_dict: expected {'state': {...}} as "
+                               "state_dict() returns")
+        self.state = dict(state_dict["state"])
+
+    load_state_dict = set_state_dict
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """Not available: L-BFGS needs step(closure)."""
+        raise NotImplementedError("LBFGS optimizer does not use this way to minimize loss. "
+                                  "Use opt.step(closure) (the closure computes the loss and "
+                                  "calls backward).")
