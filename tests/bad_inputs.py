@@ -1666,6 +1666,11 @@ row("optimizer.Rprop: etas not around 1", ValueError,
     lambda t, e: t.optim.Rprop(_tp(t), etas=(1.5, 1.2)), build=_params)
 row("optimizer.Rprop: step with a bad second gradient", RuntimeError,
     lambda e: _bad_second_grad(opt.Rprop(parameters=[e.p, e.q]), e.q), build=_with_grads)
+row("optimizer.LBFGS: a single tensor as parameters", TypeError,
+    lambda e: opt.LBFGS(parameters=e.p), build=_params)
+row("optimizer.LBFGS: an unknown line search", RuntimeError,
+    lambda e: opt.LBFGS(parameters=[e.p], line_search_fn="backtracking").step(
+        lambda: (lambda loss: (loss.backward(), loss)[1])((e.p * e.p).sum())), build=_params)
 
 
 def _tp(t):
