@@ -652,6 +652,12 @@ row("Tensor.narrow: start out of range", IndexError, lambda e: e.x.narrow(0, -5,
     lambda t, e: e.x.narrow(0, -5, 1))
 row("Tensor.narrow: negative length", RuntimeError, lambda e: e.x.narrow(0, 0, -1),
     lambda t, e: e.x.narrow(0, 0, -1))
+row("oar.slice,Tensor.slice: axis out of range", IndexError,
+    lambda e: oar.slice(e.x, [5], [0], [1]))   # Paddle-only
+row("Tensor.slice: axes and starts of different lengths", ValueError,
+    lambda e: e.x.slice([0, 1], [0], [1]))
+row("Tensor.slice: a float tensor bound", TypeError,
+    lambda e: e.x.slice([0], [oar.to_tensor([0.5])], [1]))
 row("oar.select,Tensor.select: index out of range", IndexError,
     lambda e: oar.select(e.x, 0, 5), lambda t, e: t.select(e.x, 0, 5))
 row("Tensor.select: dim out of range", IndexError, lambda e: e.x.select(5, 0),

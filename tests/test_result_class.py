@@ -147,6 +147,7 @@ SAMPLES = {
     "expand": (lambda: oar.expand(X((1, 4)), [2, 4]), False),
     "select": (lambda: oar.select(X(), 0, 1), False),
     "narrow": (lambda: oar.narrow(X(), 1, 0, 2), False),
+    "slice": (lambda: oar.slice(X(), [1], [0], [2]), False),
     "diagonal": (lambda: oar.diagonal(X()), False),
     "as_strided": (lambda: oar.as_strided(X(), [2, 2], [1, 1]), False),
     "unfold": (lambda: oar.unfold(X(), 1, 2, 1), False),

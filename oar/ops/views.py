@@ -897,6 +897,52 @@ def narrow(x, dim, start, length, name=None):
     return _generic_view(x, "narrow", lambda a: _slice_dim(a, d, start, start + length))
 
 
+def _paddle_bound(v, op, what):
+    """A start/end of paddle.slice: an int or a one-element integer tensor."""
+    if isinstance(v, Tensor):
+        if v._data.size != 1 or v._data.dtype.kind not in "iu":
+            raise ArgTypeError(f"{op}(): each of {what} must be an int or a one-element integer "
+                               f"tensor, got a {v.dtype.name} tensor of shape "
+                               f"{fmt_shape(v._data.shape)}")
+        return int(v._data.reshape(-1)[0])
+    return A.integer(v, op, what)
+
+
+def slice_axes(input, axes, starts, ends):
+    """paddle.slice: a view of input cut to [starts[i], ends[i]) along each axes[i]; negative
+    bounds count from the end, bounds past the end are clamped (Python's slice rule)."""
+    _no_0d(input, "slice")
+    lists = []
+    for what, v in (("axes", axes), ("starts", starts), ("ends", ends)):
+        if isinstance(v, Tensor):
+            v = v.tolist()
+        if not isinstance(v, (list, tuple)):
+            raise ArgTypeError(f"slice(): {what} must be a list or tuple, got "
+                               f"{type(v).__name__}")
+        lists.append(list(v))
+    axes, starts, ends = lists
+    if not len(axes) == len(starts) == len(ends):
+        raise ArgValueError(f"slice(): axes, starts and ends must have the same length, got "
+                            f"{len(axes)}, {len(starts)} and {len(ends)}")
+    nd = input._data.ndim
+    bounds = {}
+    for ax, st, en in zip(axes, starts, ends):
+        d = A.axis(ax, nd, "slice", "axes")
+        n = input._data.shape[d]
+        lo, hi, _ = builtins_slice(_paddle_bound(st, "slice", "starts"),
+                                   _paddle_bound(en, "slice", "ends")).indices(n)
+        bounds[d] = (lo, max(lo, hi))
+
+    def cut(a):
+        for d, (lo, hi) in bounds.items():
+            a = _slice_dim(a, d, lo, hi)
+        return a
+    return _generic_view(input, "slice", cut)
+
+
+builtins_slice = slice
+
+
 class _At:
     """An object exposing an array interface; np.asarray of it is a view that keeps `base`."""
     __slots__ = ("__array_interface__", "base")
@@ -1195,7 +1241,8 @@ for _name, _fn in dict(view=view, reshape=reshape, view_as=view_as, reshape_as=r
                        broadcast_to=broadcast_to, expand_as=expand_as, select=select,
                        narrow=narrow, split=split, chunk=chunk, tensor_split=tensor_split,
                        unbind=unbind, diagonal=diagonal, as_strided=as_strided, unfold=unfold,
-                       detach=detach, detach_=detach_, contiguous=contiguous).items():
+                       detach=detach, detach_=detach_, contiguous=contiguous,
+                       slice=slice_axes).items():
     # the method gets a Tensor by construction; the function spelling checks its operand
     R.register_function(_name, _fn, function=False)
     R.register_function(_name, _fn if _name == "reshape" else _tensor_first(_fn, _name),
