@@ -517,3 +517,29 @@ def test_lbfgs_state_keys_and_minimize_like_paddle():
     assert sorted(opt.state_dict()["state"]) == sorted(popt.state_dict()["state"])
     with pytest.raises(NotImplementedError):
         opt.minimize(closure())
+
+
+@pytest.mark.parametrize("key", sorted(SCHEDULES) + ["ReduceOnPlateau"])
+def test_every_scheduler_drives_an_optimizer_like_paddle(key):
+    """Each scheduler as learning_rate= of an optimizer: opt.get_lr() and the parameters
+    follow paddle's step by step (ReduceOnPlateau fed the loss)."""
+    def run(fw):
+        sched = (fw.optimizer.lr.ReduceOnPlateau(0.5, patience=1) if key == "ReduceOnPlateau"
+                 else _make(fw.optimizer.lr, key))
+        w0 = np.array([1.0, -2.0, 0.5])
+        w = (paddle.create_parameter([3], "float64",
+                                     default_initializer=paddle.nn.initializer.Assign(w0))
+             if fw is paddle else oar.to_tensor(w0, stop_gradient=False))
+        opt = fw.optimizer.Momentum(learning_rate=sched, momentum=0.5, parameters=[w])
+        rates = []
+        for i in range(12):
+            loss = (w * w).sum()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            sched.step(LOSSES[i]) if key == "ReduceOnPlateau" else sched.step()
+            rates.append(opt.get_lr())
+        return rates, w.numpy()
+    ours, theirs = run(oar), run(paddle)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-13, atol=1e-15)
