@@ -10,8 +10,8 @@
 # weight_decay (a float or L2Decay) is L2 added to the clipped gradient, and each step
 # writes a parameter once (Note [Optimizer version bumps]). Paddle's ASGD is not
 # PyTorch's (it averages the last batch_num gradients: stochastic average gradient) and
-# its Rprop bounds the per-element rates by learning_rate_range, so those two are their
-# own classes here.
+# its Rprop takes its own arguments (learning_rate_range, no weight decay), so those two
+# are their own classes here; Rprop's update (rprop_move) is the torch door's too.
 from __future__ import annotations
 
 import numpy as np
@@ -163,27 +163,41 @@ class Rprop(_AdaptiveBase):
                                           etas=tuple(etas)))
 
     def _update(self, p, g, rate, group):
-        dt = p._data.dtype.type
         st = self._state_of(p)
         if "prev" not in st:                     # the rates start at the initial rate
             st["prev"] = wrap_as(p._result_class, np.zeros_like(p._data))
-            st["learning_rates"] = wrap_as(p._result_class, np.full_like(p._data, dt(rate)))
+            st["learning_rates"] = wrap_as(p._result_class,
+                                           np.full_like(p._data, p._data.dtype.type(rate)))
         self._tick(st)
-        shrink, grow = (dt(e) for e in group["etas"])
-        lo, hi = (dt(b) for b in group["learning_rate_range"])
-        prev, rates = st["prev"]._data, st["learning_rates"]._data
-        agree, factor = self._scratch(p), self._scratch(p, "f")
-        np.multiply(g, prev, out=agree)
-        factor.fill(1)
-        factor[agree > 0] = grow
-        factor[agree < 0] = shrink
-        rates *= factor
-        np.clip(rates, lo, hi, out=rates)
-        np.copyto(prev, g)
-        prev[agree < 0] = 0                      # after a flip: stay, forget the gradient
-        np.sign(prev, out=agree)
-        agree *= rates
-        p._data -= agree
+        rprop_move(p._data, g, st["prev"]._data, st["learning_rates"]._data,
+                   group["etas"], group["learning_rate_range"],
+                   (self._scratch(p), self._scratch(p, "f")))
+
+
+def rprop_move(x, g, prev, rates, etas, bounds, scratch):
+    """One Rprop update, in place, of the arrays x (the parameter), prev (the last
+    gradient) and rates (the per-element step lengths) from the gradient g: both doors'
+    Rprop (PyTorch's Rprop and Paddle's compute the same, each op rounding once, so both
+    agree with their framework bit for bit). Each rate grows by etas[1] where g keeps
+    prev's sign, shrinks by etas[0] where it flips, stays where either is zero, then is
+    kept within bounds; where the sign flipped the element stays put and prev forgets
+    the gradient (so the next step neither grows nor shrinks it); elsewhere
+    x -= sign(g) * rate. scratch: two arrays like x."""
+    dt = x.dtype.type
+    shrink, grow = dt(etas[0]), dt(etas[1])
+    agree, factor = scratch
+    np.multiply(g, prev, out=agree)
+    np.sign(agree, out=factor)          # mapped in this order, as torch does: a NaN stays
+    factor[factor > 0] = grow           # (grow and shrink are positive: no mask catches
+    factor[factor < 0] = shrink         # a value written by an earlier one)
+    factor[factor == 0] = 1
+    rates *= factor
+    np.clip(rates, dt(bounds[0]), dt(bounds[1]), out=rates)
+    np.copyto(prev, g)
+    prev[factor == shrink] = 0
+    np.sign(prev, out=agree)
+    agree *= rates
+    x -= agree
 
 
 

@@ -1,8 +1,9 @@
 """Rprop, ASGD, Adafactor and LBFGS of the torch door.
 
-Unlike the core optimizers, these have no kernel of their own: each update is a sequence of
-torch-door tensor ops chosen to be the sequence torch 2.13 performs on the CPU with
-foreach=None. The same ops in the same order round the same way, so parameters, state (its
+Unlike the core optimizers, ASGD and Adafactor have no kernel of their own: each update is a
+sequence of torch-door tensor ops chosen to be the sequence torch 2.13 performs on the CPU with
+foreach=None (Rprop's update is the core's rprop_move, shared with the Paddle door: each of
+its ops rounds once, as torch's do). The same ops in the same order round the same way, so parameters, state (its
 keys, their order, the dtypes) and parameter versions come out as torch's. That is also why
 they make their temporaries afresh each step instead of reusing buffers (Note [Optimizer steps
 do not allocate] is for the core optimizers): fusing two ops would change the rounding.
@@ -15,9 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...autograd import saved as _saved
 from ...autograd.errors import ArgValueError
 from ...autograd.inplace import bump
 from ...optimizer import _lbfgs
+from ...optimizer._more import rprop_move
 from ...tensor import wrap_as
 from .._tensor import Tensor
 from .optimizer import Optimizer
@@ -108,18 +111,6 @@ class _PerParameterOptimizer(_ChecksInConstructor):
 
 
 # ------------------------------------------------------------------------------- Rprop
-def _rprop_factors(agreement, shrink, grow):
-    """Per element of agreement (gradient times previous gradient): grow where it is
-    positive (the same sign twice), shrink where negative (the sign flipped), 1 where either
-    gradient is zero. Each mask is read after the previous write, which is safe only because
-    grow and shrink are both positive: neither value is caught by a later mask."""
-    factor = agreement.sign()
-    factor[factor.gt(0)] = grow
-    factor[factor.lt(0)] = shrink
-    factor[factor.eq(0)] = 1
-    return factor
-
-
 class Rprop(_PerParameterOptimizer):
     """torch.optim.Rprop(params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
     capturable=False, foreach=None, maximize=False, differentiable=False).
@@ -145,21 +136,17 @@ class Rprop(_PerParameterOptimizer):
         state["step_size"] = torch.full_like(p.grad, _number(group["lr"]))
 
     def _move(self, p, grad, state, group, torch):
-        shrink, grow = group["etas"]
-        shortest, longest = group["step_sizes"]
         _advance_step(state)
         prev, step_size = state["prev"], state["step_size"]
-        factor = _rprop_factors(grad.mul(prev), shrink, grow)
-        step_size.mul_(factor).clamp_(shortest, longest)
-        # where the sign flipped, the last move jumped over a minimum: this step leaves the
-        # element where it is, and remembering a zero gradient there means the next step
-        # neither grows nor shrinks its length
-        grad = grad.clone()
-        grad[factor.eq(shrink)] = 0
-        # sign * length is exact, so subtracting it rounds as torch's
-        # p.addcmul_(sign, length, value=-1) does
-        p.sub_(grad.sign().mul(step_size))
-        prev.copy_(grad)
+        # the core's update (shared with the Paddle door), then the version bumps of the ops
+        # this class ran before: step_size.mul_(factor).clamp_(...), p.sub_(...), prev.copy_(grad)
+        _saved.before_write(p)          # Note [Mutation of saved tensors allowed]
+        rprop_move(p._data, grad._data, prev._data, step_size._data, group["etas"],
+                   group["step_sizes"], (np.empty_like(p._data), np.empty_like(p._data)))
+        bump(step_size, "mul_")
+        bump(step_size, "clamp_")
+        bump(p, "sub_")
+        bump(prev, "copy_")
 
 
 # -------------------------------------------------------------------------------- ASGD
