@@ -17,3 +17,7 @@ __all__ += ["cholesky", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_rank"
 # ---- norms, einsum, cdist
 from .ops.norms import matrix_norm, norm, vector_norm  # noqa: E402,F401
 __all__ += ["matrix_norm", "norm", "vector_norm"]
+
+# ---- matrix_power, multi_dot (oar/ops/more_ops.py)
+from .ops.more_ops import matrix_power, multi_dot  # noqa: E402,F401
+__all__ += ["matrix_power", "multi_dot"]

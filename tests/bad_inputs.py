@@ -488,6 +488,7 @@ _LEAF_SKIP.add("bitwise_invert_")   # bitwise_not_ (skipped above) under Paddle'
 _LEAF_ARGS.update({   # oar/ops/special.py
     **{n + "_": (lambda e: (e.y,)) for n in ("gammainc", "gammaincc", "igamma", "igammac")},
     "polygamma_": lambda e: (1,), "multigammaln_": lambda e: (2,), "mvlgamma_": lambda e: (2,)})
+_LEAF_ARGS.update({"atan2_": lambda e: (e.y,), "arctan2_": lambda e: (e.y,)})   # more_ops.py
 for _name in sorted(n for n in dir(oar) if n.endswith("_") and not n.startswith("_")):
     if _name in _LEAF_SKIP:
         continue
@@ -2485,3 +2486,46 @@ row("nn.BiRNN: cells of different input sizes", ValueError,
     lambda e: nn.BiRNN(nn.GRUCell(3, 4), nn.GRUCell(5, 4)))
 row("nn.RNNCellBase: a cell without state_shape asked for initial states",
     NotImplementedError, lambda e: nn.RNNCellBase().get_initial_states(f32(2, 3)))
+
+# everyday ops (oar/ops/more_ops.py; tests/test_breadth_ops2.py)
+row("oar.atan2,Tensor.atan2,oar.arctan2,Tensor.arctan2: shapes do not broadcast", RuntimeError,
+    lambda e: oar.atan2(e.x, e.v), lambda t, e: t.atan2(e.x, e.v))
+row("oar.atan2_,Tensor.atan2_,oar.arctan2_,Tensor.arctan2_: float result into int64 in place",
+    RuntimeError, lambda e: e.n.atan2_(e.x), lambda t, e: e.n.atan2_(e.x))
+row("oar.logaddexp,Tensor.logaddexp,oar.logaddexp2,Tensor.logaddexp2: shapes do not broadcast",
+    RuntimeError, lambda e: oar.logaddexp2(e.x, e.v), lambda t, e: t.logaddexp2(e.x, e.v))
+row("oar.dot,Tensor.dot: vectors of different lengths", RuntimeError,
+    lambda e: oar.dot(e.v, e.v[:3]), lambda t, e: t.dot(e.v, e.v[:3]))
+row("oar.mv,Tensor.mv: sizes do not match", RuntimeError,
+    lambda e: oar.mv(e.x, e.v), lambda t, e: t.mv(e.x, e.v))
+row("oar.rot90,Tensor.rot90: the same dim twice", RuntimeError,
+    lambda e: oar.rot90(e.x, 1, [0, 0]), lambda t, e: t.rot90(e.x, 1, [0, 0]))
+row("oar.fliplr,Tensor.fliplr: 1-D input", RuntimeError,
+    lambda e: oar.fliplr(e.v), lambda t, e: t.fliplr(e.v))
+row("oar.flipud,Tensor.flipud: 0-d input", RuntimeError,
+    lambda e: e.v[0].flipud(), lambda t, e: e.v[0].flipud())
+row("oar.nansum,Tensor.nansum: dim out of range", IndexError,
+    lambda e: oar.nansum(e.x, 5), lambda t, e: t.nansum(e.x, 5))
+row("oar.nanmean,Tensor.nanmean: integer input", RuntimeError,
+    lambda e: e.n.nanmean(), lambda t, e: e.n.nanmean())
+row("oar.diff,Tensor.diff: 0-d input", RuntimeError,
+    lambda e: oar.diff(e.v[0]), lambda t, e: t.diff(e.v[0]))
+row("oar.repeat_interleave,Tensor.repeat_interleave: negative repeats", RuntimeError,
+    lambda e: e.x.repeat_interleave(-1), lambda t, e: e.x.repeat_interleave(-1))
+row("oar.take_along_dim,Tensor.take_along_dim: float indices", RuntimeError,
+    lambda e: oar.take_along_dim(e.x, e.fidx), lambda t, e: t.take_along_dim(e.x, e.fidx))
+row("oar.tensordot,Tensor.tensordot: contracted sizes differ", RuntimeError,
+    lambda e: oar.tensordot(e.x, e.x, 1), lambda t, e: t.tensordot(e.x, e.x, 1))
+row("oar.matrix_power,Tensor.matrix_power: not square", RuntimeError,
+    lambda e: e.x.matrix_power(2), lambda t, e: e.x.matrix_power(2))
+row("oar.isin,Tensor.isin: None elements", TypeError,
+    lambda e: oar.isin(None, e.x), lambda t, e: t.isin(None, e.x))
+row("oar.broadcast_shapes: shapes do not broadcast", RuntimeError,
+    lambda e: oar.broadcast_shapes((3,), (4,)), lambda t, e: t.broadcast_shapes((3,), (4,)))
+row("oar.broadcast_tensors: shapes do not broadcast", RuntimeError,
+    lambda e: oar.broadcast_tensors([e.x, e.v]), lambda t, e: t.broadcast_tensors(e.x, e.v))
+# Paddle's own (paddle.broadcast_shape raises ValueError)
+row("oar.broadcast_shape: shapes do not broadcast", ValueError,
+    lambda e: oar.broadcast_shape([3], [4]))
+row("oar.atleast_1d,oar.atleast_2d,oar.atleast_3d: None", TypeError,
+    lambda e: oar.atleast_2d(None), lambda t, e: t.atleast_2d(None))

@@ -951,3 +951,21 @@ EXEMPT += [
            ("tests/test_breadth_special.py",),
            ("ndtr", "ndtri", "log_ndtr", "erfcx", "entr", "xlog1py", "zeta")),
 ]
+
+# ---------------------------------------------------------------- oar/ops/more_ops.py
+ROWS += [
+    OpRow("atan2", np.arctan2, 2, shapes=((3, 4), (4,)), domain=(0.3, 2.0)),
+    OpRow("logaddexp", np.logaddexp, 2, inplace=False, shapes=((3, 4), (4,)),
+          float_into_int_error=None),
+    OpRow("logaddexp2", np.logaddexp2, 2, inplace=False, float_into_int_error=None),
+]
+ALIASES.update({"arctan2": "atan2"})
+EXEMPT += [
+    Exempt("everyday ops of oar/ops/more_ops.py: values, dtypes, node names and float64 "
+           "gradients against torch 2.13 and paddle 3.3.1, gradcheck on non-contiguous "
+           "inputs, errors", ("tests/test_breadth_ops2.py",),
+           ("dot", "mv", "rot90", "fliplr", "flipud", "nansum", "nanmean", "diff",
+            "repeat_interleave", "take_along_dim", "tensordot", "matrix_power", "isin",
+            "broadcast_shape", "broadcast_shapes", "broadcast_tensors", "atleast_1d",
+            "atleast_2d", "atleast_3d")),
+]

@@ -388,3 +388,25 @@ SAMPLES.update({
     "bitwise_invert": (lambda: oar.bitwise_invert(X(dtype="int64")), False),
     "bitwise_invert_": _inplace(lambda: (lambda x: (oar.bitwise_invert_(x), x))(X(dtype="int64"))),
 })
+
+# everyday ops (oar/ops/more_ops.py; values and gradients in tests/test_breadth_ops2.py)
+SAMPLES.update({
+    "dot": (lambda: oar.dot(X((4,)), X((4,))), False),
+    "mv": (lambda: oar.mv(X(), X((4,))), False),
+    "rot90": (lambda: oar.rot90(X(), 1, [0, 1]), False),
+    "fliplr": (lambda: oar.fliplr(X()), False),
+    "flipud": (lambda: oar.flipud(X()), False),
+    "nansum": (lambda: oar.nansum(X(), 1), False),
+    "nanmean": (lambda: oar.nanmean(X(), 0), False),
+    "diff": (lambda: oar.diff(X(), 1, 0, X((1, 4))), False),
+    "repeat_interleave": (lambda: oar.repeat_interleave(X(), door([1, 0, 2]), 0), False),
+    "take_along_dim": (lambda: oar.take_along_dim(X(), door([[0], [2], [1]]), 1), False),
+    "tensordot": (lambda: oar.tensordot(X(), X((4, 2)), 1), False),
+    "matrix_power": (lambda: oar.matrix_power(X((3, 3)), 3), False),
+    "isin": (lambda: oar.isin(X(), X((2,))), False),
+    "broadcast_tensors": (lambda: oar.broadcast_tensors([X((3, 1)), X((4,))]), False),
+    "atleast_1d": (lambda: oar.atleast_1d(X(()), X((2,))), False),
+    "atleast_2d": (lambda: oar.atleast_2d(X((2,))), False),
+    "atleast_3d": (lambda: oar.atleast_3d(X((2,))), False),
+})
+NO_TENSOR_INPUT |= {"broadcast_shape", "broadcast_shapes"}

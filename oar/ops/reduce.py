@@ -125,7 +125,8 @@ def _reduction(op):
             keepdim = keepdims
         if isinstance(keepdim, str) or (keepdim is not False and keepdim is not True and keepdim is not None
                                         and not isinstance(keepdim, (bool, np.bool_))):
-            keepdim, dtype = False, keepdim   # Paddle order: sum(x, axis, dtype, keepdim)
+            # Paddle order: sum(x, axis, dtype, keepdim) (keepdim arrived in dtype's place)
+            keepdim, dtype = (dtype if isinstance(dtype, (bool, np.bool_)) else False), keepdim
         if isinstance(dtype, bool):
             keepdim, dtype = dtype, None      # PyTorch order: sum(x, dim, keepdim)
         axes = _axes(axis, x._data.ndim, op.name)

@@ -234,3 +234,17 @@ def inverse(self):
 
 
 Tensor.inverse = inverse
+
+
+# ---- matrix_power, multi_dot (the core's in oar/ops/more_ops.py, with torch's out=)
+def matrix_power(input, n, *, out=None):
+    """torch.linalg.matrix_power: input multiplied by itself n times (n < 0: its inverse)."""
+    from ..ops.more_ops import matrix_power as _mp
+    return _out(_mp(input, n), out, "linalg.matrix_power")
+
+
+def multi_dot(tensors, *, out=None):
+    """torch.linalg.multi_dot: the product of the matrices in tensors (first and last may be
+    1-D)."""
+    from ..ops.more_ops import multi_dot as _md
+    return _out(_md(tensors), out, "linalg.multi_dot")

@@ -18,3 +18,7 @@ __all__ += ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "inv_ex
 # ---- norms, einsum, cdist
 from ._linalg_norms import matrix_norm, norm, vector_norm  # noqa: E402,F401
 __all__ += ["matrix_norm", "norm", "vector_norm"]
+
+# ---- matrix_power, multi_dot (oar/ops/more_ops.py)
+from ._linalg import matrix_power, multi_dot  # noqa: E402,F401
+__all__ += ["matrix_power", "multi_dot"]
