@@ -2529,58 +2529,13 @@ row("oar.broadcast_shape: shapes do not broadcast", ValueError,
     lambda e: oar.broadcast_shape([3], [4]))
 row("oar.atleast_1d,oar.atleast_2d,oar.atleast_3d: None", TypeError,
     lambda e: oar.atleast_2d(None), lambda t, e: t.atleast_2d(None))
-# losses of the breadth pass (oar/nn/_losses_paddle.py, oar/torch/nn/_losses_more.py,
-# tests/test_breadth_losses.py): each Paddle-door function and layer with a mismatched operand
-area("losses (breadth)")
 
-
-def _ctc_args(lengths):
-    return (oar.to_tensor(np.zeros((6, 2, 4), np.float32)),
-            oar.to_tensor(np.array([[1, 2, 2], [3, 1, 0]], np.int32)),
-            oar.to_tensor(np.array(lengths, np.int64)),
-            oar.to_tensor(np.array([3, 2], np.int64)))
-
-
-def _torch_ctc(t, lengths, module=False):
-    args = (t.zeros(6, 2, 4).log_softmax(-1), t.tensor([[1, 2, 2], [3, 1, 0]]),
-            t.tensor(lengths), t.tensor([3, 2]))
-    return t.nn.CTCLoss()(*args) if module else t.nn.functional.ctc_loss(*args)
-
-
-row("F.ctc_loss: input_lengths longer than log_probs", RuntimeError,
-    lambda e: F.ctc_loss(*_ctc_args([7, 5])), lambda t, e: _torch_ctc(t, [7, 5]))
-row("nn.CTCLoss: input_lengths longer than log_probs", RuntimeError,
-    lambda e: nn.CTCLoss()(*_ctc_args([7, 5])), lambda t, e: _torch_ctc(t, [7, 5], True))
-# Paddle 3.3.1 refuses int64 labels (its warpctc reads int32) with a ValueError
-row("F.ctc_loss: int64 labels", ValueError,
-    lambda e: F.ctc_loss(e.x.reshape([1, 2, 3]), e.n, oar.to_tensor(np.array([1, 1])),
-                         oar.to_tensor(np.array([1, 1]))))
-_MISMATCH = [   # (Paddle function, Paddle layer, torch function, operands from the env)
-    ("margin_ranking_loss", "MarginRankingLoss", "margin_ranking_loss", ("x", "y", "v")),
-    ("hinge_embedding_loss", "HingeEmbeddingLoss", "hinge_embedding_loss", ("x", "v")),
-    ("soft_margin_loss", "SoftMarginLoss", "soft_margin_loss", ("x", "v")),
-    ("cosine_embedding_loss", "CosineEmbeddingLoss", "cosine_embedding_loss", ("x", "v", "v")),
-    ("multi_label_soft_margin_loss", "MultiLabelSoftMarginLoss",
-     "multilabel_soft_margin_loss", ("x", "v")),
-    ("poisson_nll_loss", "PoissonNLLLoss", "poisson_nll_loss", ("x", "v")),
-    ("gaussian_nll_loss", "GaussianNLLLoss", "gaussian_nll_loss", ("x", "y", "v")),
-    ("triplet_margin_loss", "TripletMarginLoss", "triplet_margin_loss", ("x", "y", "v")),
-    ("triplet_margin_with_distance_loss", "TripletMarginWithDistanceLoss",
-     "triplet_margin_with_distance_loss", ("x", "y", "v")),
-    ("multi_margin_loss", "MultiMarginLoss", "multi_margin_loss", ("x", "n")),
-    ("multi_label_margin_loss", "MultiLabelMarginLoss", "multilabel_margin_loss", ("x", "idx")),
-]
-for _pf, _pl, _tf, _ops in _MISMATCH:
-    _exc = ValueError if _pf == "gaussian_nll_loss" else RuntimeError
-    row(f"F.{_pf}: operands of mismatched shapes", _exc,
-        lambda e, f=_pf, o=_ops: getattr(F, f)(*(e[k] for k in o)),
-        lambda t, e, f=_tf, o=_ops: getattr(t.nn.functional, f)(*(e[k] for k in o)))
-    row(f"nn.{_pl}: operands of mismatched shapes", _exc,
-        lambda e, m=_pl, o=_ops: getattr(nn, m)()(*(e[k] for k in o)),
-        lambda t, e, f=_tf, o=_ops: getattr(t.nn.functional, f)(*(e[k] for k in o)))
-row("F.gaussian_nll_loss: a negative variance", ValueError,
-    lambda e: F.gaussian_nll_loss(e.x, e.y, e.x * -1.0),
-    lambda t, e: t.nn.functional.gaussian_nll_loss(e.x, e.y, e.x * -1.0))
-row("F.multi_margin_loss: p = 3", ValueError,
-    lambda e: F.multi_margin_loss(e.x, e.idx, p=3),
-    lambda t, e: t.nn.functional.multi_margin_loss(e.x, e.idx, p=3))
+area("in-place targets and Paddle's scatter_")
+row("oar.sin_: a number as the in-place target", TypeError,
+    lambda e: oar.sin_(3.0), lambda t, e: t.sin_(3.0))
+# Paddle's own: paddle.hypot_(3.0, y) raises TypeError (torch has no hypot_ function)
+row("oar.hypot_: a number as the in-place target", TypeError,
+    lambda e: oar.hypot_(3.0, e.y))
+# Paddle's own: scatter_(x, index, updates, overwrite=False), updates of the wrong shape
+row("oar.scatter_: overwrite=False, updates of the wrong shape", ValueError,
+    lambda e: oar.scatter_(e.x, e.idx, e.v, overwrite=False))

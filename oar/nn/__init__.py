@@ -8,7 +8,3 @@ from .transformer import (MultiHeadAttention, Transformer, TransformerDecoder,  
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .rnn import (GRU, LSTM, RNN, BiRNN, GRUCell, LSTMCell, RNNCellBase,  # noqa: F401,E402
                   SimpleRNN, SimpleRNNCell)
-from ._losses_paddle import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss,  # noqa: F401,E402
-                             HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
-                             MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
-                             SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)

@@ -1498,8 +1498,3 @@ from ._attention import paddle_sdpa as scaled_dot_product_attention  # noqa: E40
 scaled_dot_product_attention.__name__ = scaled_dot_product_attention.__qualname__ = \
     "scaled_dot_product_attention"
 __all__ += ["scaled_dot_product_attention"]
-
-# losses of the breadth pass (oar/nn/_losses_paddle.py: ctc_loss, margin / embedding losses)
-from ._losses_paddle import *  # noqa: F401,F403,E402
-from . import _losses_paddle as _losses_paddle  # noqa: E402
-__all__ += _losses_paddle.__all__

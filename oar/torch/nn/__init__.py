@@ -11,7 +11,3 @@ from .modules import (Buffer, Module, ModuleDict, ModuleList, ParameterDict,  # 
 from . import parallel  # noqa: F401,E402  (torch.nn.parallel)
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401,E402
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
-from ._losses_more import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss,  # noqa: F401,E402
-                           HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
-                           MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
-                           SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)

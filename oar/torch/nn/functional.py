@@ -895,8 +895,3 @@ def affine_grid(theta, size, align_corners=None):
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     return _S.affine_grid(theta, size, align_corners)
-
-# losses of the breadth pass (ctc_loss, margin / embedding / likelihood losses)
-from ._losses_more import *  # noqa: F401,F403,E402
-from . import _losses_more as _losses_more  # noqa: E402
-__all__ += _losses_more.__all__
