@@ -2529,13 +2529,99 @@ row("oar.broadcast_shape: shapes do not broadcast", ValueError,
     lambda e: oar.broadcast_shape([3], [4]))
 row("oar.atleast_1d,oar.atleast_2d,oar.atleast_3d: None", TypeError,
     lambda e: oar.atleast_2d(None), lambda t, e: t.atleast_2d(None))
+# losses of the breadth pass (oar/nn/_losses_paddle.py, oar/torch/nn/_losses_more.py,
+# tests/test_breadth_losses.py): each Paddle-door function and layer with a mismatched operand
+area("losses (breadth)")
 
-area("in-place targets and Paddle's scatter_")
-row("oar.sin_: a number as the in-place target", TypeError,
-    lambda e: oar.sin_(3.0), lambda t, e: t.sin_(3.0))
-# Paddle's own: paddle.hypot_(3.0, y) raises TypeError (torch has no hypot_ function)
-row("oar.hypot_: a number as the in-place target", TypeError,
-    lambda e: oar.hypot_(3.0, e.y))
-# Paddle's own: scatter_(x, index, updates, overwrite=False), updates of the wrong shape
-row("oar.scatter_: overwrite=False, updates of the wrong shape", ValueError,
-    lambda e: oar.scatter_(e.x, e.idx, e.v, overwrite=False))
+
+def _ctc_args(lengths):
+    return (oar.to_tensor(np.zeros((6, 2, 4), np.float32)),
+            oar.to_tensor(np.array([[1, 2, 2], [3, 1, 0]], np.int32)),
+            oar.to_tensor(np.array(lengths, np.int64)),
+            oar.to_tensor(np.array([3, 2], np.int64)))
+
+
+def _torch_ctc(t, lengths, module=False):
+    args = (t.zeros(6, 2, 4).log_softmax(-1), t.tensor([[1, 2, 2], [3, 1, 0]]),
+            t.tensor(lengths), t.tensor([3, 2]))
+    return t.nn.CTCLoss()(*args) if module else t.nn.functional.ctc_loss(*args)
+
+
+row("F.ctc_loss: input_lengths longer than log_probs", RuntimeError,
+    lambda e: F.ctc_loss(*_ctc_args([7, 5])), lambda t, e: _torch_ctc(t, [7, 5]))
+row("nn.CTCLoss: input_lengths longer than log_probs", RuntimeError,
+    lambda e: nn.CTCLoss()(*_ctc_args([7, 5])), lambda t, e: _torch_ctc(t, [7, 5], True))
+# Paddle 3.3.1 refuses int64 labels (its warpctc reads int32) with a ValueError
+row("F.ctc_loss: int64 labels", ValueError,
+    lambda e: F.ctc_loss(e.x.reshape([1, 2, 3]), e.n, oar.to_tensor(np.array([1, 1])),
+                         oar.to_tensor(np.array([1, 1]))))
+_MISMATCH = [   # (Paddle function, Paddle layer, torch function, operands from the env)
+    ("margin_ranking_loss", "MarginRankingLoss", "margin_ranking_loss", ("x", "y", "v")),
+    ("hinge_embedding_loss", "HingeEmbeddingLoss", "hinge_embedding_loss", ("x", "v")),
+    ("soft_margin_loss", "SoftMarginLoss", "soft_margin_loss", ("x", "v")),
+    ("cosine_embedding_loss", "CosineEmbeddingLoss", "cosine_embedding_loss", ("x", "v", "v")),
+    ("multi_label_soft_margin_loss", "MultiLabelSoftMarginLoss",
+     "multilabel_soft_margin_loss", ("x", "v")),
+    ("poisson_nll_loss", "PoissonNLLLoss", "poisson_nll_loss", ("x", "v")),
+    ("gaussian_nll_loss", "GaussianNLLLoss", "gaussian_nll_loss", ("x", "y", "v")),
+    ("triplet_margin_loss", "TripletMarginLoss", "triplet_margin_loss", ("x", "y", "v")),
+    ("triplet_margin_with_distance_loss", "TripletMarginWithDistanceLoss",
+     "triplet_margin_with_distance_loss", ("x", "y", "v")),
+    ("multi_margin_loss", "MultiMarginLoss", "multi_margin_loss", ("x", "n")),
+    ("multi_label_margin_loss", "MultiLabelMarginLoss", "multilabel_margin_loss", ("x", "idx")),
+]
+for _pf, _pl, _tf, _ops in _MISMATCH:
+    _exc = ValueError if _pf == "gaussian_nll_loss" else RuntimeError
+    row(f"F.{_pf}: operands of mismatched shapes", _exc,
+        lambda e, f=_pf, o=_ops: getattr(F, f)(*(e[k] for k in o)),
+        lambda t, e, f=_tf, o=_ops: getattr(t.nn.functional, f)(*(e[k] for k in o)))
+    row(f"nn.{_pl}: operands of mismatched shapes", _exc,
+        lambda e, m=_pl, o=_ops: getattr(nn, m)()(*(e[k] for k in o)),
+        lambda t, e, f=_tf, o=_ops: getattr(t.nn.functional, f)(*(e[k] for k in o)))
+row("F.gaussian_nll_loss: a negative variance", ValueError,
+    lambda e: F.gaussian_nll_loss(e.x, e.y, e.x * -1.0),
+    lambda t, e: t.nn.functional.gaussian_nll_loss(e.x, e.y, e.x * -1.0))
+row("F.multi_margin_loss: p = 3", ValueError,
+    lambda e: F.multi_margin_loss(e.x, e.idx, p=3),
+    lambda t, e: t.nn.functional.multi_margin_loss(e.x, e.idx, p=3))
+
+
+# ============================================================================== breadth nn2
+area("activations, padding, 3-D norms (breadth)")
+row("F.celu,nn.CELU: integer input", NotImplementedError, lambda e: nn.CELU()(e.n),
+    lambda t, e: t.nn.functional.celu(e.n))
+row("F.selu,nn.SELU: scale <= 1", ValueError, lambda e: F.selu(e.x, 0.5))
+row("F.glu,nn.GLU: odd-sized axis", RuntimeError, lambda e: nn.GLU()(e.x),
+    lambda t, e: t.nn.functional.glu(e.x))
+row("F.hardshrink,nn.Hardshrink: integer input", NotImplementedError,
+    lambda e: F.hardshrink(e.n), lambda t, e: t.nn.functional.hardshrink(e.n))
+row("F.softshrink,nn.Softshrink: negative threshold", RuntimeError,
+    lambda e: nn.Softshrink(-1.0)(e.x), lambda t, e: t.nn.functional.softshrink(e.x, -1.0))
+row("F.softsign,nn.Softsign: str input", TypeError, lambda e: F.softsign("x"))
+row("F.tanhshrink,nn.Tanhshrink: str input", TypeError, lambda e: nn.Tanhshrink()("x"))
+row("F.thresholded_relu,F.thresholded_relu_,nn.ThresholdedReLU: str threshold", TypeError,
+    lambda e: F.thresholded_relu_(e.x, "a"))
+row("F.rrelu,nn.RReLU: lower > upper", RuntimeError, lambda e: F.rrelu(e.x, 0.5, 0.2),
+    lambda t, e: t.nn.functional.rrelu(e.x, 0.5, 0.2, True))
+row("F.mish,nn.Mish: integer input", NotImplementedError, lambda e: F.mish(e.n),
+    lambda t, e: t.nn.functional.mish(e.n))
+row("F.hardswish,nn.Hardswish: integer input", NotImplementedError,
+    lambda e: nn.Hardswish()(e.n), lambda t, e: t.nn.functional.hardswish(e.n))
+row("F.hardsigmoid,nn.Hardsigmoid: integer input", NotImplementedError,
+    lambda e: F.hardsigmoid(e.n), lambda t, e: t.nn.functional.hardsigmoid(e.n))
+row("F.swish,nn.Swish: str input", TypeError, lambda e: nn.Swish()("x"))
+row("nn.Silu: str input", TypeError, lambda e: nn.Silu()("x"))
+row("F.logsigmoid: str input", TypeError, lambda e: F.logsigmoid("x"),
+    lambda t, e: t.nn.functional.logsigmoid("x"))
+row("F.prelu,nn.PReLU: weight size is not the channel count", ValueError,
+    lambda e: F.prelu(e.x, e.v))
+row("F.maxout,nn.Maxout: 2-D input", ValueError, lambda e: nn.Maxout(2)(e.x))
+row("F.zeropad2d: padding of 3 values", ValueError,
+    lambda e: F.zeropad2d(e.x.reshape([1, 1, 2, 3]), [1, 2, 3]))
+row("F.cosine_similarity,nn.CosineSimilarity: shapes do not broadcast", ValueError,
+    lambda e: nn.CosineSimilarity(axis=0)(e.x, e.v))
+row("nn.Pad1D,nn.Pad2D,nn.Pad3D,nn.ZeroPad1D,nn.ZeroPad2D,nn.ZeroPad3D: str padding",
+    TypeError, lambda e: nn.ZeroPad2D("a"))
+row("nn.BatchNorm3D: 2-D input", ValueError, lambda e: nn.BatchNorm3D(3)(e.x))
+row("nn.InstanceNorm3D: 2-D input", ValueError, lambda e: nn.InstanceNorm3D(3)(e.x))
+row("oar.stanh: str input", TypeError, lambda e: oar.stanh("x"))

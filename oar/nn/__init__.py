@@ -8,3 +8,8 @@ from .transformer import (MultiHeadAttention, Transformer, TransformerDecoder,  
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .rnn import (GRU, LSTM, RNN, BiRNN, GRUCell, LSTMCell, RNNCellBase,  # noqa: F401,E402
                   SimpleRNN, SimpleRNNCell)
+from ._losses_paddle import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss,  # noqa: F401,E402
+                             HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
+                             MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
+                             SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+from ._more_layers import *  # noqa: F401,F403,E402  (activations, padding, 3-D norms)

@@ -1498,3 +1498,14 @@ from ._attention import paddle_sdpa as scaled_dot_product_attention  # noqa: E40
 scaled_dot_product_attention.__name__ = scaled_dot_product_attention.__qualname__ = \
     "scaled_dot_product_attention"
 __all__ += ["scaled_dot_product_attention"]
+
+# losses of the breadth pass (oar/nn/_losses_paddle.py: ctc_loss, margin / embedding losses)
+from ._losses_paddle import *  # noqa: F401,F403,E402
+from . import _losses_paddle as _losses_paddle  # noqa: E402
+__all__ += _losses_paddle.__all__
+
+
+# activations and helpers of the breadth pass (oar/nn/_more_functional.py)
+from ._more_functional import *  # noqa: F401,F403,E402
+from . import _more_functional as _more_functional  # noqa: E402
+__all__ += _more_functional.__all__

@@ -11,3 +11,8 @@ from .modules import (Buffer, Module, ModuleDict, ModuleList, ParameterDict,  # 
 from . import parallel  # noqa: F401,E402  (torch.nn.parallel)
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401,E402
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
+from ._losses_more import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss,  # noqa: F401,E402
+                           HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
+                           MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
+                           SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+from ._more_layers import *  # noqa: F401,F403,E402  (activations, padding, 3-d norms)

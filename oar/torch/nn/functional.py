@@ -895,3 +895,14 @@ def affine_grid(theta, size, align_corners=None):
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     return _S.affine_grid(theta, size, align_corners)
+
+# losses of the breadth pass (ctc_loss, margin / embedding / likelihood losses)
+from ._losses_more import *  # noqa: F401,F403,E402
+from . import _losses_more as _losses_more  # noqa: E402
+__all__ += _losses_more.__all__
+
+
+# activations of the breadth pass (celu, selu, glu, shrinks, softsign, tanhshrink, rrelu)
+from ._more_functional import *  # noqa: F401,F403,E402
+from . import _more_functional as _more_functional  # noqa: E402
+__all__ += _more_functional.__all__
