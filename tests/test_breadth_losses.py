@@ -7,7 +7,7 @@ import pytest
 
 import oar
 import oar.torch as otorch
-from oar.autograd.gradcheck import gradcheck
+from oar.autograd.gradcheck import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 paddle = pytest.importorskip("paddle")
@@ -413,3 +413,21 @@ def test_results_are_door_tensors():
         b = OF.ctc_loss(otorch.tensor(x).log_softmax(-1), otorch.tensor(lab), otorch.tensor(il),
                         otorch.tensor(tl), zero_infinity=zi, reduction="none")
         assert type(b) is otorch.Tensor
+
+
+def test_soft_margin_is_one_op_with_torchs_node_and_second_derivatives():
+    d = _data()
+    x = otorch.tensor(d["x"], requires_grad=True)
+    y = otorch.tensor(d["s5"])
+    for red in ("none", "mean", "sum"):
+        out = OF.soft_margin_loss(x, y, reduction=red)
+        assert type(out.grad_fn).__name__ == "SoftMarginLossBackward0"
+        assert type(TF.soft_margin_loss(torch.tensor(d["x"], requires_grad=True),
+                                        torch.tensor(d["s5"]), reduction=red).grad_fn
+                    ).__name__ == "SoftMarginLossBackward0"
+        assert gradgradcheck(lambda a: OF.soft_margin_loss(a, y, reduction=red), (x,))
+    # a float32 target with float64 input: the composition (values still torch's)
+    y32 = otorch.tensor(d["s5"].astype(np.float32))
+    _close(OF.soft_margin_loss(x, y32), TF.soft_margin_loss(torch.tensor(d["x"]),
+                                                          torch.tensor(d["s5"].astype(np.float32))),
+           1e-12)

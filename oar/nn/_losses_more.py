@@ -254,7 +254,8 @@ def ctc_nll(log_probs, targets, input_lengths, target_lengths, blank, zero_infin
 # Both frameworks compute the same formulas (measured against torch 2.13 and paddle 3.3.1 in
 # tests/test_breadth_losses.py); PyTorch's own versions are compositions too, except
 # soft_margin_loss, multi_margin_loss and multilabel_margin_loss (native ops there: their
-# gradients agree with these compositions away from the kinks of max(0, .)).
+# gradients agree with these compositions away from the kinks of max(0, .)); the torch door's
+# soft_margin_loss is one op here too (SOFT_MARGIN_LOSS).
 _FN = R.FUNCTIONS
 
 
@@ -291,6 +292,48 @@ def hinge_embedding(x, y, margin):
 def soft_margin(x, y):
     """log(1 + exp(-y x))."""
     return _FN["log"](_FN["exp"](-y * x) + 1.0)
+
+
+def _k_soft_margin(x, y, reduction):
+    from .functional import _np_reduce
+    return _np_reduce(np.log1p(np.exp(-(y * x))), reduction)
+
+
+def _b_soft_margin(c, g):
+    """PyTorch's soft_margin_loss_backward: -y z / (1 + z), z = exp(-y x) (/ numel for
+    'mean'); the target takes no gradient (PyTorch refuses one that requires it)."""
+    from .functional import _grad_scale
+    x, y = c.input(0), c.input(1)
+    n = x._data.size
+    if _grad_enabled():        # create_graph: in oar ops
+        z = _FN["exp"](-(y * x))
+        return _grad_scale(c, g, -y * z / (z + 1.0), n), None
+    xd, yd = x._data, y._data
+    z = np.exp(-(yd * xd))
+    return _grad_scale(c, g, (-yd * z / (1 + z)).astype(xd.dtype), n), None
+
+
+def _grad_enabled():
+    from ..autograd import grad_mode
+    return grad_mode.is_grad_enabled()
+
+
+# PyTorch's soft_margin_loss is one native op (SoftMarginLossBackward0, the reduction inside);
+# the torch door calls this op where input and target are one floating dtype and shape, the
+# Paddle door (a composition in Paddle) the composition above (Note [Composite losses])
+SOFT_MARGIN_LOSS = R.OpDef("soft_margin_loss", _k_soft_margin, _b_soft_margin,
+                           needs={"input": ("input", "target")}, inputs=("input", "target"),
+                           attrs=(("reduction", "mean"),), method=False, function=False,
+                           doc="log(1 + exp(-target input)), reduced, as one op.")
+
+
+def soft_margin_op(x, y, reduction):
+    """The soft margin loss as one op (SoftMarginLossBackward0), or None where the operands
+    are outside what it covers (mixed or integer dtypes, shapes that broadcast)."""
+    from .functional import _loss_op_ok
+    if not _loss_op_ok(x, y) or tuple(x.shape) != tuple(y.shape):
+        return None
+    return R.dispatch(SOFT_MARGIN_LOSS, (x, y), (reduction,))
 
 
 def cosine_embedding(x1, x2, y, margin, eps):

@@ -122,8 +122,7 @@ KNOWN["special.ndtr"] = {("grad_fn", "differs"): (
 
 
 # losses of the breadth pass (oar/nn/_losses_more.py, Note [Composite losses])
-for _name, _node in (("nn.functional.soft_margin_loss", "SoftMarginLossBackward0"),
-                     ("nn.functional.multi_margin_loss", "MultiMarginLossBackward0"),
+for _name, _node in (("nn.functional.multi_margin_loss", "MultiMarginLossBackward0"),
                      ("nn.functional.multilabel_margin_loss", "MultilabelMarginLossBackward0")):
     KNOWN[_name] = {("grad_fn", "differs"): (
         f"a composition of oar ops (its last node is the reduction's), torch has one native "

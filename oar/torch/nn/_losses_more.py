@@ -99,7 +99,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
                             "respect to argument 'target'. This input cannot have "
                             "requires_grad True.")
     _L._check_shapes("soft_margin_loss", ArgValueError, input, target)
-    return _reduced(_L.soft_margin(input, target), reduction)
+    out = _L.soft_margin_op(input, target, reduction)
+    return _reduced(_L.soft_margin(input, target), reduction) if out is None else out
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
