@@ -164,8 +164,11 @@ def test_gammainc_values_match_torch(dtype):
                    (torch.special.gammainc, ot.special.gammainc),
                    (torch.special.gammaincc, ot.special.gammaincc)):
         _inc(of(oa, oy).numpy(), tf(ta, ty).numpy(), dtype)
-    # the method, in place (torch: method only) and broadcasting with a number
-    _inc(oa.igamma(2.0).numpy(), ta.igamma(torch.tensor(2.0, dtype=ta.dtype)).numpy(), dtype)
+    # the method, in place (torch: method only) and broadcasting with a 0-d tensor
+    _inc(oa.igamma(ot.tensor(2.0, dtype=oa.dtype)).numpy(),
+         ta.igamma(torch.tensor(2.0, dtype=ta.dtype)).numpy(), dtype)
+    with pytest.raises(TypeError, match="must be Tensor"):   # as torch: no number overload
+        oa.igamma(2.0)
     oc, tc = oa.clone(), ta.clone()
     v = oc._version
     assert oc.igammac_(oy) is oc and oc._version == v + 1

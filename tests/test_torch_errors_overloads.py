@@ -66,7 +66,14 @@ def _has(T, form, name):
             "inplace": lambda: hasattr(T.Tensor, name + "_")}[form]()
 
 
+# differences that are known and stated (README door table): (op, dtypes) -> reason
+STATED = {("complex", "float16,float16"): "torch makes a complex32 tensor; oar has no complex32 "
+                                          "and refuses with a message saying so"}
+
+
 def _compare(name, form, make_args, desc, problems):
+    if (name, desc) in STATED:
+        return
     # a spelling oar lacks is a coverage gap, not a wrong error: the sweep is about the calls
     # both frameworks have
     if not (_has(torch, form, name) and _has(ot, form, name)):

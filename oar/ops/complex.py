@@ -188,6 +188,10 @@ def _check_parts(op_name, a, b, names=("real", "imag")):
             raise ArgTypeError(f"{op_name}(): argument '{n}' must be Tensor, not "
                                f"{type(t).__name__}")
     da, db = a._data.dtype, b._data.dtype
+    if op_name == "polar" and da == db == np.float16:
+        # torch accepts Half parts for polar but has no Half kernel for it
+        raise NotImplementedError('"polar_cpu" not implemented for \'Half\' (polar(): cast '
+                                  'abs and angle to float32 first)')
     if da not in (np.float32, np.float64) or db not in (np.float32, np.float64):
         raise ArgTypeError(f"{op_name}(): Expected both inputs to be Float or Double tensors "
                            f"(oar has no complex32) but got {_TORCH_NAMES.get(da.name, da.name)}"

@@ -723,7 +723,8 @@ def _tensor_other(name):
 
 for _n in ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or", "logical_xor",
            "logical_and_", "logical_or_", "logical_xor_", "hypot", "ldexp", "ldexp_",
-           "gcd", "gcd_", "lcm", "lcm_"):
+           "gcd", "gcd_", "lcm", "lcm_", "igamma", "igamma_", "igammac", "igammac_",
+           "logaddexp", "logaddexp2"):
     globals()[_n] = _tensor_other(_n)
     setattr(Tensor, _n, globals()[_n])
     if not _n.endswith("_"):
