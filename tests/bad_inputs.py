@@ -2584,3 +2584,15 @@ row("F.gaussian_nll_loss: a negative variance", ValueError,
 row("F.multi_margin_loss: p = 3", ValueError,
     lambda e: F.multi_margin_loss(e.x, e.idx, p=3),
     lambda t, e: t.nn.functional.multi_margin_loss(e.x, e.idx, p=3))
+
+area("in-place targets and Paddle's scatter_")
+row("oar.sin_: a number as the in-place target", TypeError,
+    lambda e: oar.sin_(3.0), lambda t, e: t.sin_(3.0))
+# Paddle's own: paddle.hypot_(3.0, y) raises TypeError (torch has no hypot_ function)
+row("oar.hypot_: a number as the in-place target", TypeError,
+    lambda e: oar.hypot_(3.0, e.y))
+# Paddle's own: scatter_(x, index, updates, overwrite=False), updates of the wrong shape
+row("oar.scatter_: overwrite=False, updates of the wrong shape", ValueError,
+    lambda e: oar.scatter_(e.x, e.idx, e.v, overwrite=False))
+row("oar.hypot,oar.ldexp: a Python number as y", TypeError,
+    lambda e: oar.hypot(e.x, 2.0), lambda t, e: t.hypot(e.x, 2.0))
