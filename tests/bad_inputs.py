@@ -488,7 +488,8 @@ _LEAF_SKIP.add("bitwise_invert_")   # bitwise_not_ (skipped above) under Paddle'
 _LEAF_ARGS.update({   # oar/ops/special.py
     **{n + "_": (lambda e: (e.y,)) for n in ("gammainc", "gammaincc", "igamma", "igammac")},
     "polygamma_": lambda e: (1,), "multigammaln_": lambda e: (2,), "mvlgamma_": lambda e: (2,)})
-_LEAF_ARGS.update({"atan2_": lambda e: (e.y,), "arctan2_": lambda e: (e.y,)})   # more_ops.py
+_LEAF_ARGS.update({"atan2_": lambda e: (e.y,), "arctan2_": lambda e: (e.y,),   # more_ops.py
+                   "heaviside_": lambda e: (e.y,)})
 for _name in sorted(n for n in dir(oar) if n.endswith("_") and not n.startswith("_")):
     if _name in _LEAF_SKIP:
         continue
@@ -2529,6 +2530,30 @@ row("oar.broadcast_shape: shapes do not broadcast", ValueError,
     lambda e: oar.broadcast_shape([3], [4]))
 row("oar.atleast_1d,oar.atleast_2d,oar.atleast_3d: None", TypeError,
     lambda e: oar.atleast_2d(None), lambda t, e: t.atleast_2d(None))
+row("oar.signbit,Tensor.signbit,oar.isneginf,Tensor.isneginf: complex input",
+    NotImplementedError, lambda e: oar.signbit(oar.to_tensor(np.array([1j]))),
+    lambda t, e: t.signbit(t.tensor([1j])))
+row("oar.isposinf,Tensor.isposinf,oar.isreal,Tensor.isreal: None", TypeError,
+    lambda e: oar.isposinf(None), lambda t, e: t.isposinf(None))
+row("oar.heaviside,Tensor.heaviside,oar.heaviside_,Tensor.heaviside_: shapes do not broadcast",
+    RuntimeError, lambda e: e.x.heaviside_(e.v), lambda t, e: e.x.heaviside_(e.v))
+row("oar.positive,Tensor.positive: bool input", RuntimeError,
+    lambda e: oar.positive(e.b), lambda t, e: t.positive(e.b))
+row("oar.ger,Tensor.ger: 2-D input", RuntimeError,
+    lambda e: oar.ger(e.x, e.v), lambda t, e: t.ger(e.x, e.v))
+row("oar.inner,Tensor.inner: last dims differ", RuntimeError,
+    lambda e: oar.inner(e.x, e.v), lambda t, e: t.inner(e.x, e.v))
+row("oar.vdot,Tensor.vdot: 2-D input", RuntimeError,
+    lambda e: oar.vdot(e.x, e.y), lambda t, e: t.vdot(e.x, e.y))
+row("oar.argwhere,Tensor.argwhere: None", TypeError,
+    lambda e: oar.argwhere(None), lambda t, e: t.argwhere(None))
+row("oar.trapezoid,oar.trapz,oar.cumulative_trapezoid: x of the wrong length", RuntimeError,
+    lambda e: oar.trapezoid(e.x, e.v), lambda t, e: t.trapezoid(e.x, e.v))
+row("oar.block_diag: a 3-D tensor", RuntimeError,
+    lambda e: oar.block_diag([e.x.reshape([1, 2, 3])]),
+    lambda t, e: t.block_diag(e.x.reshape([1, 2, 3])))
+row("oar.cartesian_prod: a 2-D tensor", RuntimeError,
+    lambda e: oar.cartesian_prod([e.x, e.v]), lambda t, e: t.cartesian_prod(e.x, e.v))
 # losses of the breadth pass (oar/nn/_losses_paddle.py, oar/torch/nn/_losses_more.py,
 # tests/test_breadth_losses.py): each Paddle-door function and layer with a mismatched operand
 area("losses (breadth)")
@@ -2584,43 +2609,3 @@ row("F.gaussian_nll_loss: a negative variance", ValueError,
 row("F.multi_margin_loss: p = 3", ValueError,
     lambda e: F.multi_margin_loss(e.x, e.idx, p=3),
     lambda t, e: t.nn.functional.multi_margin_loss(e.x, e.idx, p=3))
-
-area("in-place targets and Paddle's scatter_")
-row("oar.sin_: a number as the in-place target", TypeError,
-    lambda e: oar.sin_(3.0), lambda t, e: t.sin_(3.0))
-# Paddle's own: paddle.hypot_(3.0, y) raises TypeError (torch has no hypot_ function)
-row("oar.hypot_: a number as the in-place target", TypeError,
-    lambda e: oar.hypot_(3.0, e.y))
-# Paddle's own: scatter_(x, index, updates, overwrite=False), updates of the wrong shape
-row("oar.scatter_: overwrite=False, updates of the wrong shape", ValueError,
-    lambda e: oar.scatter_(e.x, e.idx, e.v, overwrite=False))
-row("oar.hypot,oar.ldexp: a Python number as y", TypeError,
-    lambda e: oar.hypot(e.x, 2.0), lambda t, e: t.hypot(e.x, 2.0))
-# 3-D convolution and pooling (oar/nn/_kernels.py conv3d, oar/nn/_pool.py; tests/test_breadth_conv_pool.py)
-row("F.conv3d: kernel larger than the input", RuntimeError,
-    lambda e: F.conv3d(f32(1, 2, 3, 3, 3), f32(2, 2, 4, 1, 1)),
-    lambda t, e: t.nn.functional.conv3d(t.ones(1, 2, 3, 3, 3), t.ones(2, 2, 4, 1, 1)))
-row("F.conv3d: channels differ", RuntimeError,
-    lambda e: F.conv3d(f32(1, 2, 4, 4, 4), f32(2, 3, 3, 3, 3)),
-    lambda t, e: t.nn.functional.conv3d(t.ones(1, 2, 4, 4, 4), t.ones(2, 3, 3, 3, 3)))
-row("F.conv3d_transpose: output_padding not below stride or dilation", RuntimeError,
-    lambda e: F.conv3d_transpose(f32(1, 2, 3, 3, 3), f32(2, 2, 3, 3, 3), output_padding=1),
-    lambda t, e: t.nn.functional.conv_transpose3d(t.ones(1, 2, 3, 3, 3), t.ones(2, 2, 3, 3, 3),
-                                                  output_padding=1))
-row("F.max_pool3d: padding more than half the kernel", RuntimeError,
-    lambda e: F.max_pool3d(f32(1, 2, 3, 3, 3), 2, 1, 2),
-    lambda t, e: t.nn.functional.max_pool3d(t.ones(1, 2, 3, 3, 3), 2, 1, 2))
-row("F.avg_pool3d: kernel larger than the input", RuntimeError,
-    lambda e: F.avg_pool3d(f32(1, 2, 3, 3, 3), 4),
-    lambda t, e: t.nn.functional.avg_pool3d(t.ones(1, 2, 3, 3, 3), 4))
-row("nn.Conv3D: in_channels not divisible by groups", ValueError,
-    lambda e: nn.Conv3D(3, 4, 3, groups=2), lambda t, e: t.nn.Conv3d(3, 4, 3, groups=2))
-row("nn.Conv3DTranspose: out_channels not divisible by groups", ValueError,
-    lambda e: nn.Conv3DTranspose(4, 3, 3, groups=2),
-    lambda t, e: t.nn.ConvTranspose3d(4, 3, 3, groups=2))
-row("nn.MaxPool3D: padding more than half the kernel", RuntimeError,
-    lambda e: nn.MaxPool3D(2, 1, 2)(f32(1, 2, 3, 3, 3)),
-    lambda t, e: t.nn.MaxPool3d(2, 1, 2)(t.ones(1, 2, 3, 3, 3)))
-row("nn.AvgPool3D: kernel larger than the input", RuntimeError,
-    lambda e: nn.AvgPool3D(4)(f32(1, 2, 3, 3, 3)),
-    lambda t, e: t.nn.AvgPool3d(4)(t.ones(1, 2, 3, 3, 3)))

@@ -967,5 +967,9 @@ EXEMPT += [
            ("dot", "mv", "rot90", "fliplr", "flipud", "nansum", "nanmean", "diff",
             "repeat_interleave", "take_along_dim", "tensordot", "matrix_power", "isin",
             "broadcast_shape", "broadcast_shapes", "broadcast_tensors", "atleast_1d",
-            "atleast_2d", "atleast_3d")),
+            "atleast_2d", "atleast_3d",
+            "signbit", "isneginf", "isposinf", "isreal", "heaviside", "heaviside_",
+            "positive", "inner",
+            "vdot", "argwhere", "trapezoid", "trapz", "cumulative_trapezoid", "block_diag",
+            "cartesian_prod")),
 ]

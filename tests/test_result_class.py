@@ -409,4 +409,22 @@ SAMPLES.update({
     "atleast_2d": (lambda: oar.atleast_2d(X((2,))), False),
     "atleast_3d": (lambda: oar.atleast_3d(X((2,))), False),
 })
+SAMPLES.update({
+    "signbit": (lambda: oar.signbit(X()), False),
+    "isneginf": (lambda: oar.isneginf(X()), False),
+    "isposinf": (lambda: oar.isposinf(X()), False),
+    "isreal": (lambda: oar.isreal(X()), False),
+    "heaviside": (lambda: oar.heaviside(X(), X((4,))), False),
+    "heaviside_": _inplace(lambda: (lambda x: (oar.heaviside_(x, X((4,))), x))(X())),
+    "positive": (lambda: oar.positive(X()), False),
+    "ger": (lambda: oar.ger(X((3,)), X((4,))), False),
+    "inner": (lambda: oar.inner(X(), X((2, 4))), False),
+    "vdot": (lambda: oar.vdot(X((4,)), X((4,))), False),
+    "argwhere": (lambda: oar.argwhere(X()), False),
+    "trapezoid": (lambda: oar.trapezoid(X()), False),
+    "trapz": (lambda: oar.trapz(X(), dx=0.5), False),
+    "cumulative_trapezoid": (lambda: oar.cumulative_trapezoid(X(), X((4,))), False),
+    "block_diag": (lambda: oar.block_diag([X((2, 2)), X((3,))]), False),
+    "cartesian_prod": (lambda: oar.cartesian_prod([X((2,)), X((3,))]), False),
+})
 NO_TENSOR_INPUT |= {"broadcast_shape", "broadcast_shapes"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor, wrap_as
 from . import args as _args
 from . import registry
@@ -578,6 +578,228 @@ def atleast_3d(*inputs, name=None):
     return _atleast(3, inputs)
 
 
+# ---------------------------------------------------------------- predicates: signbit, isneginf, ...
+def _bool_kernel(fn):
+    def k(out, rdt, x):
+        r = fn(np.asarray(x))
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+    k.__doc__ = fn.__doc__
+    return k
+
+
+def _signbit(x):
+    """Whether the sign bit is set (-0.0 included); integers: x < 0."""
+    return np.signbit(x) if x.dtype.kind == "f" else (x < 0) if x.dtype.kind != "b" else \
+        np.zeros(x.shape, bool)
+
+
+def _no_complex(op_name, args, attrs, rdt):
+    for a in args:
+        if isinstance(a, Tensor) and a._data.dtype.kind == "c":
+            raise DtypeNotImplementedError(
+                f"{op_name}(): is not implemented for complex tensors. Fix: apply it to "
+                "x.real() and x.imag().")
+
+
+def _bool_result(rdt):
+    return np.dtype(np.bool_)
+
+
+for _name, _fn, _doc in (
+        ("signbit", _signbit, "Elementwise whether x's sign bit is set (True for -0.0)."),
+        ("isneginf", lambda x: np.isneginf(x) if x.dtype.kind == "f" else
+         np.zeros(x.shape, bool), "Elementwise whether x is negative infinity."),
+        ("isposinf", lambda x: np.isposinf(x) if x.dtype.kind == "f" else
+         np.zeros(x.shape, bool), "Elementwise whether x is positive infinity.")):
+    pointwise_op(_name, _bool_kernel(_fn), inplace=False, result_dtype=_bool_result,
+                 check=_no_complex, doc=_doc)
+pointwise_op("isreal", _bool_kernel(lambda x: np.imag(x) == 0 if x.dtype.kind == "c" else
+                                    np.ones(x.shape, bool)),
+             inplace=False, result_dtype=_bool_result,
+             doc="Elementwise whether x is real (a complex element: its imaginary part is 0).")
+
+
+def _check_heaviside(op_name, args, attrs, rdt):
+    _no_complex(op_name, args, attrs, rdt)
+    x, v = args
+    if (isinstance(v, Tensor) and _torch_door(args)
+            and x._data.dtype != v._data.dtype):
+        raise ArgTypeError(f"{op_name}(): heaviside is not yet implemented for tensors with "
+                           f"different dtypes ({x.dtype.name} and {v.dtype.name}). Fix: cast "
+                           "values to x's dtype.")
+
+
+def _heaviside_k(out, rdt, x, v):
+    r = np.where(np.asarray(x) == 0, v, np.asarray(x) > 0).astype(rdt)
+    if out is None:
+        return r
+    np.copyto(out, r, casting=_UNSAFE)
+    return out
+
+
+# no backward: PyTorch has no derivative for heaviside (a step function)
+pointwise_op("heaviside", _heaviside_k, inputs=("x", "y"), check=_check_heaviside,
+             doc="Elementwise step function: 0 where x < 0, y where x == 0, 1 where x > 0.")
+
+
+def positive(x, name=None):
+    """x itself (PyTorch's unary plus returns the same tensor); bool is refused."""
+    _args.tensor(x, "positive", "input")
+    if x._data.dtype.kind == "b":
+        raise ArgTypeError("positive(): The `+` operator, on a bool tensor is not supported. "
+                           "Fix: cast it first, e.g. x.int().")
+    return x
+
+
+# ---------------------------------------------------------------- inner, vdot
+def inner(x, y, name=None):
+    """The inner product over the last dim of x and y (0-d operands: their product)."""
+    _args.tensor(x, "inner", "x")
+    _args.tensor(y, "inner", "y")
+    if x.ndim == 0 or y.ndim == 0:
+        return x * y
+    if x.shape[-1] != y.shape[-1]:
+        raise ArgValueError(f"inner(): inner() the last dimension must match on both input "
+                            f"tensors but got shapes {list(x.shape)} and {list(y.shape)}")
+    return tensordot(x, y, [[x.ndim - 1], [y.ndim - 1]])
+
+
+def _k_vdot(x, y):
+    return np.asarray(np.vdot(x, y))
+
+
+VDOT = OpDef("vdot", _k_vdot, lambda ctx, g: (g * ctx.input(1) if ctx.needs[0] else None,
+                                              g * ctx.input(0) if ctx.needs[1] else None),
+             needs={"x": ("y",), "y": ("x",)}, inputs=("x", "y"),
+             doc="The inner product of 1-D x and y, x conjugated first.")
+registry.OPS["vdot"] = VDOT
+
+
+def vdot(x, y, name=None):
+    """The inner product of 1-D x and y, x conjugated first (real tensors: dot)."""
+    _args.tensor(x, "vdot", "input")
+    _args.tensor(y, "vdot", "other")
+    if x.ndim != 1 or y.ndim != 1:
+        raise ArgValueError(f"vdot(): 1D tensors expected, but got {x.ndim}D and {y.ndim}D "
+                            "tensors")
+    if x.shape != y.shape:
+        raise ArgValueError(f"vdot(): inconsistent tensor size, expected tensor [{x.shape[0]}] "
+                            f"and src [{y.shape[0]}] to have the same number of elements")
+    _same_dtype("vdot", x, y, "vectors")
+    return registry.dispatch(VDOT, (x, y), ())
+
+
+# ---------------------------------------------------------------- trapezoid, cumulative_trapezoid
+def _trapezoid_args(y, x, dx, axis, op):
+    _args.tensor(y, op, "y")
+    if x is not None and dx is not None:
+        raise ArgValueError(f"{op}(): pass either x or dx, not both")
+    ax = _args.axis(axis, y.ndim, op, "dim")
+    if y.ndim == 0:
+        raise ArgValueError(f"{op}(): y must have at least one dimension")
+    n = y.shape[ax]
+    pre = (slice(None),) * ax
+    hi, lo = y[pre + (slice(1, None),)], y[pre + (slice(None, -1),)]
+    if x is not None:
+        _args.tensor(x, op, "x")
+        if x.ndim == 1:
+            if x.shape[0] != n:
+                raise ArgValueError(f"{op}(): There must be one `x` value for each sample "
+                                    f"point (x has {x.shape[0]}, y has {n} along dim {ax})")
+            d = diff(x)
+            d = d.reshape([n - 1] + [1] * (y.ndim - 1 - ax)) if n else d
+        else:
+            d = diff(x, 1, ax if x.ndim == y.ndim else -1)
+        return hi, lo, d, ax, n
+    if dx is not None:
+        dx = _args.number(dx, op, "dx")
+    return hi, lo, (1 if dx is None else dx), ax, n
+
+
+def trapezoid(y, x=None, dx=None, axis=-1, name=None, *, dim=None):
+    """The integral of y along axis by the trapezoidal rule, at sample points x (a tensor) or
+    spaced dx apart (default 1)."""
+    hi, lo, d, ax, n = _trapezoid_args(y, x, dx, axis if dim is None else dim, "trapezoid")
+    if isinstance(d, Tensor):
+        return (d * (hi + lo)).sum(ax) / 2
+    if n == 0:
+        return y.sum(ax) * 0
+    # PyTorch's formula for even spacing: (sum(y) - (y_first + y_last) / 2) * dx
+    first = y[(slice(None),) * ax + (0,)]
+    last = y[(slice(None),) * ax + (n - 1,)]
+    return (y.sum(ax) - (first + last) * 0.5) * d
+
+
+def cumulative_trapezoid(y, x=None, dx=None, axis=-1, name=None, *, dim=None):
+    """The running trapezoidal integral of y along axis (one element fewer than y there)."""
+    hi, lo, d, ax, n = _trapezoid_args(y, x, dx, axis if dim is None else dim,
+                                       "cumulative_trapezoid")
+    if isinstance(d, Tensor):
+        return F["cumsum"](d * (hi + lo), ax) / 2
+    return F["cumsum"]((hi + lo) * (d / 2), ax)
+
+
+# ---------------------------------------------------------------- block_diag, cartesian_prod
+def _tensor_list(args, op, paddle_name):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    for i, t in enumerate(args):
+        _args.tensor(t, op, f"{paddle_name}[{i}]")
+    return args
+
+
+def block_diag(*tensors, name=None):
+    """A 2-D tensor with the given tensors (0-, 1- or 2-D) on its diagonal, zeros elsewhere
+    (Paddle passes one list)."""
+    ts = _tensor_list(tensors, "block_diag", "inputs")
+    mats = []
+    for i, t in enumerate(ts):
+        if t.ndim > 2:
+            raise ArgValueError(f"block_diag(): Input tensors must have 2 or fewer dimensions. "
+                                f"Input {i} has {t.ndim} dimensions")
+        mats.append(t.reshape([1, 1]) if t.ndim == 0 else t.reshape([1, -1]) if t.ndim == 1
+                    else t)
+    if not mats:
+        return wrap_as(Tensor, np.zeros((1, 0), np.float32))
+    from .. import dtypes as _dt
+    dt = _dt.promote(tuple(m._data.dtype for m in mats), (), ())
+    cols = sum(m.shape[1] for m in mats)
+    rows, c = [], 0
+    for m in mats:
+        m = m.astype(_dt.from_numpy_dtype(dt)) if m._data.dtype != dt else m
+        r, w = m.shape
+        parts = ([F["zeros"]([r, c], dtype=m.dtype)] if c else []) + [m] + \
+            ([F["zeros"]([r, cols - c - w], dtype=m.dtype)] if cols - c - w else [])
+        rows.append(F["concat"](parts, 1) if len(parts) > 1 else m)
+        c += w
+    return F["concat"](rows, 0) if len(rows) > 1 else rows[0]
+
+
+def cartesian_prod(*tensors, name=None):
+    """Every combination of one element from each 1-D tensor, one row each (one tensor: that
+    tensor itself; Paddle passes one list)."""
+    ts = _tensor_list(tensors, "cartesian_prod", "x")
+    if not ts:
+        raise ArgValueError("cartesian_prod(): expects at least one tensor")
+    for i, t in enumerate(ts):
+        if t.ndim != 1:
+            raise ArgValueError(f"cartesian_prod(): Expect a 1D vector, but got shape "
+                                f"{list(t.shape)} for input {i}")
+    if len(ts) == 1:
+        return ts[0]
+    grids = F["meshgrid"](*ts, indexing="ij")
+    return F["stack"]([g.reshape([-1]) for g in grids], 1)
+
+
+registry.install("ger", F["outer"])   # torch.ger / paddle.ger: outer under its old name
+
+
+def argwhere(x, name=None):
+    """The indices of x's nonzero elements, one row each ([count, ndim], int64)."""
+    return F["nonzero"](_args.tensor(x, "argwhere", "input"))
 registry.register_function("dot", dot)
 registry.register_function("mv", mv)
 registry.register_function("rot90", rot90)
@@ -595,3 +817,12 @@ for _f in (broadcast_shape, broadcast_shapes, broadcast_tensors, atleast_1d, atl
            atleast_3d):
     registry.register_function(_f.__name__, _f, method=False)
 del _f
+registry.register_function("positive", positive)
+registry.register_function("inner", inner)
+registry.register_function("vdot", vdot)
+registry.register_function("argwhere", argwhere)
+registry.register_function("trapezoid", trapezoid, method=False)
+registry.register_function("trapz", trapezoid, method=False)
+registry.register_function("cumulative_trapezoid", cumulative_trapezoid, method=False)
+registry.register_function("block_diag", block_diag, method=False)
+registry.register_function("cartesian_prod", cartesian_prod, method=False)

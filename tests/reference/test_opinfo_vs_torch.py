@@ -122,18 +122,16 @@ KNOWN["special.ndtr"] = {("grad_fn", "differs"): (
 
 
 # losses of the breadth pass (oar/nn/_losses_more.py, Note [Composite losses])
+for _name, _node in (("nn.functional.multi_margin_loss", "MultiMarginLossBackward0"),
+                     ("nn.functional.multilabel_margin_loss", "MultilabelMarginLossBackward0")):
+    KNOWN[_name] = {("grad_fn", "differs"): (
+        f"a composition of oar ops (its last node is the reduction's), torch has one native "
+        f"node {_node}; values and gradients agree (tests/test_breadth_losses.py)")}
 KNOWN["nn.functional.triplet_margin_with_distance_loss"] = _each(
     ("function", "keyword", "noncontiguous", "grad"), "refused",
     "OpInfo's samples pass a real torch.nn.PairwiseDistance() as distance_function, which "
     "cannot take oar tensors; with the door's own distance functions values and gradients "
     "agree (tests/test_breadth_losses.py)")
-
-# 3-D convolution (oar/nn/_kernels.py, Note [N-d convolution]; tests/test_breadth_conv_pool.py)
-KNOWN["nn.functional.conv3d"] = _each(
-    ("function", "keyword", "noncontiguous"), "differs",
-    "float32 summation order of a 64-term window (padding='same', dilation=3, outputs of "
-    "~400): oar's im2col matmul and torch's kernel are each ~6e-5 from the float64 result; "
-    "float64 values and gradients agree")
 
 
 # everyday ops (oar/ops/more_ops.py; tests/test_breadth_ops2.py)
