@@ -126,3 +126,4 @@ __version__ = "0.1.0"
 from . import distributed  # noqa: E402,F401  (paddle.distributed)
 from . import distribution  # noqa: E402,F401  (paddle.distribution)
 from .distributed import DataParallel  # noqa: E402,F401
+from .nn._more_functional import stanh  # noqa: E402,F401  (paddle.stanh)

@@ -2609,3 +2609,51 @@ row("F.gaussian_nll_loss: a negative variance", ValueError,
 row("F.multi_margin_loss: p = 3", ValueError,
     lambda e: F.multi_margin_loss(e.x, e.idx, p=3),
     lambda t, e: t.nn.functional.multi_margin_loss(e.x, e.idx, p=3))
+
+
+# ============================================================================== breadth nn2
+area("activations, padding, 3-D norms (breadth)")
+row("F.celu,nn.CELU: integer input", NotImplementedError, lambda e: nn.CELU()(e.n),
+    lambda t, e: t.nn.functional.celu(e.n))
+row("F.selu,nn.SELU: scale <= 1", ValueError, lambda e: F.selu(e.x, 0.5))
+row("F.glu,nn.GLU: odd-sized axis", RuntimeError, lambda e: nn.GLU()(e.x),
+    lambda t, e: t.nn.functional.glu(e.x))
+row("F.hardshrink,nn.Hardshrink: integer input", NotImplementedError,
+    lambda e: F.hardshrink(e.n), lambda t, e: t.nn.functional.hardshrink(e.n))
+row("F.softshrink,nn.Softshrink: negative threshold", RuntimeError,
+    lambda e: nn.Softshrink(-1.0)(e.x), lambda t, e: t.nn.functional.softshrink(e.x, -1.0))
+row("F.softsign,nn.Softsign: str input", TypeError, lambda e: F.softsign("x"))
+row("F.tanhshrink,nn.Tanhshrink: str input", TypeError, lambda e: nn.Tanhshrink()("x"))
+row("F.thresholded_relu,F.thresholded_relu_,nn.ThresholdedReLU: str threshold", TypeError,
+    lambda e: F.thresholded_relu_(e.x, "a"))
+row("F.rrelu,nn.RReLU: lower > upper", RuntimeError, lambda e: F.rrelu(e.x, 0.5, 0.2),
+    lambda t, e: t.nn.functional.rrelu(e.x, 0.5, 0.2, True))
+row("F.mish,nn.Mish: integer input", NotImplementedError, lambda e: F.mish(e.n),
+    lambda t, e: t.nn.functional.mish(e.n))
+row("F.hardswish,nn.Hardswish: integer input", NotImplementedError,
+    lambda e: nn.Hardswish()(e.n), lambda t, e: t.nn.functional.hardswish(e.n))
+row("F.hardsigmoid,nn.Hardsigmoid: integer input", NotImplementedError,
+    lambda e: F.hardsigmoid(e.n), lambda t, e: t.nn.functional.hardsigmoid(e.n))
+row("F.swish,nn.Swish: str input", TypeError, lambda e: nn.Swish()("x"))
+row("nn.Silu: str input", TypeError, lambda e: nn.Silu()("x"))
+row("F.logsigmoid: str input", TypeError, lambda e: F.logsigmoid("x"),
+    lambda t, e: t.nn.functional.logsigmoid("x"))
+row("F.prelu,nn.PReLU: weight size is not the channel count", ValueError,
+    lambda e: F.prelu(e.x, e.v))
+row("F.maxout,nn.Maxout: 2-D input", ValueError, lambda e: nn.Maxout(2)(e.x))
+row("F.zeropad2d: padding of 3 values", ValueError,
+    lambda e: F.zeropad2d(e.x.reshape([1, 1, 2, 3]), [1, 2, 3]))
+row("F.cosine_similarity,nn.CosineSimilarity: shapes do not broadcast", ValueError,
+    lambda e: nn.CosineSimilarity(axis=0)(e.x, e.v))
+row("nn.Pad1D,nn.Pad2D,nn.Pad3D,nn.ZeroPad1D,nn.ZeroPad2D,nn.ZeroPad3D: str padding",
+    TypeError, lambda e: nn.ZeroPad2D("a"))
+row("nn.BatchNorm3D: 2-D input", ValueError, lambda e: nn.BatchNorm3D(3)(e.x))
+row("nn.InstanceNorm3D: 2-D input", ValueError, lambda e: nn.InstanceNorm3D(3)(e.x))
+row("oar.stanh: str input", TypeError, lambda e: oar.stanh("x"))
+row("F.pairwise_distance,nn.PairwiseDistance: shapes do not broadcast", ValueError,
+    lambda e: nn.PairwiseDistance()(e.x, e.v))
+row("F.channel_shuffle,nn.ChannelShuffle: channels not divisible by groups", RuntimeError,
+    lambda e: nn.ChannelShuffle(2)(e.x.reshape([1, 3, 2, 1])),
+    lambda t, e: t.nn.functional.channel_shuffle(e.x.reshape(1, 3, 2, 1), 2))
+row("F.local_response_norm,nn.LocalResponseNorm: 2-D input", ValueError,
+    lambda e: nn.LocalResponseNorm(2)(e.x), lambda t, e: t.nn.functional.local_response_norm(e.x, 2))

@@ -12,3 +12,4 @@ from ._losses_paddle import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss,  # n
                              HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
                              MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
                              SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+from ._more_layers import *  # noqa: F401,F403,E402  (activations, padding, 3-D norms)

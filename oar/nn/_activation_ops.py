@@ -1,6 +1,8 @@
 """Activations and normalizations as single ops with PyTorch's nodes (Note [Activation and
 normalization ops]): softmax, log_softmax, layer_norm, group_norm, silu, elu, hardswish,
-hardsigmoid, hardtanh (relu6), softplus, log_sigmoid, mish."""
+hardsigmoid, hardtanh (relu6), softplus, log_sigmoid, mish; celu and selu
+(Note [ELU family ops]), hardshrink, softshrink, softsign, tanhshrink, stanh,
+rrelu_with_noise, glu."""
 from __future__ import annotations
 
 import math
@@ -8,7 +10,7 @@ import math
 import numpy as np
 
 from ..autograd import grad_mode
-from ..autograd.errors import ArgTypeError, DtypeNotImplementedError
+from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..autograd.saved import SavedTensor
 from ..ops import registry as R
 from ..tensor import Tensor
@@ -609,3 +611,224 @@ def activation(op, x, attrs=(), inplace=False):
     if op.check is not None:
         floating_only(x, op.name)
     return R.dispatch(op, (x,), tuple(attrs))
+
+
+# ------------------------------------------------------------------ more activations
+# Note [ELU family ops]
+# celu and selu are PyTorch's elu with other constants: scale * x where x > 0, else
+# scale * alpha * (exp(input_scale * x) - 1) (celu: input_scale = 1 / alpha; selu: Klambauer's
+# alpha and scale; Paddle's selu takes both as arguments). One kernel and two backwards
+# serve them: from the input (CeluBackward0 / selu's EluBackward0, as PyTorch, which runs
+# selu through elu), and from the result for the in-place forms (CeluBackward1 /
+# EluBackward1): where y <= 0 the slope is input_scale * (y + scale * alpha). The backward's
+# input scale is its own attr (grad_input_scale): PyTorch's celu backward takes 1 / alpha
+# rounded to float32 while its forward uses the double; Paddle's uses the same value in both
+# (the Paddle door rounds alpha and scale to float32 first, as its float attributes are).
+def _k_elu3(out, rdt, x, alpha, scale, input_scale, grad_input_scale):
+    with np.errstate(over="ignore"):
+        neg = np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale)
+        return _into(out, rdt, np.where(x > 0, x * scale, neg))
+
+
+def _celu_attrs(c):
+    """alpha, scale and the input scale the backward uses: PyTorch's celu backward takes it
+    as 1.0 / alpha.toFloat() (float32-rounded) while its forward uses the double 1 / alpha,
+    so the two are separate attrs."""
+    alpha, scale, _, grad_input_scale = c.attrs
+    return alpha, scale, grad_input_scale
+
+
+def _b_elu3(c, g):
+    x = c.input(0)
+    alpha, scale, input_scale = _celu_attrs(c)
+    if grad_mode.is_grad_enabled():
+        return (_where(x > 0, g * scale, g * ((x * input_scale).exp() * (alpha * scale
+                                                                          * input_scale))),)
+    xd = x._data
+    with np.errstate(over="ignore"):
+        d = np.where(xd > 0, scale,
+                     np.exp(np.minimum(xd, 0) * input_scale) * (alpha * scale * input_scale))
+    return _grad(c, g, d.astype(xd.dtype))
+
+
+def _b_elu3_result(c, g):
+    y = c.out
+    alpha, scale, input_scale = _celu_attrs(c)
+    if alpha < 0:
+        raise RuntimeError("In-place elu backward calculation is triggered with a negative "
+                           f"slope (alpha={alpha}) which is not supported. This is caused by "
+                           "calling in-place forward function with a negative slope, please "
+                           "call out-of-place version instead.")
+    if grad_mode.is_grad_enabled():
+        return (_where(y > 0, g * scale, g * ((y + alpha * scale) * input_scale)),)
+    yd = y._data
+    d = np.where(yd > 0, scale, (yd + alpha * scale) * input_scale)
+    return _grad(c, g, d.astype(yd.dtype))
+
+
+_ELU3_ATTRS = (("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0), ("grad_input_scale", 1.0))
+CELU = _pointwise("celu", _k_elu3, _b_elu3, attrs=_ELU3_ATTRS,
+                  doc="Elementwise x where x > 0, else alpha * (exp(x / alpha) - 1) "
+                      "(Note [ELU family ops]).")
+CELU_RESULT = _pointwise("celu", _k_elu3, _b_elu3_result, attrs=_ELU3_ATTRS, save="out",
+                         node_name="CeluBackward1",
+                         doc="celu written in place, its backward read from the result.")
+SELU = _pointwise("selu", _k_elu3, _b_elu3, attrs=_ELU3_ATTRS, node_name="EluBackward",
+                  doc="Elementwise scale * (x where x > 0, else alpha * (exp(x) - 1)) "
+                      "(Note [ELU family ops]).")
+SELU_RESULT = _pointwise("selu", _k_elu3, _b_elu3_result, attrs=_ELU3_ATTRS, save="out",
+                         node_name="EluBackward1",
+                         doc="selu written in place, its backward read from the result.")
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+# hardshrink: x where |x| > lambd, else 0; softshrink: x -+ lambd outside [-lambd, lambd]
+def _k_hardshrink(out, rdt, x, lambd):
+    return _into(out, rdt, np.where((x > lambd) | (x < -lambd), x, 0))
+
+
+def _b_hardshrink(c, g):
+    """HardshrinkBackward0: g where x outside [-lambd, lambd], else 0."""
+    lambd = c.attrs[0]
+    xd = c.input(0)._data
+    keep = (xd > lambd) | (xd < -lambd)
+    if grad_mode.is_grad_enabled():
+        return (_where(Tensor._wrap(keep), g, g * 0.0),)
+    return _select(c, g, keep)
+
+
+def _k_softshrink(out, rdt, x, lambd):
+    return _into(out, rdt, np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0)))
+
+
+HARDSHRINK = _pointwise("hardshrink", _k_hardshrink, _b_hardshrink, attrs=(("lambd", 0.5),),
+                        doc="Elementwise x where |x| > lambd, else 0.")
+SOFTSHRINK = _pointwise("softshrink", _k_softshrink, _b_hardshrink, attrs=(("lambd", 0.5),),
+                        doc="Elementwise x - lambd above lambd, x + lambd below -lambd, else 0.")
+
+
+# softsign: x / (1 + |x|); tanhshrink: x - tanh(x). (PyTorch composes both from other ops;
+# the Paddle door's are one op each.)
+def _k_softsign(out, rdt, x):
+    return _into(out, rdt, x / (1 + np.abs(x)))
+
+
+def _b_softsign(c, g):
+    """1 / (1 + |x|)^2."""
+    x = c.input(0)
+    if grad_mode.is_grad_enabled():
+        d = x.abs() + 1
+        return (g / (d * d),)
+    d = 1 + np.abs(x._data)
+    return _grad(c, g, (1 / (d * d)).astype(x._data.dtype))
+
+
+def _k_tanhshrink(out, rdt, x):
+    return _into(out, rdt, x - np.tanh(x))
+
+
+def _b_tanhshrink(c, g):
+    """tanh(x)^2."""
+    x = c.input(0)
+    if grad_mode.is_grad_enabled():
+        t = x.tanh()
+        return (g * (t * t),)
+    t = np.tanh(x._data)
+    return _grad(c, g, t * t)
+
+
+SOFTSIGN = _pointwise("softsign", _k_softsign, _b_softsign, doc="Elementwise x / (1 + |x|).")
+TANHSHRINK = _pointwise("tanhshrink", _k_tanhshrink, _b_tanhshrink,
+                        doc="Elementwise x - tanh(x).")
+
+
+# stanh (Paddle): scale_b * tanh(scale_a * x)
+def _k_stanh(out, rdt, x, scale_a, scale_b):
+    return _into(out, rdt, np.tanh(x * scale_a) * scale_b)
+
+
+def _b_stanh(c, g):
+    """scale_a * scale_b * (1 - tanh(scale_a * x)^2)."""
+    x = c.input(0)
+    a, b = c.attrs
+    if grad_mode.is_grad_enabled():
+        t = (x * a).tanh()
+        return (g * ((1 - t * t) * (a * b)),)
+    t = np.tanh(x._data * a)
+    return _grad(c, g, (1 - t * t) * (a * b))
+
+
+STANH = _pointwise("stanh", _k_stanh, _b_stanh,
+                   attrs=(("scale_a", 0.67), ("scale_b", 1.7159)),
+                   doc="Elementwise scale_b * tanh(scale_a * x).")
+
+
+# rrelu: x * noise, the noise 1 where x > 0 and the negative slope elsewhere (drawn from
+# U(lower, upper) per element in training, (lower + upper) / 2 in eval). The node saves the
+# noise, as PyTorch's RreluWithNoiseBackward0 (its gradient is g * noise either way).
+def _k_rrelu(out, rdt, x, noise):
+    return _into(out, rdt, x * noise)
+
+
+def _b_rrelu(c, g):
+    noise = c.input(1)
+    if grad_mode.is_grad_enabled():
+        return (g * noise, None)
+    return (_wrap(g._data * noise._data, c.input_meta[0][1]), None)
+
+
+RRELU = R.OpDef("rrelu_with_noise", _k_rrelu, _b_rrelu, inputs=("x", "noise"),
+                kind="pointwise", needs={"x": ("noise",)}, check=_check, method=False,
+                function=False, inplace=True,
+                doc="x * noise, noise the per-element negative slope (1 where x > 0).")
+
+
+# glu: a * sigmoid(b), a and b the two halves of x along dim (GluBackward0, saving x)
+def _k_glu(x, dim):
+    a, b = np.split(x, 2, axis=dim)
+    with np.errstate(over="ignore"):
+        return a / (1 + np.exp(-b))
+
+
+def _b_glu(c, g):
+    x = c.input(0)
+    dim = c.attrs[0]
+    if grad_mode.is_grad_enabled():
+        h = x.shape[dim] // 2
+        lo, hi = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+        lo[dim], hi[dim] = slice(0, h), slice(h, None)
+        a, b = x[tuple(lo)], x[tuple(hi)]
+        s = b.sigmoid()
+        return (_F["concat"]([g * s, g * a * s * (1 - s)], dim),)
+    a, b = np.split(x._data, 2, axis=dim)
+    s = _np_sigmoid(b)
+    gd = g._data
+    return (_wrap(np.concatenate([gd * s, gd * a * s * (1 - s)], axis=dim),
+                  c.input_meta[0][1]),)
+
+
+GLU = R.OpDef("glu", _k_glu, _b_glu, needs={"x": ("x",)}, attrs=(("dim", -1),), method=False,
+              function=False, doc="a * sigmoid(b), a and b the halves of x along dim.")
+
+
+def glu_op(x, dim, op="glu"):
+    """glu of floating x along dim, whose size must be even (PyTorch's message)."""
+    floating_only(x, op)
+    nd = x.ndim
+    if nd == 0:
+        raise ArgValueError(f"{op}(): glu does not support scalars because halving size must "
+                            "be even (got a 0-d tensor). Fix: give a tensor with an even-sized "
+                            "dim")
+    if not -nd <= dim < nd:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+                         f"[{-nd}, {nd - 1}], but got {dim})")
+    dim %= nd
+    if x.shape[dim] % 2:
+        raise ArgValueError(f"Halving dimension must be even, but dimension {dim} is size "
+                            f"{x.shape[dim]} ({op}() of a tensor of shape {list(x.shape)})")
+    return R.dispatch(GLU, (x,), (dim,))
+RRELU_INPLACE = R.OpDef("rrelu_with_noise", _k_rrelu, _b_rrelu, inputs=("x", "noise"),
+                        kind="pointwise", needs={"x": ("noise",)}, check=_check, method=False,
+                        function=False, inplace=True, node_name="RreluWithNoiseBackward1",
+                        doc="rrelu written in place (its backward reads only the noise).")

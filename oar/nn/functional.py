@@ -1503,3 +1503,9 @@ __all__ += ["scaled_dot_product_attention"]
 from ._losses_paddle import *  # noqa: F401,F403,E402
 from . import _losses_paddle as _losses_paddle  # noqa: E402
 __all__ += _losses_paddle.__all__
+
+
+# activations and helpers of the breadth pass (oar/nn/_more_functional.py)
+from ._more_functional import *  # noqa: F401,F403,E402
+from . import _more_functional as _more_functional  # noqa: E402
+__all__ += _more_functional.__all__

@@ -140,6 +140,13 @@ for _name in ("trapezoid", "trapz", "cumulative_trapezoid"):
         "oar's division of a tensor by a Python number is one node name (DivBackward0) where "
         "torch names the scalar overload DivBackward1; values and gradients agree")}
 KNOWN["block_diag"] = {("grad_fn", "differs"): COMPOSITE}
+# breadth nn2 (oar/nn/_more_functional.py compositions)
+KNOWN["nn.functional.pairwise_distance"] = {("grad_fn", "differs"): (
+    "||x1 - x2 + eps||_p through the core vector norm (LinalgVectorNormBackward0); torch's "
+    "at::norm overload names its node NormBackward1; values and gradients agree")}
+KNOWN["nn.functional.channel_shuffle"] = {("grad_fn", "differs"): (
+    "reshape / transpose / reshape, the last node a view's (UnsafeViewBackward0); torch has "
+    "one ChannelShuffleBackward0; values and gradients agree")}
 
 
 def _known(name):

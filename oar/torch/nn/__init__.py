@@ -15,3 +15,4 @@ from ._losses_more import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss,  # noq
                            HingeEmbeddingLoss, MarginRankingLoss, MultiLabelMarginLoss,
                            MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
                            SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+from ._more_layers import *  # noqa: F401,F403,E402  (activations, padding, 3-d norms)

@@ -900,3 +900,9 @@ def affine_grid(theta, size, align_corners=None):
 from ._losses_more import *  # noqa: F401,F403,E402
 from . import _losses_more as _losses_more  # noqa: E402
 __all__ += _losses_more.__all__
+
+
+# activations of the breadth pass (celu, selu, glu, shrinks, softsign, tanhshrink, rrelu)
+from ._more_functional import *  # noqa: F401,F403,E402
+from . import _more_functional as _more_functional  # noqa: E402
+__all__ += _more_functional.__all__
