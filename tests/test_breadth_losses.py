@@ -431,3 +431,36 @@ def test_soft_margin_is_one_op_with_torchs_node_and_second_derivatives():
     _close(OF.soft_margin_loss(x, y32), TF.soft_margin_loss(torch.tensor(d["x"]),
                                                           torch.tensor(d["s5"].astype(np.float32))),
            1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 5), (5,), ()])
+def test_margin_ops_have_torchs_nodes_any_rank(shape):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape)
+    c = shape[-1] if shape else 1
+    cls = rng.integers(0, c, shape[:1]) if len(shape) == 2 else np.array(c - 1)
+    mt = (np.array([[3, 0, -1, 1, 1], [1, 2, 4, -1, 0], [0, 1, 2, 3, 4], [-1, 2, 0, 0, 0]])
+          if len(shape) == 2 else np.array([2, 0, -1, 1, 1]) if shape else np.array(0))
+    w = rng.random(c)
+    for red in ("none", "mean", "sum"):
+        for fname, tgt, kw in (("multi_margin_loss", cls, dict(p=2, weight="w")),
+                               ("multi_margin_loss", cls, dict(margin=0.5)),
+                               ("multilabel_margin_loss", mt, {})):
+            kwt = {k: (torch.tensor(w) if v == "w" else v) for k, v in kw.items()}
+            kwo = {k: (otorch.tensor(w) if v == "w" else v) for k, v in kw.items()}
+            tx = torch.tensor(x, requires_grad=True)
+            ox = otorch.tensor(x, requires_grad=True)
+            a = getattr(TF, fname)(tx, torch.tensor(tgt), reduction=red, **kwt)
+            b = getattr(OF, fname)(ox, otorch.tensor(tgt), reduction=red, **kwo)
+            _close(b, a, 1e-12)
+            assert type(b.grad_fn).__name__ == type(a.grad_fn).__name__
+            gw = np.random.default_rng(5).standard_normal(tuple(a.shape))
+            (a * torch.tensor(gw)).sum().backward()
+            (b * otorch.tensor(gw)).sum().backward()
+            _close(ox.grad, tx.grad, 1e-12)
+    if len(shape) == 2:       # second derivatives (p = 2: linear in x; p = 1: zero)
+        xx = otorch.tensor(x * 3, requires_grad=True)
+        for p in (1, 2):
+            assert gradgradcheck(lambda a: OF.multi_margin_loss(
+                a, otorch.tensor(cls), p=p, weight=otorch.tensor(w), reduction="none"), (xx,))
+        assert gradgradcheck(lambda a: OF.multilabel_margin_loss(a, otorch.tensor(mt)), (xx,))

@@ -253,9 +253,11 @@ def ctc_nll(log_probs, targets, input_lengths, target_lengths, blank, zero_infin
 # loss; each door checks its own arguments (names, defaults, error classes) and reduces.
 # Both frameworks compute the same formulas (measured against torch 2.13 and paddle 3.3.1 in
 # tests/test_breadth_losses.py); PyTorch's own versions are compositions too, except
-# soft_margin_loss, multi_margin_loss and multilabel_margin_loss (native ops there: their
-# gradients agree with these compositions away from the kinks of max(0, .)); the torch door's
-# soft_margin_loss is one op here too (SOFT_MARGIN_LOSS).
+# soft_margin_loss, multi_margin_loss and multilabel_margin_loss, native ops there: the torch
+# door calls the ops below for them (SOFT_MARGIN_LOSS, MULTI_MARGIN_LOSS,
+# MULTILABEL_MARGIN_LOSS: PyTorch's nodes and backward formulas), the Paddle door (whose
+# own versions are compositions) the compositions, which agree with the ops away from the
+# kinks of max(0, .).
 _FN = R.FUNCTIONS
 
 
@@ -452,3 +454,141 @@ def multilabel_margin(x, target):
     mask = valid[:, :, None] & ~is_t[:, None, :]
     z = _where(mask, z, _zeros_like(z))
     return _FN["sum"](z, [1, 2]) / c
+
+
+# multi_margin_loss and multilabel_margin_loss as ops (Note [Composite losses])
+# (MultiMarginLossBackward0, MultilabelMarginLossBackward0, the reduction inside): the torch
+# door calls these ops (the Paddle door, whose own versions are compositions, the
+# compositions above). Input of any rank up to 2 (a vector or 0-d is one row); targets are
+# int64 arrays, attrs, as nll_loss's.
+def _rows(x):
+    n = x.shape[0] if x.ndim == 2 else 1
+    c = x.shape[-1] if x.ndim else 1
+    return n, c
+
+
+def _unreduced_shape(x):
+    return (x.shape[0],) if x.ndim == 2 else ()
+
+
+def _margin_terms(x2, target, margin):
+    n = x2.shape[0]
+    rows = np.arange(n)
+    z = x2 - x2[rows, target][:, None] + margin
+    z[rows, target] = 0.0
+    return np.maximum(z, 0.0)
+
+
+def _k_multi_margin(x, target, p, margin, weight, reduction):
+    from .functional import _np_reduce
+    n, c = _rows(x)
+    x2 = x.reshape(n, c)
+    z = _margin_terms(x2, target, margin)
+    h = z if p == 1 else z * z
+    if weight is not None:
+        h = h * weight[target][:, None]
+    loss = (h.sum(1) / c).astype(x.dtype).reshape(_unreduced_shape(x))
+    return _np_reduce(loss, reduction)
+
+
+def _scale_rows(grad, g, reduction, n, shape, dt):
+    """grad [N, C] times the incoming gradient g (per row for 'none', / N for 'mean'), in
+    x's shape; NumPy arrays or, under create_graph, oar ops."""
+    if isinstance(g, Tensor) and _grad_enabled():
+        gt = wrap_as(g._result_class, grad.astype(dt))
+        gg = _FN["reshape"](g, [n, 1]) if reduction == "none" else g
+        out = gt * gg
+        if reduction == "mean":
+            out = out / n
+        return _FN["reshape"](out, list(shape))
+    gd = np.asarray(g._data, dt)
+    grad = grad * (gd.reshape(n, 1) if reduction == "none" else gd)
+    if reduction == "mean":
+        grad = grad / n
+    return Tensor._wrap(grad.astype(dt).reshape(shape))
+
+
+def _b_multi_margin(c, g):
+    """PyTorch's multi_margin_loss_backward: each positive margin term adds its derivative
+    (1, or 2 z for p = 2, times weight[y], / C) at class i and takes it from class y."""
+    target, p, margin, weight, reduction = c.attrs
+    x = c.input(0)
+    xd = x._data
+    n, cc = _rows(xd)
+    z = _margin_terms(xd.reshape(n, cc), target, margin)
+    wy = weight[target][:, None] if weight is not None else 1.0
+    rows = np.arange(n)
+    if p == 2 and _grad_enabled():
+        # create_graph: 2 z is linear in x, so the gradient is built from oar ops
+        x2 = _FN["reshape"](x, [n, cc])
+        idx = Tensor._wrap(target.reshape(n, 1))
+        live = wrap_as(x._result_class, ((z > 0) * (2.0 * wy / cc)).astype(xd.dtype))
+        gz = (x2 - _FN["take_along_axis"](x2, idx, 1) + margin) * live
+        hit = wrap_as(x._result_class, np.eye(cc, dtype=xd.dtype)[target])
+        gi = gz - hit * _FN["sum"](gz, 1, True)
+        gg = _FN["reshape"](g, [n, 1]) if reduction == "none" else g
+        out = gi * gg
+        if reduction == "mean":
+            out = out / n
+        return (_FN["reshape"](out, list(xd.shape)),)
+    gz = (z > 0) * (1.0 if p == 1 else 2.0 * z) * wy / cc
+    gz[rows, target] = -gz.sum(1)
+    return (_scale_rows(gz, g, reduction, n, xd.shape, xd.dtype),)
+
+
+MULTI_MARGIN_LOSS = R.OpDef(
+    "multi_margin_loss", _k_multi_margin, _b_multi_margin, needs={"input": ("input",)},
+    inputs=("input",), attrs=(("target", None), ("p", 1), ("margin", 1.0), ("weight", None),
+                              ("reduction", "mean")),
+    method=False, function=False,
+    doc="sum over i != y of max(0, margin - x[y] + x[i]) ** p (weight[y]) / C, reduced.")
+
+
+def _multilabel_pairs(x2, target):
+    """(valid [N, C], tgt [N, C], live [N, C, C]): live[n, j, i] when target slot j is in use,
+    class i is not a target of row n and the hinge 1 - (x[tgt j] - x[i]) is positive."""
+    n, c = x2.shape
+    valid = np.cumprod(target >= 0, axis=1).astype(bool)
+    tgt = np.where(valid, target, 0)
+    is_t = np.zeros((n, c), bool)
+    rows = np.repeat(np.arange(n), c).reshape(n, c)
+    is_t[rows[valid], tgt[valid]] = True
+    xj = np.take_along_axis(x2, tgt, 1)
+    z = 1.0 - xj[:, :, None] + x2[:, None, :]
+    live = valid[:, :, None] & ~is_t[:, None, :] & (z > 0)
+    return tgt, z, live
+
+
+def _k_multilabel_margin(x, target, reduction):
+    from .functional import _np_reduce
+    n, c = _rows(x)
+    _, z, live = _multilabel_pairs(x.reshape(n, c), target)
+    loss = (np.where(live, z, 0.0).sum((1, 2)) / c).astype(x.dtype)
+    return _np_reduce(loss.reshape(_unreduced_shape(x)), reduction)
+
+
+def _b_multilabel_margin(c, g):
+    """PyTorch's multilabel_margin_loss_backward: each positive hinge adds 1 / C at the
+    non-target class and takes 1 / C from the target class (piecewise constant in x)."""
+    target, reduction = c.attrs
+    xd = c.input(0)._data
+    n, cc = _rows(xd)
+    tgt, _, live = _multilabel_pairs(xd.reshape(n, cc), target)
+    grad = live.sum(1).astype(xd.dtype) / cc
+    rows = np.repeat(np.arange(n), cc).reshape(n, cc)
+    np.add.at(grad, (rows, tgt), -live.sum(2).astype(xd.dtype) / cc)
+    return (_scale_rows(grad, g, reduction, n, xd.shape, xd.dtype),)
+
+
+MULTILABEL_MARGIN_LOSS = R.OpDef(
+    "multilabel_margin_loss", _k_multilabel_margin, _b_multilabel_margin,
+    needs={"input": ("input",)}, inputs=("input",),
+    attrs=(("target", None), ("reduction", "mean")), method=False, function=False,
+    doc="sum over targets j and other classes i of max(0, 1 - (x[j] - x[i])) / C, reduced.")
+
+
+def margin_op(op, x, attrs):
+    """The native-style margin op where x is floating (else None: the composition)."""
+    if x._data.dtype.kind != "f":
+        return None
+    return R.dispatch(op, (x,), attrs)

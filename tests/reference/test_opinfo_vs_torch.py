@@ -122,11 +122,6 @@ KNOWN["special.ndtr"] = {("grad_fn", "differs"): (
 
 
 # losses of the breadth pass (oar/nn/_losses_more.py, Note [Composite losses])
-for _name, _node in (("nn.functional.multi_margin_loss", "MultiMarginLossBackward0"),
-                     ("nn.functional.multilabel_margin_loss", "MultilabelMarginLossBackward0")):
-    KNOWN[_name] = {("grad_fn", "differs"): (
-        f"a composition of oar ops (its last node is the reduction's), torch has one native "
-        f"node {_node}; values and gradients agree (tests/test_breadth_losses.py)")}
 KNOWN["nn.functional.triplet_margin_with_distance_loss"] = _each(
     ("function", "keyword", "noncontiguous", "grad"), "refused",
     "OpInfo's samples pass a real torch.nn.PairwiseDistance() as distance_function, which "

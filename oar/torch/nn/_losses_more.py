@@ -212,6 +212,12 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
     x, t = _class_rows(input, target, "multi_margin_loss", "vector")
+    if weight is None or not weight.requires_grad:
+        out = _L.margin_op(_L.MULTI_MARGIN_LOSS, input,
+                           (t.reshape(-1), p, margin,
+                            None if weight is None else weight._data, reduction))
+        if out is not None:
+            return out
     loss = _L.multi_margin(x, t, p, margin, weight)
     if input.ndim < 2:
         loss = loss.reshape([])
@@ -222,6 +228,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """sum over target classes j and other classes i of max(0, 1 - (x[j] - x[i])) / C."""
     reduction = _red(size_average, reduce, reduction)
     x, t = _class_rows(input, target, "multilabel_margin_loss", "matrix")
+    out = _L.margin_op(_L.MULTILABEL_MARGIN_LOSS, input, (t, reduction))
+    if out is not None:
+        return out
     loss = _L.multilabel_margin(x, t)
     if input.ndim < 2:
         loss = loss.reshape([])
