@@ -100,6 +100,7 @@ from .ops.multiary import add_n, equal_all  # noqa: E402,F401
 from .ops.norms import cdist, dist, norm  # noqa: E402,F401
 from .param_attr import ParamAttr, create_parameter  # noqa: E402,F401
 from . import metric, static, jit, hapi, callbacks, framework  # noqa: E402,F401
+from . import base  # noqa: E402,F401  (paddle.base: dygraph.guard for eager code)
 from .hapi import Model, summary  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401  (paddle.linalg)
 

@@ -6,6 +6,7 @@ import builtins
 from typing import Any, Iterator, Protocol, Self, Sequence, TypeAlias
 
 from . import autograd as autograd
+from . import base as base
 from . import callbacks as callbacks
 from . import device as device
 from . import distributed as distributed

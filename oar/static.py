@@ -5,7 +5,8 @@ every other name of this module raises StaticGraphError, saying so in one line."
 # oar is eager only. paddle.enable_static(), paddle.static.<anything but InputSpec> and
 # paddle.jit.save / load raise StaticGraphError (a NotImplementedError); a missing name of
 # this module raises its subclass that is also an AttributeError, so hasattr() and
-# `from paddle.static import *` stay usable. Code that only
+# `from paddle.static import *` stay usable; Program and program_guard exist as names that refuse
+# when used, so a module importing them for its static tests still runs its dynamic ones. Code that only
 # marks functions for compilation runs unchanged: paddle.jit.to_static returns the function
 # or layer itself, which computes the same results eagerly; paddle.disable_static() is a
 # no-op and paddle.in_dynamic_mode() is True.
@@ -16,7 +17,7 @@ import numpy as np
 from . import dtypes as _dt
 from .tensor import Tensor
 
-__all__ = ["InputSpec", "StaticGraphError"]
+__all__ = ["InputSpec", "Program", "StaticGraphError", "program_guard"]
 
 
 class StaticGraphError(NotImplementedError):
@@ -105,6 +106,20 @@ class InputSpec:
 
     def __ne__(self, other):
         return not self == other
+
+
+class Program:
+    """Refused when made (Note [No static graph]). The name exists so that a module which
+    imports it for its static-graph tests (`from paddle.static import Program, program_guard`)
+    still imports, and its dynamic-mode tests run."""
+
+    def __init__(self, *args, **kwargs):
+        raise no_static_graph("paddle.static.Program()")
+
+
+def program_guard(main_program=None, startup_program=None):
+    """Refused when called, as Program (Note [No static graph])."""
+    raise no_static_graph("paddle.static.program_guard()")
 
 
 def __getattr__(name):

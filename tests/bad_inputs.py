@@ -2657,3 +2657,42 @@ row("F.channel_shuffle,nn.ChannelShuffle: channels not divisible by groups", Run
     lambda t, e: t.nn.functional.channel_shuffle(e.x.reshape(1, 3, 2, 1), 2))
 row("F.local_response_norm,nn.LocalResponseNorm: 2-D input", ValueError,
     lambda e: nn.LocalResponseNorm(2)(e.x), lambda t, e: t.nn.functional.local_response_norm(e.x, 2))
+area("in-place targets and Paddle's scatter_")
+row("oar.sin_: a number as the in-place target", TypeError,
+    lambda e: oar.sin_(3.0), lambda t, e: t.sin_(3.0))
+# Paddle's own: paddle.hypot_(3.0, y) raises TypeError (torch has no hypot_ function)
+row("oar.hypot_: a number as the in-place target", TypeError,
+    lambda e: oar.hypot_(3.0, e.y))
+# Paddle's own: scatter_(x, index, updates, overwrite=False), updates of the wrong shape
+row("oar.scatter_: overwrite=False, updates of the wrong shape", ValueError,
+    lambda e: oar.scatter_(e.x, e.idx, e.v, overwrite=False))
+row("oar.hypot,oar.ldexp: a Python number as y", TypeError,
+    lambda e: oar.hypot(e.x, 2.0), lambda t, e: t.hypot(e.x, 2.0))
+# 3-D convolution and pooling (oar/nn/_kernels.py conv3d, oar/nn/_pool.py; tests/test_breadth_conv_pool.py)
+row("F.conv3d: kernel larger than the input", RuntimeError,
+    lambda e: F.conv3d(f32(1, 2, 3, 3, 3), f32(2, 2, 4, 1, 1)),
+    lambda t, e: t.nn.functional.conv3d(t.ones(1, 2, 3, 3, 3), t.ones(2, 2, 4, 1, 1)))
+row("F.conv3d: channels differ", RuntimeError,
+    lambda e: F.conv3d(f32(1, 2, 4, 4, 4), f32(2, 3, 3, 3, 3)),
+    lambda t, e: t.nn.functional.conv3d(t.ones(1, 2, 4, 4, 4), t.ones(2, 3, 3, 3, 3)))
+row("F.conv3d_transpose: output_padding not below stride or dilation", RuntimeError,
+    lambda e: F.conv3d_transpose(f32(1, 2, 3, 3, 3), f32(2, 2, 3, 3, 3), output_padding=1),
+    lambda t, e: t.nn.functional.conv_transpose3d(t.ones(1, 2, 3, 3, 3), t.ones(2, 2, 3, 3, 3),
+                                                  output_padding=1))
+row("F.max_pool3d: padding more than half the kernel", RuntimeError,
+    lambda e: F.max_pool3d(f32(1, 2, 3, 3, 3), 2, 1, 2),
+    lambda t, e: t.nn.functional.max_pool3d(t.ones(1, 2, 3, 3, 3), 2, 1, 2))
+row("F.avg_pool3d: kernel larger than the input", RuntimeError,
+    lambda e: F.avg_pool3d(f32(1, 2, 3, 3, 3), 4),
+    lambda t, e: t.nn.functional.avg_pool3d(t.ones(1, 2, 3, 3, 3), 4))
+row("nn.Conv3D: in_channels not divisible by groups", ValueError,
+    lambda e: nn.Conv3D(3, 4, 3, groups=2), lambda t, e: t.nn.Conv3d(3, 4, 3, groups=2))
+row("nn.Conv3DTranspose: out_channels not divisible by groups", ValueError,
+    lambda e: nn.Conv3DTranspose(4, 3, 3, groups=2),
+    lambda t, e: t.nn.ConvTranspose3d(4, 3, 3, groups=2))
+row("nn.MaxPool3D: padding more than half the kernel", RuntimeError,
+    lambda e: nn.MaxPool3D(2, 1, 2)(f32(1, 2, 3, 3, 3)),
+    lambda t, e: t.nn.MaxPool3d(2, 1, 2)(t.ones(1, 2, 3, 3, 3)))
+row("nn.AvgPool3D: kernel larger than the input", RuntimeError,
+    lambda e: nn.AvgPool3D(4)(f32(1, 2, 3, 3, 3)),
+    lambda t, e: t.nn.AvgPool3d(4)(t.ones(1, 2, 3, 3, 3)))

@@ -41,3 +41,12 @@ def test_slice_errors_change_nothing():
     with pytest.raises(TypeError):
         oar.slice(x, [0], [oar.to_tensor([0.5])], [1])
     assert x.inplace_version == 0 and x.numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_slice_is_hidden_in_the_torch_door():
+    """Note [Paddle-only spellings]: torch has no torch.slice / Tensor.slice."""
+    torch = pytest.importorskip("torch")
+    import oar.torch as otorch
+    for lib in (torch, otorch):
+        assert not hasattr(lib, "slice") and not hasattr(lib.Tensor, "slice")
+        assert not hasattr(lib.ones(2), "slice")

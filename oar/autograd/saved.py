@@ -89,7 +89,17 @@ class SavedTensor:
             f"which is {which} of {node.name}, is at version {storage.version}; "
             f"expected version {self.version} instead.{culprit(storage, self.version)} "
             "Fix: do not modify it in place until backward has run; use the out-of-place op "
-            "(e.g. `y = y + 1` instead of `y.add_(1)`) or modify a `.clone()`.")
+            "(e.g. `y = y + 1` instead of `y.add_(1)`) or modify a `.clone()`."
+            + self._paddle_words(storage))
+
+    def _paddle_words(self, storage):
+        """Paddle's own words for the check, added for a Paddle-door tensor: Paddle's tests and
+        programs match `received tensor_version:N != wrapper_version_snapshot:M`."""
+        cls = type(self.tensor) if self.tensor is not None else getattr(self, "cls", None)
+        if cls is None or cls.__module__.startswith("oar.torch"):
+            return ""
+        return (f" [Hint: Expected tensor_version == wrapper_version_snapshot, but received "
+                f"tensor_version:{storage.version} != wrapper_version_snapshot:{self.version}.]")
 
 
     def _pack(self, tensor, is_output, hooks):

@@ -69,17 +69,58 @@ def _channels_last(c, kw, dw, ow):
 
 def _cols_nchw(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
     """(C*kh*kw, N*OH*OW) columns of NCHW x, padded with zeros (Note [Conv layouts])."""
-    n, c, h, wd = x.shape
-    if ph or pw:
-        xp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), x.dtype)
-        xp[:, :, ph:ph + h, pw:pw + wd] = x
+    return _cols_nd(x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow))
+
+
+# Note [N-d convolution]
+# The "nchw" layout (Note [Conv layouts]) does not depend on the number of spatial dims:
+# cols is (C*prod(k), N*prod(out)), one strided window view of the zero-padded input, and the
+# backward scatters the column gradient back with one strided add per kernel offset. conv3d
+# (and conv_transpose3d, its adjoint) run this one code for any rank; conv2d also takes it
+# whenever the channels-last layout is not faster, and conv1d is conv2d of a height-1 image.
+def _cols_nd(x, k, s, p, d, o):
+    """(C*prod(k), N*prod(o)) columns of x (N, C, *spatial), padded with zeros."""
+    n, c = x.shape[:2]
+    sp = x.shape[2:]
+    if any(p):
+        xp = np.zeros((n, c) + tuple(m + 2 * q for m, q in zip(sp, p)), x.dtype)
+        xp[(slice(None), slice(None)) + tuple(slice(q, q + m) for m, q in zip(sp, p))] = x
     else:
         xp = x
-    s = xp.strides
-    cols = np.empty((c, kh, kw, n, oh, ow), x.dtype)
-    np.copyto(cols, _window_view(xp, cols.shape, (s[1], s[2] * dh, s[3] * dw, s[0], s[2] * sh,
-                                                  s[3] * sw)))
-    return cols.reshape(c * kh * kw, n * oh * ow)
+    st = xp.strides
+    nd = len(sp)
+    cols = np.empty((c,) + tuple(k) + (n,) + tuple(o), x.dtype)
+    np.copyto(cols, _window_view(xp, cols.shape,
+                                 (st[1],) + tuple(st[2 + i] * d[i] for i in range(nd)) + (st[0],)
+                                 + tuple(st[2 + i] * s[i] for i in range(nd))))
+    return cols.reshape(c * math.prod(k), n * math.prod(o))
+
+
+def _conv_grads_nd(xa, wa, ga, needs, xshape, xdt, wshape, k, s, p, d):
+    """(gx, gw, gb) of one ungrouped convolution of any rank, "nchw" layout (Note [N-d
+    convolution])."""
+    n, ch = xshape[:2]
+    sp = tuple(xshape[2:])
+    nd = len(sp)
+    o = wshape[0]
+    osz = tuple(ga.shape[2:])
+    gx = gw = gb = None
+    perm = (1, 0) + tuple(range(2, nd + 2))
+    gt = np.ascontiguousarray(ga.transpose(perm)).reshape(o, -1)       # (O, M)
+    if needs[1]:
+        gw = (gt @ _cols_nd(xa, k, s, p, d, osz).T).reshape((o, ch) + tuple(k))
+    if needs[2]:
+        gb = gt @ np.ones(gt.shape[1], gt.dtype)
+    if needs[0]:
+        dcols = (wa.reshape(o, -1).T @ gt).reshape((ch,) + tuple(k) + (n,) + osz)
+        dxp = np.zeros((ch, n) + tuple(m + 2 * q for m, q in zip(sp, p)), xdt)
+        for off in np.ndindex(*k):      # a loop over kernel offsets, not over positions
+            dxp[(slice(None), slice(None)) + tuple(
+                slice(off[i] * d[i], off[i] * d[i] + s[i] * (osz[i] - 1) + 1, s[i])
+                for i in range(nd))] += dcols[(slice(None),) + off]
+        gx = dxp[(slice(None), slice(None)) + tuple(slice(q, q + m) for m, q in zip(sp, p))
+                 ].transpose(perm)
+    return gx, gw, gb
 
 
 def _cols_nhwc(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
@@ -105,6 +146,8 @@ def _k_conv(x, w, b, stride, padding, dilation, groups=1):
 
 
 def _conv_one(x, w, b, stride, padding, dilation):
+    if x.ndim != 4 and x.ndim == w.ndim and x.shape[1] == w.shape[1]:
+        return _conv_one_nd(x, w, b, stride, padding, dilation)
     if x.ndim != 4 or w.ndim != 4 or x.shape[1] != w.shape[1]:
         raise ValueError(f"conv2d: input {list(x.shape)} (N, C, H, W) and weight "
                          f"{list(w.shape)} (O, C, kh, kw) do not match")
@@ -124,6 +167,21 @@ def _conv_one(x, w, b, stride, padding, dilation):
     return np.add(out, b[:, None, None], out=np.empty(out.shape, out.dtype))
 
 
+def _conv_one_nd(x, w, b, stride, padding, dilation):
+    """One ungrouped convolution of any rank (Note [N-d convolution])."""
+    k = w.shape[2:]
+    osz = tuple(_out_size(x.shape[2 + i], k[i], stride[i], padding[i], dilation[i])
+                for i in range(len(k)))
+    if min(osz) <= 0:
+        raise ValueError(f"conv: input {list(x.shape)} is too small for kernel {list(k)}")
+    n, o = x.shape[0], w.shape[0]
+    out = (w.reshape(o, -1) @ _cols_nd(x, k, stride, padding, dilation, osz)).reshape(
+        (o, n) + osz).transpose((1, 0) + tuple(range(2, len(k) + 2)))
+    if b is None:
+        return np.ascontiguousarray(out)
+    return np.add(out, b.reshape((-1,) + (1,) * len(k)), out=np.empty(out.shape, out.dtype))
+
+
 # Note [Grouped conv]
 # groups=G splits the input channels and the output channels (the weight's dim 0) into G
 # equal, consecutive slices; output slice i is the convolution of input slice i with weight
@@ -131,7 +189,7 @@ def _conv_one(x, w, b, stride, padding, dilation):
 # code once per group and concatenate: gradients of x along dim 1, of weight and bias along
 # dim 0.
 def _b_conv(c, g):
-    _first_order_only("conv2d")
+    _first_order_only(c.op.name)
     stride, padding, dilation, groups = c.attrs
     wa = c.input(1)._data if c.needs[0] else None
     xa = c.input(0)._data if c.needs[1] else None
@@ -142,13 +200,13 @@ def _b_conv(c, g):
 
 def _conv_backward(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilation, groups):
     """(gx, gw, gb) arrays of a grouped convolution (Note [Grouped conv])."""
-    n, ch, h, wd = xshape
+    n, ch = xshape[:2]
     if groups == 1:
         return _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilation)
     cg, og = ch // groups, wshape[0] // groups
     parts = [_conv_grads(None if xa is None else xa[:, i * cg:(i + 1) * cg],
                          None if wa is None else wa[i * og:(i + 1) * og],
-                         ga[:, i * og:(i + 1) * og], needs, (n, cg, h, wd), xdt,
+                         ga[:, i * og:(i + 1) * og], needs, (n, cg) + tuple(xshape[2:]), xdt,
                          (og,) + tuple(wshape[1:]), stride, padding, dilation)
              for i in range(groups)]
     return tuple(None if parts[0][k] is None else
@@ -158,6 +216,9 @@ def _conv_backward(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dila
 
 def _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilation):
     """(gx, gw, gb) arrays of one (ungrouped) convolution (Note [Conv layouts])."""
+    if len(xshape) != 4:
+        return _conv_grads_nd(xa, wa, ga, needs, xshape, xdt, wshape, wshape[2:], stride,
+                              padding, dilation)
     n, ch, h, wd = xshape
     sh, sw = stride
     ph, pw = padding
@@ -181,21 +242,10 @@ def _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilatio
                     dxp[:, i * dh:i * dh + sh * (oh - 1) + 1:sh,
                         j * dw:j * dw + sw * (ow - 1) + 1:sw] += dcols[i * kw + j].reshape(n, oh, ow, ch)
             gx = dxp[:, ph:ph + h, pw:pw + wd].transpose(0, 3, 1, 2)
-    else:
-        gt = np.ascontiguousarray(ga.transpose(1, 0, 2, 3)).reshape(o, -1)       # (O, M)
-        if needs[1]:
-            gw = (gt @ _cols_nchw(xa, *geom).T).reshape(o, ch, kh, kw)
-        if needs[2]:
-            gb = gt @ np.ones(gt.shape[1], gt.dtype)
-        if needs[0]:
-            dcols = (wa.reshape(o, -1).T @ gt).reshape(ch, kh, kw, n, oh, ow)
-            dxp = np.zeros((ch, n, h + 2 * ph, wd + 2 * pw), xdt)
-            for i in range(kh):
-                for j in range(kw):
-                    dxp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
-                        j * dw:j * dw + sw * (ow - 1) + 1:sw] += dcols[:, i, j]
-            gx = dxp[:, :, ph:ph + h, pw:pw + wd].transpose(1, 0, 2, 3)
-    return gx, gw, gb
+        return gx, gw, gb
+    # "nchw": the layout of every rank (Note [N-d convolution])
+    return _conv_grads_nd(xa, wa, ga, needs, xshape, xdt, wshape, (kh, kw), stride, padding,
+                          dilation)
 
 
 CONV2D = OpDef("conv2d", _k_conv, _b_conv, needs={"x": ("weight",), "weight": ("x",)}, inputs=("x", "weight", "bias"),
@@ -328,6 +378,96 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
         out = R.dispatch(CONV1D, (x, weight, bias), (st[1], pd[1], dil[1], g))
     else:
         out = R.dispatch(CONV2D, (x, weight, bias), (st, pd, dil, g))
+    return out.squeeze(0) if unbatched else out
+
+
+def _ntuple(value, op, name, minimum, nd):
+    """An int or nd ints (a 1-element list repeats), each >= minimum."""
+    if isinstance(value, (list, tuple)):
+        if len(value) == 1:
+            value = value[0]
+        elif len(value) != nd:
+            raise _c.ArgValueError(f"{op}: {name} must be an int or a tuple of {nd} ints, got "
+                                   f"{list(value)}")
+    v = tuple(_args.integer(a, op, name) for a in value) if isinstance(value, (list, tuple)) \
+        else (_args.integer(value, op, name),) * nd
+    if min(v) < minimum:
+        what = "positive" if minimum == 1 else "non-negative"
+        raise _c.ArgValueError(f"{op}: {name} must be {what}, got {value!r}")
+    return v
+
+
+def conv_args_nd(weight_shape, stride, padding, dilation, groups, op, nd):
+    """conv_args for nd spatial dims: (stride, padding, extra end padding, dilation, groups),
+    the first four nd-tuples."""
+    g = _c.count(groups, op, "groups", 1)
+    st = _ntuple(stride, op, "stride", 1, nd)
+    dil = _ntuple(dilation, op, "dilation", 1, nd)
+    extra = (0,) * nd
+    if isinstance(padding, str):
+        mode = padding.lower()
+        if mode == "valid":
+            pd = (0,) * nd
+        elif mode == "same":
+            if st != (1,) * nd:
+                raise _c.ArgValueError(f"{op}: padding='same' is not supported for strided "
+                                       f"convolutions (stride={list(st)})")
+            tot = tuple(dil[i] * (weight_shape[2 + i] - 1) for i in range(nd))
+            pd = tuple(t // 2 for t in tot)
+            extra = tuple(t - 2 * q for t, q in zip(tot, pd))   # the odd one at the end
+        else:
+            raise _c.ArgValueError(f"{op}: Invalid padding string {padding!r}, should be one "
+                                   "of {'valid', 'same'} (or an int / a tuple of ints)")
+    else:
+        pd = _ntuple(padding, op, "padding", 0, nd)
+    return st, pd, extra, dil, g
+
+
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, _parsed=None,
+           op="conv3d"):
+    """3-D convolution (cross-correlation) of NCDHW (or unbatched CDHW) x with weight
+    [O, C / groups, kd, kh, kw], plus bias (Note [N-d convolution])."""
+    nd = 3
+    _input(x, op)
+    _input(weight, op, "weight")
+    if weight._data.ndim != nd + 2:
+        raise _c.ArgValueError(f"{op}: weight must be 5-D [out_channels, in_channels / groups, "
+                               f"kd, kh, kw], got {_c.shape_str(weight._data.shape)}")
+    if x._data.ndim not in (nd + 1, nd + 2):
+        raise _c.ArgValueError(f"{op}: Expected 4D (unbatched) or 5D (batched) input to "
+                               f"{op}, but got input of size: {_c.shape_str(x._data.shape)}")
+    ws = weight._data.shape
+    st, pd, extra, dil, g = _parsed or conv_args_nd(ws, stride, padding, dilation, groups, op,
+                                                    nd)
+    unbatched = x._data.ndim == nd + 1
+    x = x.unsqueeze(0) if unbatched else x
+    xs = x._data.shape
+    if ws[0] % g:
+        raise _c.ArgValueError(
+            f"{op}: Given groups={g}, expected weight to be divisible by {g} at dimension 0, "
+            f"but got weight of size {_c.shape_str(ws)} instead")
+    if xs[1] != ws[1] * g:
+        raise _c.ArgValueError(
+            f"{op}: Given groups={g}, weight of size {_c.shape_str(ws)}, expected input"
+            f"{_c.shape_str(xs)} to have {ws[1] * g} channels, but got {xs[1]} channels instead")
+    _c.floating_like(x, weight, op)
+    if bias is not None:
+        _input(bias, op, "bias")
+        _c.floating_like(x, bias, op, "bias")
+        if bias._data.shape != (ws[0],):
+            raise _c.ArgValueError(f"{op}: bias must have shape [{ws[0]}], got "
+                                   f"{_c.shape_str(bias._data.shape)}")
+    if any(extra):
+        x = pad(x, [v for e in reversed(extra) for v in (0, e)])
+        xs = x._data.shape
+    padded = [xs[2 + i] + 2 * pd[i] for i in range(nd)]
+    eff = [dil[i] * (ws[2 + i] - 1) + 1 for i in range(nd)]
+    if any(a < b for a, b in zip(padded, eff)):
+        raise _c.ArgValueError(
+            f"{op}: Calculated padded input size per channel: ({' x '.join(map(str, padded))})."
+            f" Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
+            "actual input size")
+    out = R.dispatch(CONV3D, (x, weight, bias), (st, pd, dil, g))
     return out.squeeze(0) if unbatched else out
 
 
@@ -644,6 +784,7 @@ GELU = pointwise_op("gelu", _k_gelu, _b_gelu, needs={"x": ("x",)}, attrs=(("appr
 
 from ._pool import (ADAPTIVE_AVG_POOL2D, AVGPOOL, MAXPOOL, avg_divisor_mode, avg_pool2d, index_pad,  # noqa: E402,F401
                     max_pool2d, pool_args)
+from ._pool import AVGPOOL3D, MAXPOOL3D, avg_pool3d, max_pool3d  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------- transposed convolution
@@ -658,37 +799,37 @@ from ._pool import (ADAPTIVE_AVG_POOL2D, AVGPOOL, MAXPOOL, avg_divisor_mode, avg
 # output_padding only enlarges OH/OW (rows and columns no input position reaches, left at
 # zero plus bias); the window views of g never read past (H-1)*s + d*(k-1), so they fit.
 def _k_conv_t(x, w, b, stride, padding, output_padding, groups, dilation):
-    n, _, h, wd = x.shape
-    (sh, sw), (ph, pw), (oph, opw), (dh, dw) = stride, padding, output_padding, dilation
-    kh, kw = w.shape[2:]
-    oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
-    ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
-    out, _, _ = _conv_backward(None, w, x, (True, False, False), (n, w.shape[1] * groups, oh, ow),
-                               x.dtype, w.shape, stride, padding, dilation, groups)
+    k = w.shape[2:]
+    osz = tuple((x.shape[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k[i] - 1)
+                + output_padding[i] + 1 for i in range(len(k)))
+    out, _, _ = _conv_backward(None, w, x, (True, False, False),
+                               (x.shape[0], w.shape[1] * groups) + osz, x.dtype, w.shape,
+                               stride, padding, dilation, groups)
     if b is None:
         return np.ascontiguousarray(out)
-    return np.add(out, b[:, None, None], out=np.empty(out.shape, out.dtype))
+    return np.add(out, b.reshape((-1,) + (1,) * len(k)), out=np.empty(out.shape, out.dtype))
 
 
 def _conv_t_grads(c, g, xa, wa):
-    """(gx, gw, gb) arrays of a 4-D transposed convolution (Note [Transposed conv is conv's
-    adjoint]); xa / wa are None where not saved."""
+    """(gx, gw, gb) arrays of a transposed convolution of any rank (Note [Transposed conv is
+    conv's adjoint]); xa / wa are None where not saved."""
     stride, padding, _, groups, dilation = c.attrs
     xshape, xdt = c.input_meta[0]
     gx = gw = gb = None
     if c.needs[0]:
-        # output_padding >= stride (allowed when < dilation) makes conv2d's output longer
-        gx = _k_conv(g, wa, None, stride, padding, dilation, groups)[:, :, :xshape[-2], :xshape[-1]]
+        # output_padding >= stride (allowed when < dilation) makes conv's output longer
+        gx = _k_conv(g, wa, None, stride, padding, dilation, groups)[
+            (slice(None), slice(None)) + tuple(slice(0, m) for m in xshape[2:])]
     if c.needs[1]:
         gw = _conv_backward(g, None, xa, (False, True, False), g.shape, xdt, c.input_meta[1][0],
                             stride, padding, dilation, groups)[1]
     if c.needs[2]:
-        gb = g.sum(axis=(0, 2, 3))
+        gb = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
     return gx, gw, gb
 
 
 def _b_conv_t(c, g):
-    _first_order_only("conv_transpose2d")
+    _first_order_only(c.op.name)
     wa = c.input(1)._data if c.needs[0] else None
     xa = c.input(0)._data if c.needs[1] else None
     return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a))
@@ -702,6 +843,23 @@ CONV_T2D = OpDef("conv_transpose2d", _k_conv_t, _b_conv_t,
                  node_name="ConvolutionBackward0",
                  doc="2-D transposed convolution (the adjoint of conv2d) of an NCHW input "
                      "with a [C_in, C_out/groups, kh, kw] weight, plus bias.")
+
+
+# conv3d / conv_transpose3d: the rank-generic kernels (Note [N-d convolution]), their own
+# ops with PyTorch's node name
+CONV3D = OpDef("conv3d", _k_conv, _b_conv, needs={"x": ("weight",), "weight": ("x",)},
+               inputs=("x", "weight", "bias"),
+               attrs=(("stride", (1, 1, 1)), ("padding", (0, 0, 0)), ("dilation", (1, 1, 1)),
+                      ("groups", 1)),
+               node_name="ConvolutionBackward0",
+               doc="3-D (grouped) convolution (cross-correlation) of an NCDHW input, plus bias.")
+CONV_T3D = OpDef("conv_transpose3d", _k_conv_t, _b_conv_t,
+                 needs={"x": ("weight",), "weight": ("x",)}, inputs=("x", "weight", "bias"),
+                 attrs=(("stride", (1, 1, 1)), ("padding", (0, 0, 0)),
+                        ("output_padding", (0, 0, 0)), ("groups", 1), ("dilation", (1, 1, 1))),
+                 node_name="ConvolutionBackward0",
+                 doc="3-D transposed convolution of an NCDHW input with a [C_in, C_out/groups, "
+                     "kd, kh, kw] weight, plus bias.")
 
 
 # conv_transpose1d: CONV_T2D's kernel and backward on height-1 views, its own op as in PyTorch
@@ -743,15 +901,15 @@ CONV_T1D = OpDef("conv_transpose1d", _k_conv_t1d, _b_conv_t1d,
 
 def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                    dilation=1, output_size=None, *, op="conv_transpose2d", nd=2):
-    """The transposed convolution both doors call (nd = 1: NCL input, weight [C_in, C_out/G,
-    k]; nd = 2: NCHW, [C_in, C_out/G, kh, kw]); an unbatched input (one dim fewer) as
-    PyTorch. output_size (spatial, or with the leading dims) picks output_padding."""
+    """The transposed convolution both doors call (nd spatial dims: input (N, C_in, *S),
+    weight [C_in, C_out/G, *k]); an unbatched input (one dim fewer) as PyTorch. output_size
+    (spatial, or with the leading dims) picks output_padding."""
     _input(x, op)
     _input(weight, op, "weight")
     if weight._data.ndim != nd + 2:
+        names = {1: "k", 2: "kh, kw", 3: "kd, kh, kw"}[nd]
         raise _c.ArgValueError(f"{op}: weight must be {nd + 2}-D [in_channels, out_channels / "
-                               f"groups, {'k' if nd == 1 else 'kh, kw'}], got "
-                               f"{_c.shape_str(weight._data.shape)}")
+                               f"groups, {names}], got {_c.shape_str(weight._data.shape)}")
     if x._data.ndim not in (nd + 1, nd + 2):
         raise _c.ArgValueError(f"{op}: Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) "
                                f"input, but got input of size: {_c.shape_str(x._data.shape)}")
@@ -762,8 +920,7 @@ def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, 
             if isinstance(v, (list, tuple)):
                 raise _c.ArgValueError(f"{op}: {name} must be an int or a 1-element sequence, "
                                        f"got {list(v)}")
-            return (0 if minimum == 0 else 1, _c.pair(v, op, name, minimum)[1])
-        return _c.pair(v, op, name, minimum)
+        return _ntuple(v, op, name, minimum, nd) if nd != 2 else _c.pair(v, op, name, minimum)
     st, pd = conf(stride, "stride", 1), conf(padding, "padding", 0)
     opd, dil = conf(output_padding, "output_padding", 0), conf(dilation, "dilation", 1)
     g = _c.count(groups, op, "groups", 1)
@@ -786,9 +943,8 @@ def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, 
         if bias._data.shape != (cout,):
             raise _c.ArgValueError(f"{op}: bias must have shape [{cout}], got "
                                    f"{_c.shape_str(bias._data.shape)}")
-    sizes = (1,) * (2 - nd) + tuple(xs[1:])
-    ks = (1,) * (2 - nd) + tuple(ws[2:])
-    base = [(sizes[i] - 1) * st[i] - 2 * pd[i] + dil[i] * (ks[i] - 1) + 1 for i in range(2)]
+    sizes, ks = tuple(xs[1:]), tuple(ws[2:])
+    base = [(sizes[i] - 1) * st[i] - 2 * pd[i] + dil[i] * (ks[i] - 1) + 1 for i in range(nd)]
     if output_size is not None:
         want = [_args.integer(v, op, "output_size") for v in
                 ([output_size] if isinstance(output_size, int) else list(output_size))]
@@ -797,28 +953,26 @@ def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, 
         if len(want) != nd:
             raise _c.ArgValueError(f"{op}: output_size must have {nd} elements (or with the "
                                    f"batch and channel dims), got {want}")
-        want = [1] * (2 - nd) + want
-        lo, hi = base[2 - nd:], [base[i] + st[i] - 1 for i in range(2 - nd, 2)]
-        if any(w < base[i] or w > base[i] + st[i] - 1 for i, w in enumerate(want)):
-            raise _c.ArgValueError(f"{op}: requested an output size of {want[2 - nd:]}, but "
+        lo, hi = base, [base[i] + st[i] - 1 for i in range(nd)]
+        if any(w < lo[i] or w > hi[i] for i, w in enumerate(want)):
+            raise _c.ArgValueError(f"{op}: requested an output size of {want}, but "
                                    f"valid sizes range from {lo} to {hi} (for an input of "
                                    f"{list(xs[1:])})")
         opd = tuple(w - b for w, b in zip(want, base))
-    for i in range(2 - nd, 2):
+    for i in range(nd):
         if opd[i] >= st[i] and opd[i] >= dil[i]:
             raise _c.ArgValueError(
                 f"{op}: output padding must be smaller than either stride or dilation, but got "
-                f"output_padding={list(opd[2 - nd:])}, stride={list(st[2 - nd:])}, "
-                f"dilation={list(dil[2 - nd:])}")
-    out_sz = [base[i] + opd[i] for i in range(2)]
+                f"output_padding={list(opd)}, stride={list(st)}, dilation={list(dil)}")
+    out_sz = [base[i] + opd[i] for i in range(nd)]
     if min(out_sz) < 1:
         raise _c.ArgValueError(
             f"{op}: Given input size per channel: {list(xs[1:])}. Calculated output size per "
-            f"channel: {out_sz[2 - nd:]}. Output size is too small (reduce padding or grow the "
-            "input)")
+            f"channel: {out_sz}. Output size is too small (reduce padding or grow the input)")
     x = x.unsqueeze(0) if unbatched else x
     if nd == 1:
-        out = R.dispatch(CONV_T1D, (x, weight, bias), (st[1], pd[1], opd[1], g, dil[1]))
+        out = R.dispatch(CONV_T1D, (x, weight, bias), (st[0], pd[0], opd[0], g, dil[0]))
     else:
-        out = R.dispatch(CONV_T2D, (x, weight, bias), (st, pd, opd, g, dil))
+        out = R.dispatch(CONV_T2D if nd == 2 else CONV_T3D, (x, weight, bias),
+                         (st, pd, opd, g, dil))
     return out.squeeze(0) if unbatched else out

@@ -12,8 +12,9 @@ from ._kernels import _first_order_only, _input
 
 # ---------------------------------------------------------------- geometry
 # Note [Pooling geometry]
-# Every pooling op works on (N, C, H, W) or (C, H, W) arrays (1-D pooling is 2-D pooling of
-# a height-1 image) and takes, per spatial dim, a kernel k, stride s, padding p, dilation d
+# Every pooling op works on (N, C, *S) or (C, *S) arrays with 2 or 3 spatial dims S (1-D
+# pooling is 2-D pooling of a height-1 image; one code for every rank) and takes, per
+# spatial dim, a kernel k, stride s, padding p, dilation d
 # and ceil_mode. The output size is PyTorch's pooling_output_shape: floor((n + 2p - d(k-1)
 # - 1 [+ s-1 with ceil_mode]) / s) + 1, less one when ceil_mode would start the last window
 # past the input and its left padding. Windows may then reach past the right padding; the
@@ -54,18 +55,19 @@ def _tuple(value, op, name, minimum, n=2):
 
 
 def pool_args(kernel_size, stride, padding, op, dilation=1, ceil_mode=False,
-              data_format="NCHW", kind="max"):
+              data_format="NCHW", kind="max", nd=2):
     """Parse a pooling configuration once: (kernel, stride, padding, dilation, ceil_mode),
-    each a pair (rows, columns). PyTorch's bounds: padding at most half the (effective)
-    kernel."""
-    k = _tuple(kernel_size, op, "kernel_size", 1)
+    each an nd-tuple (one entry per spatial dim). PyTorch's bounds: padding at most half the
+    (effective) kernel."""
+    k = _tuple(kernel_size, op, "kernel_size", 1, nd)
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
-        else _tuple(stride, op, "stride", 1)
-    p = _tuple(padding, op, "padding", 0)
-    d = _tuple(dilation, op, "dilation", 1)
-    if data_format not in ("NCHW", "NCL"):
-        raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported (NCHW only)")
-    for i in range(2):
+        else _tuple(stride, op, "stride", 1, nd)
+    p = _tuple(padding, op, "padding", 0, nd)
+    d = _tuple(dilation, op, "dilation", 1, nd)
+    if data_format not in ("NCHW", "NCL", "NCDHW"):
+        raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
+                                  "(channels first only)")
+    for i in range(nd):
         half = ((k[i] - 1) * d[i] + 1) // 2 if kind == "max" else k[i] // 2
         if p[i] > half:
             raise _c.ArgValueError(
@@ -76,54 +78,59 @@ def pool_args(kernel_size, stride, padding, op, dilation=1, ceil_mode=False,
 
 
 def _geometry(shape, conf, op):
-    """(kh, kw, sh, sw, ph, pw, dh, dw, oh, ow) of a (N, C, H, W) or (C, H, W) shape, checked
-    as PyTorch does."""
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw), ceil = conf
-    c, h, w = shape[-3:]
-    oh, ow = _out_len(h, kh, sh, ph, dh, ceil), _out_len(w, kw, sw, pw, dw, ceil)
-    if oh < 1 or ow < 1:
-        raise _c.ArgValueError(f"{op}: Given input size: ({c}x{h}x{w}). Calculated output size: "
-                               f"({c}x{max(oh, 0)}x{max(ow, 0)}). Output size is too small "
-                               f"(kernel_size={[kh, kw]}, stride={[sh, sw]}, padding={[ph, pw]}, "
-                               f"dilation={[dh, dw]}, ceil_mode={ceil})")
-    return kh, kw, sh, sw, ph, pw, dh, dw, oh, ow
+    """(k, s, p, d, o) of a (N, C, *S) or (C, *S) shape (nd = len(k) spatial dims), checked
+    as PyTorch does; o the output sizes."""
+    k, s, p, d, ceil = conf
+    nd = len(k)
+    c, sp = shape[-nd - 1], shape[-nd:]
+    o = tuple(_out_len(sp[i], k[i], s[i], p[i], d[i], ceil) for i in range(nd))
+    if min(o) < 1:
+        x = "x".join
+        raise _c.ArgValueError(
+            f"{op}: Given input size: ({c}x{x(map(str, sp))}). Calculated output size: "
+            f"({c}x{x(str(max(v, 0)) for v in o)}). Output size is too small "
+            f"(kernel_size={list(k)}, stride={list(s)}, padding={list(p)}, "
+            f"dilation={list(d)}, ceil_mode={ceil})")
+    return k, s, p, d, o
 
 
 def _padded(x, g, fill):
-    """x padded by (ph, pw) on the left and far enough on the right for every window."""
-    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = g
-    h, w = x.shape[-2:]
-    rh = max((oh - 1) * sh + (kh - 1) * dh + 1 - h - ph, 0)
-    rw = max((ow - 1) * sw + (kw - 1) * dw + 1 - w - pw, 0)
-    if not (ph or pw or rh or rw):
+    """x padded by p on the left of each spatial dim and far enough on the right for every
+    window."""
+    k, s, p, d, o = g
+    nd = len(k)
+    sp = x.shape[-nd:]
+    r = [max((o[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 - sp[i] - p[i], 0) for i in range(nd)]
+    if not (any(p) or any(r)):
         return x
-    xp = np.full(x.shape[:-2] + (ph + h + rh, pw + w + rw), fill, x.dtype)
-    xp[..., ph:ph + h, pw:pw + w] = x
+    xp = np.full(x.shape[:-nd] + tuple(p[i] + sp[i] + r[i] for i in range(nd)), fill, x.dtype)
+    xp[(Ellipsis,) + tuple(slice(p[i], p[i] + sp[i]) for i in range(nd))] = x
     return xp
 
 
 def _offsets(xp, g):
-    """The kh*kw strided slices of xp, one per kernel offset, each of shape (..., OH, OW)."""
-    kh, kw, sh, sw, _, _, dh, dw, oh, ow = g
-    for i in range(kh):
-        for j in range(kw):
-            yield i, j, xp[..., i * dh:i * dh + sh * (oh - 1) + 1:sh,
-                           j * dw:j * dw + sw * (ow - 1) + 1:sw]
+    """The prod(k) strided slices of xp, one per kernel offset (row-major), each of shape
+    (..., *o): (offset tuple, view)."""
+    k, s, _, d, o = g
+    for off in np.ndindex(*k):
+        yield off, xp[(Ellipsis,) + tuple(slice(off[i] * d[i], off[i] * d[i] + s[i] * (o[i] - 1)
+                                                + 1, s[i]) for i in range(len(k)))]
 
 
 def _starts(o, s, p):
     return np.arange(o) * s - p
 
 
-def _pool_input(x, op):
-    """NCHW (or CHW, pooled as it is: PyTorch's node is the pooling op's) input of a real
-    dtype, non-empty apart from the batch (PyTorch)."""
+def _pool_input(x, op, nd=2):
+    """(N, C, *S) (or (C, *S), pooled as it is: PyTorch's node is the pooling op's) input of
+    a real dtype, non-empty apart from the batch (PyTorch)."""
     _input(x, op)
-    nd = x._data.ndim
+    dims = x._data.ndim
     shape = x._data.shape
-    if nd not in (3, 4) or 0 in shape[nd - 3:]:
-        raise _c.ArgValueError(f"{op}: Expected 3D or 4D (batch mode) tensor with optional 0 "
-                               f"dim batch size for input, but got: {_c.shape_str(shape)}")
+    if dims not in (nd + 1, nd + 2) or 0 in shape[dims - nd - 1:]:
+        raise _c.ArgValueError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor "
+                               f"with optional 0 dim batch size for input, but got: "
+                               f"{_c.shape_str(shape)}")
     if x._data.dtype.kind not in "fiu":
         raise _c.ArgTypeError(f"{op}: expected a real (floating or integer) input, got "
                               f"{x.dtype.name}")
@@ -135,11 +142,15 @@ def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
+def _pname(kind, k):
+    return f"{kind}_pool{len(k)}d"
+
+
 def _k_maxpool(x, k, s, p, d, ceil):
-    g = _geometry(x.shape, (k, s, p, d, ceil), "max_pool2d")
+    g = _geometry(x.shape, (k, s, p, d, ceil), _pname("max", k))
     # whole-array maxima over the kernel offsets (a strided 6-D reduction is far slower);
     # np.maximum propagates NaN, as PyTorch's max pooling does
-    parts = [part for _, _, part in _offsets(_padded(x, g, _lowest(x.dtype)), g)]
+    parts = [part for _, part in _offsets(_padded(x, g, _lowest(x.dtype)), g)]
     if len(parts) == 1:
         return parts[0].copy()
     out = np.maximum(parts[0], parts[1])
@@ -153,22 +164,25 @@ def _k_maxpool(x, k, s, p, d, ceil):
 # where the gradient goes; PyTorch's CPU kernel scans the window's input elements in
 # row-major order and keeps the first strictly greater value, or the LAST NaN (its test is
 # `val > max || isnan(val)`); cells outside the input are never candidates. `_choice`
-# reproduces that as a one-hot (kh*kw, N, C, OH, OW) mask: one comparison per kernel offset
+# reproduces that as a one-hot (prod(k), N, C, *O) mask: one comparison per kernel offset
 # against the output, restricted to real cells, then first-hit bookkeeping on the
-# contiguous mask (NaN windows: last-hit over isnan).
-def _choice(xp, out, g, h, w):
-    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = g
-    K = kh * kw
+# contiguous mask (NaN windows: last-hit over isnan). Any number of spatial dims.
+def _choice(xp, out, g, sp):
+    k, s, p, d, o = g
+    nd = len(k)
+    K = int(np.prod(k))
     hit = np.empty((K,) + out.shape, bool)
-    edge = xp.shape[2:] != (h, w)
+    edge = xp.shape[-nd:] != tuple(sp)
     if edge:
-        rows = [(0 <= r) & (r < h) for r in (_starts(oh, sh, ph) + i * dh for i in range(kh))]
-        cols = [(0 <= c) & (c < w) for c in (_starts(ow, sw, pw) + j * dw for j in range(kw))]
-    for i, j, part in _offsets(xp, g):
-        t = i * kw + j
+        real = [[(0 <= r) & (r < sp[i]) for r in (_starts(o[i], s[i], p[i]) + j * d[i]
+                                                   for j in range(k[i]))] for i in range(nd)]
+    for t, (off, part) in enumerate(_offsets(xp, g)):
         np.equal(part, out, out=hit[t])
         if edge:
-            hit[t] &= rows[i][:, None] & cols[j][None, :]
+            m = True
+            for i in range(nd):
+                m = np.logical_and.outer(m, real[i][off[i]]) if i else real[i][off[i]]
+            hit[t] &= m
     if K > 1:
         taken = hit[0].copy()
         for t in range(1, K):
@@ -178,7 +192,7 @@ def _choice(xp, out, g, h, w):
     if out.dtype.kind == "f":
         nan_w = np.isnan(out)
         if nan_w.any():
-            parts = [part for _, _, part in _offsets(xp, g)]
+            parts = [part for _, part in _offsets(xp, g)]
             taken = np.zeros(out.shape, bool)
             for t in range(K - 1, -1, -1):                # the last NaN
                 last = np.isnan(parts[t]) & ~taken
@@ -187,14 +201,18 @@ def _choice(xp, out, g, h, w):
     return hit
 
 
-def _indices(hit, g, w):
-    """PyTorch's indices: the chosen element's flat position in its input plane (H*W)."""
-    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = g
-    t = hit.argmax(axis=0)
-    i, j = np.divmod(t, kw)
-    r = _starts(oh, sh, ph)[:, None] + i * dh
-    c = _starts(ow, sw, pw)[None, :] + j * dw
-    return (r * w + c).astype(np.int64)
+def _indices(hit, g, sp):
+    """PyTorch's indices: the chosen element's flat position in its input plane (prod(S))."""
+    k, s, p, d, o = g
+    nd = len(k)
+    offs = np.unravel_index(hit.argmax(axis=0), k)
+    flat = 0
+    for i in range(nd):
+        shape = [1] * nd
+        shape[i] = o[i]
+        pos = _starts(o[i], s[i], p[i]).reshape(shape) + offs[i] * d[i]
+        flat = flat * sp[i] + pos
+    return np.asarray(flat, np.int64)
 
 
 # Note [Max-pool backward]
@@ -211,29 +229,32 @@ def _indices(hit, g, w):
 # output size * kernel), since every element is then written once. Otherwise they
 # accumulate into zeros.
 def _b_maxpool(c, g):
-    _first_order_only("max_pool2d")
+    _first_order_only(c.op.name)
     x = c.input(0)._data
     out = c.out._data
-    geo = _geometry(x.shape, c.attrs, "max_pool2d")
-    kh, kw, sh, sw, ph, pw, dh, dw, oh, ow = geo
-    h, w = x.shape[-2:]
+    geo = _geometry(x.shape, c.attrs, c.op.name)
+    k, s, p, d, o = geo
+    nd = len(k)
+    sp = x.shape[-nd:]
     xp = _padded(x, geo, _lowest(x.dtype))
-    hit = _choice(xp, out, geo, h, w)
+    hit = _choice(xp, out, geo, sp)
     bits = np.dtype(f"i{x.dtype.itemsize}")
     mask = np.negative(hit.view(np.int8), dtype=bits)    # 0 or all bits set
     ga = np.asarray(g._data, x.dtype)
     gbits = np.add(ga, ga.dtype.type(0)).view(bits)     # -0.0 -> +0.0, all else unchanged
-    tiles = (dh, dw) == (1, 1) and (sh, sw) == (kh, kw) and xp.shape[2:] == (oh * kh, ow * kw)
+    tiles = all(d[i] == 1 and s[i] == k[i] and xp.shape[-nd + i] == o[i] * k[i]
+                for i in range(nd))
     dxp = (np.empty if tiles else np.zeros)(xp.shape, x.dtype)
-    disjoint = sh >= (kh - 1) * dh + 1 and sw >= (kw - 1) * dw + 1
-    for i, j, part in _offsets(dxp.view(bits), geo):
+    disjoint = all(s[i] >= (k[i] - 1) * d[i] + 1 for i in range(nd))
+    for t, (_, part) in enumerate(_offsets(dxp.view(bits), geo)):
         if disjoint:
-            np.bitwise_and(mask[i * kw + j], gbits, out=part)
+            np.bitwise_and(mask[t], gbits, out=part)
         else:
             fpart = part.view(x.dtype)
-            fpart += np.bitwise_and(mask[i * kw + j], gbits).view(x.dtype)
-    if xp.shape[2:] != (h, w):
-        dxp = np.ascontiguousarray(dxp[..., ph:ph + h, pw:pw + w])
+            fpart += np.bitwise_and(mask[t], gbits).view(x.dtype)
+    if xp.shape[-nd:] != sp:
+        dxp = np.ascontiguousarray(dxp[(Ellipsis,) + tuple(slice(p[i], p[i] + sp[i])
+                                                           for i in range(nd))])
     return (Tensor._wrap(dxp),)
 
 
@@ -242,28 +263,36 @@ MAXPOOL = R.OpDef(
     attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0)),
            ("dilation", (1, 1)), ("ceil_mode", False)),
     doc="2-D max pooling over an NCHW input (Note [Pooling geometry]).")
+MAXPOOL3D = R.OpDef(
+    "max_pool3d", _k_maxpool, _b_maxpool, needs={"x": ("x", "out")},
+    attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0, 0)),
+           ("dilation", (1, 1, 1)), ("ceil_mode", False)),
+    node_name="MaxPool3DWithIndicesBackward0",
+    doc="3-D max pooling over an NCDHW input (Note [Pooling geometry]).")
 
 
 def max_pool_indices(x, conf):
-    """The int64 indices of max_pool2d(x) (Note [Max-pool choice]); x is NCHW."""
+    """The int64 indices of max pooling x (Note [Max-pool choice]); x is (N, C, *S)."""
     xa = x._data
-    geo = _geometry(xa.shape, conf, "max_pool2d")
+    nd = len(conf[0])
+    geo = _geometry(xa.shape, conf, _pname("max", conf[0]))
     out = _k_maxpool(xa, *conf)
-    hit = _choice(_padded(xa, geo, _lowest(xa.dtype)), out, geo, *xa.shape[-2:])
-    return wrap_as(x._result_class, _indices(hit, geo, xa.shape[-1]))
+    hit = _choice(_padded(xa, geo, _lowest(xa.dtype)), out, geo, xa.shape[-nd:])
+    return wrap_as(x._result_class, _indices(hit, geo, xa.shape[-nd:]))
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, *, dilation=1, ceil_mode=False,
                return_mask=False, return_indices=False, data_format="NCHW", name=None,
-               _parsed=None):
-    """2-D max pooling of NCHW x; with return_indices (int64, PyTorch) or return_mask (int32,
-    Paddle) also the flat position of each maximum in its H*W plane."""
-    op = "max_pool2d"
+               _parsed=None, nd=2):
+    """Max pooling of (N, C, *S) x over its nd trailing dims; with return_indices (int64,
+    PyTorch) or return_mask (int32, Paddle) also the flat position of each maximum in its
+    plane (prod(S))."""
+    op = f"max_pool{nd}d"
     conf = _parsed or pool_args(kernel_size, stride, padding, op, dilation, ceil_mode,
-                                data_format)
-    x = _pool_input(x, op)
+                                data_format, nd=nd)
+    x = _pool_input(x, op, nd)
     _geometry(x._data.shape, conf, op)
-    out = R.dispatch(MAXPOOL, (x,), conf)
+    out = R.dispatch(MAXPOOL if nd == 2 else MAXPOOL3D, (x,), conf)
     if return_mask or return_indices:
         idx = max_pool_indices(x, conf)
         if return_mask and not return_indices:      # Paddle's mask is int32
@@ -272,12 +301,19 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, *, dilation=1, ceil_mode=
     return out
 
 
+def max_pool3d(x, kernel_size, stride=None, padding=0, **kw):
+    """3-D max pooling of (N, C, D, H, W) x (max_pool2d's code, Note [Pooling geometry])."""
+    return max_pool2d(x, kernel_size, stride, padding, nd=3, **kw)
+
+
 # ---------------------------------------------------------------- average pooling
-def _avg_divisor(h, w, g, mode):
-    """Each window's divisor (Note [Pooling geometry]): an int, or an (OH, OW) int64 array."""
+def _avg_divisor(sp, g, mode):
+    """Each window's divisor (Note [Pooling geometry]): an int, or an (*O) int64 array."""
     if isinstance(mode, int) and not isinstance(mode, bool):
         return mode
-    kh, kw, sh, sw, ph, pw, _, _, oh, ow = g
+    k, s, p, _, o = g
+    if isinstance(mode, tuple):     # Paddle's exclusive divisor_override (avg_divisor_mode)
+        return _avg_divisor(sp, g, "exclude") * (mode[1] / np.prod(k))
 
     def one(n, o, k, s, p):
         lo = _starts(o, s, p)
@@ -286,19 +322,21 @@ def _avg_divisor(h, w, g, mode):
             return hi - lo
         return np.maximum(np.minimum(hi, n) - np.maximum(lo, 0), 0)
 
-    rh, rw = one(h, oh, kh, sh, ph), one(w, ow, kw, sw, pw)
-    if (rh == kh).all() and (rw == kw).all():
-        return kh * kw
-    div = rh[:, None] * rw[None, :]
+    rs = [one(sp[i], o[i], k[i], s[i], p[i]) for i in range(len(k))]
+    if all((r == ki).all() for r, ki in zip(rs, k)):
+        return int(np.prod(k))
+    div = rs[0]
+    for r in rs[1:]:
+        div = np.multiply.outer(div, r)
     return np.where(div == 0, 1, div)       # a window of padding only: its sum 0 stays 0
 
 
 def _k_avgpool(x, k, s, p, d, ceil, mode):
-    g = _geometry(x.shape, (k, s, p, d, ceil), "avg_pool2d")
+    g = _geometry(x.shape, (k, s, p, d, ceil), _pname("avg", k))
     out = None
-    for _, _, part in _offsets(_padded(x, g, 0), g):
+    for _, part in _offsets(_padded(x, g, 0), g):
         out = part.astype(x.dtype, copy=True) if out is None else np.add(out, part, out=out)
-    div = _avg_divisor(x.shape[-2], x.shape[-1], g, mode)
+    div = _avg_divisor(x.shape[-len(k):], g, mode)
     if x.dtype.kind == "f":
         out /= np.asarray(div, x.dtype)
         return out
@@ -308,23 +346,30 @@ def _k_avgpool(x, k, s, p, d, ceil, mode):
 
 
 def _b_avgpool(c, g):
-    _first_order_only("avg_pool2d")
+    _first_order_only(c.op.name)
     shape = c.input_meta[0][0]
     k, s, p, d, ceil, mode = c.attrs
-    geo = _geometry(shape, (k, s, p, d, ceil), "avg_pool2d")
+    nd = len(k)
+    geo = _geometry(shape, (k, s, p, d, ceil), c.op.name)
     ga = g._data
-    part = ga / np.asarray(_avg_divisor(shape[-2], shape[-1], geo, mode), ga.dtype)
+    part = ga / np.asarray(_avg_divisor(shape[-nd:], geo, mode), ga.dtype)
     dxp = _padded(np.zeros(shape, ga.dtype), geo, 0)
-    for _, _, view in _offsets(dxp, geo):
+    for _, view in _offsets(dxp, geo):
         view += part
-    ph, pw = p
-    return (Tensor._wrap(np.ascontiguousarray(dxp[..., ph:ph + shape[-2], pw:pw + shape[-1]])),)
+    return (Tensor._wrap(np.ascontiguousarray(dxp[(Ellipsis,) + tuple(
+        slice(p[i], p[i] + shape[-nd + i]) for i in range(nd))])),)
 
 
 AVGPOOL = R.OpDef("avg_pool2d", _k_avgpool, _b_avgpool,
                   attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0)),
                          ("dilation", (1, 1)), ("ceil_mode", False), ("divisor", "include")),
                   doc="2-D average pooling over an NCHW input (Note [Pooling geometry]).")
+AVGPOOL3D = R.OpDef("avg_pool3d", _k_avgpool, _b_avgpool,
+                    attrs=(("kernel_size", None), ("stride", None), ("padding", (0, 0, 0)),
+                           ("dilation", (1, 1, 1)), ("ceil_mode", False),
+                           ("divisor", "include")),
+                    node_name="AvgPool3DBackward0",
+                    doc="3-D average pooling over an NCDHW input (Note [Pooling geometry]).")
 
 
 def avg_divisor_mode(count_include_pad, exclusive, divisor_override, op="avg_pool2d"):
@@ -335,7 +380,9 @@ def avg_divisor_mode(count_include_pad, exclusive, divisor_override, op="avg_poo
         v = _c._args.integer(divisor_override, op, "divisor_override")
         if v == 0:
             raise _c.ArgValueError(f"{op}: divisor must be not zero")
-        return v
+        # Paddle with exclusive=True scales the exclusive mean by prod(kernel) / divisor, so
+        # a window clipped by the padding is divided by count * divisor / prod(kernel)
+        return ("scaled", v) if exclusive else v
     if exclusive is not None and count_include_pad is not None \
             and bool(exclusive) == bool(count_include_pad):
         raise _c.ArgValueError(f"{op}: exclusive={exclusive} contradicts "
@@ -347,20 +394,26 @@ def avg_divisor_mode(count_include_pad, exclusive, divisor_override, op="avg_poo
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, *,
                count_include_pad=None, exclusive=None, divisor_override=None,
-               data_format="NCHW", name=None, _parsed=None):
-    """Average pooling. Padding counts in the divisor by default (PyTorch's
-    count_include_pad=True); exclusive=True (Paddle's functional default is also True, pass
-    it explicitly) or count_include_pad=False divides by the number of real elements."""
-    op = "avg_pool2d"
+               data_format="NCHW", name=None, _parsed=None, nd=2):
+    """Average pooling over the nd trailing dims. Padding counts in the divisor by default
+    (PyTorch's count_include_pad=True); exclusive=True (the Paddle door's functions pass
+    their default, True) or count_include_pad=False divides by the number of real
+    elements."""
+    op = f"avg_pool{nd}d"
     if _parsed is None:
-        conf = pool_args(kernel_size, stride, padding, op, 1, ceil_mode, data_format, "avg")
+        conf = pool_args(kernel_size, stride, padding, op, 1, ceil_mode, data_format, "avg", nd)
         mode = avg_divisor_mode(count_include_pad, exclusive, divisor_override, op)
     else:
         *conf, mode = _parsed
         conf = tuple(conf)
-    x = _pool_input(x, op)
+    x = _pool_input(x, op, nd)
     _geometry(x._data.shape, conf, op)
-    return R.dispatch(AVGPOOL, (x,), (*conf, mode))
+    return R.dispatch(AVGPOOL if nd == 2 else AVGPOOL3D, (x,), (*conf, mode))
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, **kw):
+    """3-D average pooling of (N, C, D, H, W) x (Note [Pooling geometry])."""
+    return avg_pool2d(x, kernel_size, stride, padding, ceil_mode, nd=3, **kw)
 
 
 # ---------------------------------------------------------------- reflect / replicate / circular

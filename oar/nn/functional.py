@@ -1245,7 +1245,7 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
 def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
                     output_size, data_format, nd):
     op = f"conv{nd}d_transpose"
-    layout = "NCL" if nd == 1 else "NCHW"
+    layout = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[nd]
     if data_format != layout:
         raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
                                   f"({layout} only)")
@@ -1379,6 +1379,78 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None, *, dim=None, eps=None):
         s = (x.abs() ** p).sum(axis=axis, keepdim=True)
         denom = s.clip(min=epsilon ** p) ** (1.0 / p)
     return x / denom
+
+
+# ----------------------------------------------------------------- Paddle's pooling and 3-D conv
+# Paddle's average pools divide by the number of real elements by default (exclusive=True);
+# the core pools count padding unless told otherwise (PyTorch's default), so these pass it.
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCHW", name=None, *, count_include_pad=None,
+               _parsed=None):
+    """2-D average pooling of NCHW x; exclusive=True (Paddle's default) leaves the padding
+    out of each window's divisor (count_include_pad, PyTorch's spelling, decides instead
+    when given)."""
+    if _parsed is not None:
+        return _K.avg_pool2d(x, kernel_size, _parsed=_parsed)
+    if count_include_pad is not None:
+        exclusive = None
+    return _K.avg_pool2d(x, kernel_size, stride, padding, ceil_mode, exclusive=exclusive,
+                         count_include_pad=count_include_pad,
+                         divisor_override=divisor_override, data_format=data_format)
+
+
+def _channels_first(x, data_format, op, nd, last):
+    """x moved from channels-last (data_format == last) to channels-first, or as it is."""
+    first = {2: "NCHW", 3: "NCDHW"}[nd]
+    if data_format not in (first, last):
+        raise ArgValueError(f"{op}: data_format must be {first!r} or {last!r}, got "
+                            f"{data_format!r}")
+    if data_format == last and isinstance(x, Tensor):
+        return x.transpose([0, x.ndim - 1] + list(range(1, x.ndim - 1))), True
+    return x, False
+
+
+def _channels_back(out, moved):
+    if not moved:
+        return out
+    if isinstance(out, tuple):
+        return tuple(_channels_back(o, True) for o in out)
+    return out.transpose([0] + list(range(2, out.ndim)) + [1])
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCDHW", name=None):
+    """3-D average pooling of NCDHW (or NDHWC) x; exclusive=True by default."""
+    x, moved = _channels_first(x, data_format, "avg_pool3d", 3, "NDHWC")
+    return _channels_back(_K.avg_pool3d(x, kernel_size, stride, padding, ceil_mode,
+                                        exclusive=exclusive, divisor_override=divisor_override),
+                          moved)
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               data_format="NCDHW", name=None):
+    """3-D max pooling of NCDHW (or NDHWC) x; with return_mask also the int32 flat position
+    of each maximum in its D*H*W volume."""
+    x, moved = _channels_first(x, data_format, "max_pool3d", 3, "NDHWC")
+    return _channels_back(_K.max_pool3d(x, kernel_size, stride, padding, ceil_mode=ceil_mode,
+                                        return_mask=return_mask), moved)
+
+
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           data_format="NCDHW", name=None):
+    """3-D convolution of NCDHW (or NDHWC) x with weight [out_channels, in_channels / groups,
+    kd, kh, kw] (Note [N-d convolution])."""
+    x, moved = _channels_first(x, data_format, "conv3d", 3, "NDHWC")
+    return _channels_back(_K.conv3d(x, weight, bias, stride, padding, dilation, groups), moved)
+
+
+def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCDHW", name=None):
+    """3-D transposed convolution of NCDHW (or NDHWC) x with weight [in_channels,
+    out_channels / groups, kd, kh, kw]; output_size picks output_padding."""
+    x, moved = _channels_first(x, data_format, "conv3d_transpose", 3, "NDHWC")
+    return _channels_back(_conv_transpose(x, weight, bias, stride, padding, output_padding,
+                                          groups, dilation, output_size, "NCDHW", 3), moved)
 
 __all__ = [n for n in list(globals()) if not n.startswith("_") and n not in ("np", "annotations", "R", "Tensor", "grad_mode")]
 

@@ -754,6 +754,66 @@ class Conv1D(Layer):
                 f"stride={self._conf['stride']}, padding={self._conf['padding']}")
 
 
+class Conv3D(Layer):
+    """3-D convolution layer over NCDHW (or NDHWC) input; weight [out_channels,
+    in_channels/groups, kd, kh, kw] (Note [N-d convolution])."""
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCDHW", *, bias=True):
+        super().__init__()
+        op = type(self).__name__
+        in_channels = _c.count(in_channels, op, "in_channels")
+        out_channels = _c.count(out_channels, op, "out_channels")
+        k = _K._ntuple(kernel_size, op, "kernel_size", 1, 3)
+        g = _c.count(groups, op, "groups", 1)
+        for what, n in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if n % g:
+                raise ArgValueError(f"{op}: {what} must be divisible by groups ({what}={n}, "
+                                    f"groups={g})")
+        modes = ("zeros", "reflect", "replicate", "circular")
+        if padding_mode not in modes:
+            raise ArgValueError(f"{op}: padding_mode must be one of {list(modes)}, but got "
+                                f"padding_mode={padding_mode!r}")
+        if data_format not in ("NCDHW", "NDHWC"):
+            raise ArgValueError(f"{op}: data_format must be 'NCDHW' or 'NDHWC', got "
+                                f"{data_format!r}")
+        self._data_format = data_format
+        # checked and parsed once (Note [nn checks at construction])
+        self._parsed = _K.conv_args_nd((out_channels, in_channels, *k), stride, padding,
+                                       dilation, g, op, 3)
+        self._mode_pad = None
+        if padding_mode != "zeros":
+            # as PyTorch (and Paddle): the input padded in that mode, then an unpadded conv
+            st, pd, ex, dil, g = self._parsed
+            self._mode_pad = (padding_mode, [v for i in (2, 1, 0) for v in (pd[i], pd[i] + ex[i])])
+            self._parsed = (st, (0, 0, 0), (0, 0, 0), dil, g)
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, k
+        self._conf = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        self.weight = _param([out_channels, in_channels // g, *k])
+        if bias_attr is False or bias is False:
+            self.bias = None
+            self._parameters["bias"] = None
+        else:
+            self.bias = _param([out_channels])
+        self.reset_parameters()
+
+    reset_parameters = Conv2D.reset_parameters
+
+    def forward(self, x):
+        """The 3-D convolution of x with weight, plus bias."""
+        x, moved = F._channels_first(x, self._data_format, type(self).__name__, 3, "NDHWC")
+        if self._mode_pad is not None:
+            x = _K.pad(x, self._mode_pad[1], self._mode_pad[0])   # core order, any rank
+        return F._channels_back(_K.conv3d(x, self.weight, self.bias, _parsed=self._parsed),
+                                moved)
+
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses."""
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={list(self.kernel_size)}"
+                f", stride={self._conf['stride']}, padding={self._conf['padding']}, "
+                f"data_format={self._data_format}")
+
+
 class _ConvTransposeNd(Layer):
     """Paddle's transposed convolution layer; weight [in_channels, out_channels/groups, *k]
     (Note [Transposed conv is conv's adjoint])."""
@@ -771,13 +831,14 @@ class _ConvTransposeNd(Layer):
             if n % g:
                 raise ArgValueError(f"{op}: {what} must be divisible by groups ({what}={n}, "
                                     f"groups={g})")
-        layout = "NCL" if nd == 1 else "NCHW"
+        layout = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[nd]
         self._data_format = data_format
-        if self._data_format != layout:
+        if self._data_format != layout and (nd, data_format) != (3, "NDHWC"):
             raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
                                       f"({layout} only)")
         k = (F._single(kernel_size, op, "kernel_size"),) if nd == 1 else \
-            _c.pair(kernel_size, op, "kernel_size", 1)
+            _c.pair(kernel_size, op, "kernel_size", 1) if nd == 2 else \
+            _K._ntuple(kernel_size, op, "kernel_size", 1, 3)
         if min(k) < 1:
             raise ArgValueError(f"{op}: kernel_size must be positive, got {kernel_size!r}")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, k
@@ -795,7 +856,7 @@ class _ConvTransposeNd(Layer):
 
     def forward(self, x, output_size=None):
         """The transposed convolution of x with weight, plus bias."""
-        fn = F.conv1d_transpose if self._nd == 1 else F.conv2d_transpose
+        fn = {1: F.conv1d_transpose, 2: F.conv2d_transpose, 3: F.conv3d_transpose}[self._nd]
         conf = dict(self._conf)
         if output_size is not None:
             conf["output_padding"] = 0
@@ -832,6 +893,18 @@ class Conv1DTranspose(_ConvTransposeNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
                  data_format="NCL", *, bias=True):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, dilation, groups, weight_attr, bias_attr,
+                         data_format, bias=bias)
+
+
+class Conv3DTranspose(_ConvTransposeNd):
+    """3-D transposed convolution layer over NCDHW (or NDHWC) input."""
+    _nd = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
+                 data_format="NCDHW", *, bias=True):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, dilation, groups, weight_attr, bias_attr,
                          data_format, bias=bias)
@@ -892,6 +965,42 @@ class AvgPool2d(AvgPool2D):
 
 
 MaxPool2d = MaxPool2D
+
+
+class MaxPool3D(Layer):
+    """3-D max pooling layer over NCDHW (or NDHWC) input; return_mask also gives each
+    maximum's int32 flat position in its D*H*W volume."""
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 data_format="NCDHW", name=None):
+        super().__init__()
+        _K.pool_args(kernel_size, stride, padding, type(self).__name__, 1, ceil_mode, nd=3)
+        self.k, self.s, self.p = kernel_size, stride, padding
+        self._conf = dict(return_mask=return_mask, ceil_mode=ceil_mode, data_format=data_format)
+
+    def forward(self, x):
+        """Max pooling of x."""
+        return F.max_pool3d(x, self.k, self.s, self.p, **self._conf)
+
+    extra_repr = _Pool.extra_repr
+
+
+class AvgPool3D(Layer):
+    """3-D average pooling layer over NCDHW (or NDHWC) input; exclusive=True (padding left
+    out of the divisor) by default, as Paddle."""
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+                 divisor_override=None, data_format="NCDHW", name=None):
+        super().__init__()
+        _K.pool_args(kernel_size, stride, padding, type(self).__name__, 1, ceil_mode,
+                     kind="avg", nd=3)
+        self.k, self.s, self.p = kernel_size, stride, padding
+        self._conf = dict(ceil_mode=ceil_mode, exclusive=exclusive,
+                          divisor_override=divisor_override, data_format=data_format)
+
+    def forward(self, x):
+        """Average pooling of x."""
+        return F.avg_pool3d(x, self.k, self.s, self.p, **self._conf)
+
+    extra_repr = _Pool.extra_repr
 
 
 class AdaptiveAvgPool2D(Layer):

@@ -772,8 +772,10 @@ def scatter_(x, dim, index=None, src=None, reduce=None, name=None, *, value=None
                                 f"{fmt_shape(exp)}")
         rows = np.unique(idx)
         zero_rows = Tensor._wrap(np.zeros((len(rows),) + x._data.shape[1:], x._data.dtype))
-        index_put_(x, (Tensor._wrap(rows),), zero_rows)
-        return index_add_(x, 0, Tensor._wrap(idx), upd)
+        # zero the indexed rows and add the updates out of place, then write x once: one
+        # version bump for one in-place call, as Paddle (neither step saves x for backward)
+        y = index_add_(index_put(x, (Tensor._wrap(rows),), zero_rows), 0, Tensor._wrap(idx), upd)
+        return x.copy_(y)
     if src is None:
         src = value
     if reduce is None:

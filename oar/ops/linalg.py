@@ -223,7 +223,14 @@ def _inplace(fn):
     name = fn.__name__ + "_"
 
     def inplace(input, *args, **kwargs):
-        res = fn(input, *args, **kwargs)   # every check (and the product) before any write
+        from ..autograd import grad_mode
+        src = input
+        if isinstance(input, Tensor) and input.requires_grad and grad_mode.is_grad_enabled():
+            # the composite's graph may save its input (renorm's x * factor does): computed
+            # from a copy, the copy_ below cannot invalidate it -- the copy of the old value an
+            # in-place op keeps when a gradient is needed (Note [Check, then write])
+            src = input.clone()
+        res = fn(src, *args, **kwargs)   # every check (and the product) before any write
         if tuple(res.shape) != tuple(input.shape):
             raise ArgValueError(f"{name}(): the result has shape {list(res.shape)}, which differs "
                                 f"from input's shape {list(input.shape)}. Fix: use {fn.__name__}().")

@@ -33,7 +33,18 @@ def _all_integral(args):
     return True
 
 
+def _paddle_y_tensor(op_name, args):
+    """Paddle's hypot and ldexp take a tensor y only (TypeError, in Paddle's words); the torch
+    door refuses a number in its own words before the core is reached."""
+    y = args[1]
+    if not isinstance(y, Tensor) and not _torch_door(args):
+        raise ArgTypeError(f"{op_name}(): y must be tensor type, but got {type(y)}. Fix: "
+                           f"pass paddle.to_tensor(y) (Paddle's {op_name.rstrip('_')} takes "
+                           "tensors only).")
+
+
 def _check_hypot(op_name, args, attrs, rdt):
+    _paddle_y_tensor(op_name, args)
     if _torch_door(args) and _all_integral(args):
         dt = next(a._data.dtype for a in args if isinstance(a, Tensor))
         _no_kernel(op_name, "hypot_cpu", dt, "cast to a floating dtype first, e.g. x.float().")
@@ -62,6 +73,7 @@ def _ldexp_k(out, rdt, x, y):
 
 
 def _check_ldexp(op_name, args, attrs, rdt):
+    _paddle_y_tensor(op_name, args)
     x, y = args
     # PyTorch's 2 ** y in a floating x's dtype has no bool kernel (an integer x: fine)
     if (isinstance(y, Tensor) and y._data.dtype.kind == "b" and isinstance(x, Tensor)

@@ -345,7 +345,7 @@ def inplace_unary(op, spelling_name):
                     st.log_mutation(spelling_name)
                 return x
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
-            x = as_tensor(x)
+            _not_a_target(x, spelling_name)
         return R.dispatch_inplace(op, (x,), (), spelling_name)
     return spelling
 
@@ -382,7 +382,7 @@ def inplace_binary(op, spelling_name, operator=False):
                         st.log_mutation(spelling_name)
                     return x
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
-            x = as_tensor(x)
+            _not_a_target(x, spelling_name)
         if y.__class__ is not Tensor:
             y = operand(y, *errors)
         return R.dispatch_inplace(op, (x, y), attrs, spelling_name)
@@ -420,7 +420,7 @@ def inplace_binary_alpha(op, spelling_name):
                         st.log_mutation(spelling_name)
                     return x
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
-            x = as_tensor(x)
+            _not_a_target(x, spelling_name)
         if y.__class__ is not Tensor:
             y = operand(y, op, "y", spelling_name)
         if checked and alpha.__class__ is not float and alpha.__class__ is not int:
@@ -458,6 +458,8 @@ def generic(op, spelling_name, signature, kind):
         # checks as in Note [Argument layer], before any dispatch
         x = args[0]
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
+            if inplace:
+                _not_a_target(x, spelling_name)
             x = as_tensor(x)
             args = (x, *args[1:])
         for i, p in other_inputs:
@@ -484,6 +486,15 @@ def generic(op, spelling_name, signature, kind):
         return R.dispatch(op, args, attrs)
     return spelling
 
+
+def _not_a_target(x, spelling_name):
+    """An in-place spelling writes into its first argument, which must therefore be a tensor:
+    a number or a list would become a fresh tensor whose result nobody sees (Paddle and PyTorch
+    raise a TypeError)."""
+    from ..autograd.errors import ArgTypeError
+    raise ArgTypeError(f"{spelling_name}(): x must be tensor type, but got {type(x)} (an "
+                       "in-place op writes into x). Fix: pass a Tensor, or use the op without "
+                       "the trailing underscore.")
 
 def _binder(op, spelling_name, signature):
     """(args, kwargs) -> (inputs, attrs as a list, out) by Python's binding rules for

@@ -87,6 +87,31 @@ def hypot_(input, other):
 Tensor.hypot_ = hypot_
 
 
+# Note [Paddle-only spellings]
+# The door starts from every shared spelling (globals().update above). A spelling the core has
+# only for Paddle, with no torch function or method of that name, is hidden here: not in the
+# namespace, and `hasattr(torch.Tensor, name)` is False, so programs and PyTorch's OpInfo
+# database see torch's namespace (torch's `slice` exists only as the aten op `x[a:b]` uses).
+_PADDLE_ONLY = ("slice",)
+
+
+class _Absent:
+    """A class attribute that reads as missing (AttributeError) on the torch door's Tensor."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        raise AttributeError(f"'Tensor' object has no attribute '{self.name}' (a Paddle "
+                             "spelling; use indexing, e.g. x[1:3] or x.narrow(dim, start, "
+                             "length))")
+
+
+for _name in _PADDLE_ONLY:
+    globals().pop(_name, None)
+    setattr(Tensor, _name, _Absent(_name))
+del _name
+
 # Note [Torch signatures]: torch's keyword names and out= on every function and method
 from ._binding import install as _install_torch_signatures  # noqa: E402
 _install_torch_signatures(globals(), Tensor, vars(nn.functional))

@@ -34,6 +34,7 @@ __all__ = [
     "cosine_similarity", "dropout", "dropout1d", "dropout2d", "dropout3d", "conv1d", "conv2d",
     "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+    "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d",
     "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "smooth_l1_loss",
@@ -418,6 +419,33 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def adaptive_avg_pool2d(input, output_size):
     """2-D average pooling to output_size."""
     return _K.adaptive_avg_pool2d(input, output_size)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution of (N, C, D, H, W) input with weight [out, in / groups, kd, kh, kw]."""
+    return _K.conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """3-D transposed convolution of (N, C_in, D, H, W) input with weight [C_in, C_out /
+    groups, kd, kh, kw] (Note [Transposed conv is conv's adjoint])."""
+    return _K.conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, op="conv_transpose3d", nd=3)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """3-D max pooling of (N, C, D, H, W) input; indices flat in each D*H*W volume."""
+    return _K.max_pool3d(input, kernel_size, stride, padding, dilation=dilation,
+                         ceil_mode=ceil_mode, return_indices=return_indices)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """3-D average pooling (padding counted in the divisor unless count_include_pad=False)."""
+    return _K.avg_pool3d(input, kernel_size, stride, padding, ceil_mode,
+                         count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
 def _one(v, fname, name):

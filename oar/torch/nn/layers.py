@@ -211,7 +211,7 @@ class _ConvTransposeNd(_ConvRepr, Module):
                                    f"{type(self).__name__}")
         _core._ConvTransposeNd.__init__(self, in_channels, out_channels, kernel_size, stride,
                                         padding, output_padding, dilation, groups, None, None,
-                                        "NCL" if n == 1 else "NCHW", bias=bias)
+                                        {1: "NCL", 2: "NCHW", 3: "NCDHW"}[n], bias=bias)
         self._torch_attrs(in_channels, out_channels, kernel_size, stride, padding, dilation,
                           groups, padding_mode, n, None)
         self.transposed, self.output_padding = True, _tuple(output_padding, n)
@@ -222,7 +222,7 @@ class _ConvTransposeNd(_ConvRepr, Module):
         """The transposed convolution of input with weight, plus bias; output_size (spatial,
         or with the batch and channel dims) picks output_padding."""
         n = self._nd
-        fn = F.conv_transpose1d if n == 1 else F.conv_transpose2d
+        fn = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[n]
         if output_size is None:
             return fn(input, self.weight, self.bias, self.stride, self.padding,
                       self.output_padding, self.groups, self.dilation)
@@ -1381,3 +1381,71 @@ class Fold(Module):
 
 __all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
             "PixelUnshuffle", "Unfold", "Fold"]
+
+
+# ---------------------------------------------------------------------- 3-D conv and pooling
+class Conv3d(_ConvRepr, _core.Conv3D, Module):
+    """3-D convolution over (N, C, D, H, W) input; weight [out_channels, in_channels/groups,
+    kd, kh, kw] (Note [N-d convolution])."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        _factory(device, None)
+        _core.Conv3D.__init__(self, in_channels, out_channels, kernel_size, stride, padding,
+                              dilation, groups, padding_mode, bias=bias)
+        self._torch_attrs(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                          groups, padding_mode, 3, dtype)
+
+    def forward(self, input):
+        """The convolution of input with weight, plus bias."""
+        if self.padding_mode != "zeros":    # the core layer pads in that mode first
+            return _core.Conv3D.forward(self, input)
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+
+class ConvTranspose3d(_ConvTransposeNd, _core.Conv3DTranspose):
+    """3-D transposed convolution over (N, C_in, D, H, W) input."""
+    extra_repr = _ConvRepr.extra_repr
+
+
+class MaxPool3d(Module):
+    """3-D max pooling over (N, C, D, H, W) input."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        """max_pool3d(input)."""
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+    extra_repr = MaxPool2d.extra_repr
+
+
+class AvgPool3d(Module):
+    """3-D average pooling over (N, C, D, H, W) input (padding counted by default)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        """avg_pool3d(input)."""
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    extra_repr = AvgPool2d.extra_repr
+
+
+__all__ += ["Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d"]
