@@ -21,3 +21,5 @@ __all__ += ["matrix_norm", "norm", "vector_norm"]
 # ---- matrix_power, multi_dot (oar/ops/more_ops.py)
 from .ops.more_ops import matrix_power, multi_dot  # noqa: E402,F401
 __all__ += ["matrix_power", "multi_dot"]
+from .ops.more_ops import corrcoef, cov  # noqa: E402,F401
+__all__ += ["corrcoef", "cov"]

@@ -2554,6 +2554,8 @@ row("oar.block_diag: a 3-D tensor", RuntimeError,
     lambda t, e: t.block_diag(e.x.reshape([1, 2, 3])))
 row("oar.cartesian_prod: a 2-D tensor", RuntimeError,
     lambda e: oar.cartesian_prod([e.x, e.v]), lambda t, e: t.cartesian_prod(e.x, e.v))
+row("oar.cov,Tensor.cov,oar.corrcoef,Tensor.corrcoef: a 3-D input", RuntimeError,
+    lambda e: oar.cov(e.x.reshape([1, 2, 3])), lambda t, e: t.cov(e.x.reshape([1, 2, 3])))
 # losses of the breadth pass (oar/nn/_losses_paddle.py, oar/torch/nn/_losses_more.py,
 # tests/test_breadth_losses.py): each Paddle-door function and layer with a mismatched operand
 area("losses (breadth)")

@@ -971,5 +971,5 @@ EXEMPT += [
             "signbit", "isneginf", "isposinf", "isreal", "heaviside", "heaviside_",
             "positive", "inner",
             "vdot", "argwhere", "trapezoid", "trapz", "cumulative_trapezoid", "block_diag",
-            "cartesian_prod")),
+            "cartesian_prod", "cov", "corrcoef")),
 ]

@@ -666,3 +666,37 @@ def test_block_diag_cartesian_prod():
     np.testing.assert_array_equal(
         oar.cartesian_prod([oar.to_tensor(i), oar.to_tensor(j)]).numpy(),
         paddle.cartesian_prod([paddle.to_tensor(i), paddle.to_tensor(j)]).numpy())
+
+
+# ------------------------------------------------------------------ cov, corrcoef
+@pytest.mark.parametrize("shape", [(3, 5), (5,), (1, 4)])
+def test_cov_corrcoef_against_torch(shape):
+    m = arr(*shape)
+    same_as_torch(T.cov, torch.cov, [m])
+    same_as_torch(lambda a: a.cov(correction=0), lambda a: a.cov(correction=0), [m])
+    same_as_torch(T.corrcoef, torch.corrcoef, [m], node=False)
+    n = shape[-1]
+    fw, aw = RNG.integers(1, 4, size=n), RNG.uniform(0.5, 1.5, size=n)
+    same_as_torch(lambda a: T.cov(a, fweights=T.tensor(fw), aweights=T.tensor(aw)),
+                  lambda a: torch.cov(a, fweights=torch.tensor(fw), aweights=torch.tensor(aw)),
+                  [m])
+    gc(lambda a: T.cov(a, aweights=T.tensor(aw)), m)
+    gc(T.corrcoef, arr(3, 5))
+
+
+def test_cov_corrcoef_errors_and_paddle():
+    with pytest.raises(RuntimeError, match="two or fewer"):
+        T.cov(ot(arr(2, 2, 2)))
+    with pytest.raises(RuntimeError):
+        torch.cov(tt(arr(2, 2, 2)))
+    with pytest.raises(TypeError, match="integral"):
+        T.cov(ot(arr(2, 3)), fweights=ot(arr(3)))
+    paddle = pytest.importorskip("paddle")
+    m = arr(3, 5, dtype=np.float32)
+    for kw in ({}, {"rowvar": False}, {"ddof": False}):
+        np.testing.assert_allclose(oar.linalg.cov(oar.to_tensor(m), **kw).numpy(),
+                                   paddle.linalg.cov(paddle.to_tensor(m), **kw).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(oar.linalg.corrcoef(oar.to_tensor(m), rowvar=False).numpy(),
+                               paddle.linalg.corrcoef(paddle.to_tensor(m), rowvar=False).numpy(),
+                               rtol=1e-5, atol=1e-6)

@@ -426,5 +426,7 @@ SAMPLES.update({
     "cumulative_trapezoid": (lambda: oar.cumulative_trapezoid(X(), X((4,))), False),
     "block_diag": (lambda: oar.block_diag([X((2, 2)), X((3,))]), False),
     "cartesian_prod": (lambda: oar.cartesian_prod([X((2,)), X((3,))]), False),
+    "cov": (lambda: oar.cov(X()), False),
+    "corrcoef": (lambda: oar.corrcoef(X()), False),
 })
 NO_TENSOR_INPUT |= {"broadcast_shape", "broadcast_shapes"}

@@ -826,3 +826,73 @@ registry.register_function("trapz", trapezoid, method=False)
 registry.register_function("cumulative_trapezoid", cumulative_trapezoid, method=False)
 registry.register_function("block_diag", block_diag, method=False)
 registry.register_function("cartesian_prod", cartesian_prod, method=False)
+
+
+# ---------------------------------------------------------------- cov, corrcoef
+def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None, *,
+        correction=None):
+    """The covariance matrix of the variables in x's rows (columns when rowvar is False),
+    with integer frequency weights and real observation weights; `correction` (PyTorch) or
+    `ddof` (Paddle: True means 1) is subtracted from the sample count."""
+    _args.tensor(x, "cov", "input")
+    if x.ndim > 2:
+        raise ArgValueError(f"cov(): expected input to have two or fewer dimensions but got an "
+                            f"input with {x.ndim} dimensions")
+    corr = int(ddof) if correction is None else _args.integer(correction, "cov", "correction")
+    if x._data.dtype.kind in "biu":
+        x = x.astype("float32")
+    obs = x.reshape([1, -1]) if x.ndim < 2 else (x if rowvar else x.t())
+    n = obs.shape[1]
+    w = None
+    for t, nm in ((fweights, "fweights"), (aweights, "aweights")):
+        if t is None:
+            continue
+        _args.tensor(t, "cov", nm)
+        if t.ndim > 1 or t.numel() != n:
+            raise ArgValueError(f"cov(): expected {nm} to have one dimension and {n} elements "
+                                f"(one per observation), got shape {list(t.shape)}")
+        if nm == "fweights" and t._data.dtype.kind not in "iu":
+            raise ArgTypeError(f"cov(): expected fweights to have integral dtype, got "
+                               f"{t.dtype.name}")
+        if nm == "aweights" and t._data.dtype.kind != "f":
+            raise ArgTypeError(f"cov(): expected aweights to have floating point dtype, got "
+                               f"{t.dtype.name}")
+        if t.numel() and float(t._data.min()) < 0:
+            raise ArgValueError(f"cov(): {nm} cannot be negative")
+        w = t.reshape([-1]) if w is None else w * t.reshape([-1])
+    if w is None:
+        avg = obs.mean(1)
+        norm = n - corr
+    else:
+        w = w.astype(obs.dtype)
+        w_sum = w.sum()
+        avg = (obs * w).sum(1) / w_sum
+        if aweights is None:
+            norm = w_sum - corr
+        else:
+            norm = w_sum - corr * (w * aweights.astype(obs.dtype)).sum() / w_sum
+    if not isinstance(norm, Tensor):
+        norm = max(norm, 0)
+    else:
+        norm = F["clip"](norm, min=0.0)
+    xm = obs - avg.unsqueeze(1)
+    xw = xm if w is None else xm * w
+    # PyTorch's order (xm @ (xm * w)^T, then the division and a squeeze): the same rounding
+    return (F["matmul"](xm, xw.t()) / norm).squeeze()
+
+
+def corrcoef(x, rowvar=True, name=None):
+    """The Pearson correlation coefficients of the variables in x's rows (columns when rowvar
+    is False), clipped to [-1, 1]."""
+    c = cov(x, rowvar)
+    if c.ndim == 0:
+        return c / c
+    d = F["diagonal"](c)
+    std = d.sqrt()
+    c = c / std.unsqueeze(1)
+    c = c / std.unsqueeze(0)
+    return F["clip"](c, -1.0, 1.0)
+
+
+registry.register_function("cov", cov)
+registry.register_function("corrcoef", corrcoef)
