@@ -464,3 +464,15 @@ def test_margin_ops_have_torchs_nodes_any_rank(shape):
             assert gradgradcheck(lambda a: OF.multi_margin_loss(
                 a, otorch.tensor(cls), p=p, weight=otorch.tensor(w), reduction="none"), (xx,))
         assert gradgradcheck(lambda a: OF.multilabel_margin_loss(a, otorch.tensor(mt)), (xx,))
+
+
+def test_ctc_refuses_create_graph_rather_than_a_zero_second_derivative():
+    import oar.torch as ot
+    rng = np.random.default_rng(0)
+    lp = ot.tensor(rng.standard_normal((6, 2, 4)), dtype=ot.float64).log_softmax(2)
+    lp.requires_grad_(True)
+    loss = ot.nn.functional.ctc_loss(lp, ot.tensor([[1, 2], [3, 1]]), [6, 5], [2, 2])
+    with pytest.raises(NotImplementedError, match="create_graph"):
+        ot.autograd.grad(loss, lp, create_graph=True)
+    (g,) = ot.autograd.grad(loss, lp)     # first order still works
+    assert g.shape == lp.shape

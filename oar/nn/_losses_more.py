@@ -8,6 +8,7 @@ import numpy as np
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import registry as R
 from ..tensor import Tensor, wrap_as
+from ._kernels import _first_order_only
 
 _NEG_INF = -np.inf
 
@@ -129,6 +130,9 @@ def _k_ctc(lp, targets, il, tl, blank, zero_infinity, scale):
 
 
 def _b_ctc(c, g):
+    # the alpha-beta gradient is NumPy arithmetic, not oar ops: a second derivative through it
+    # would be silently zero, so create_graph is refused (torch refuses it too)
+    _first_order_only("ctc_loss")
     targets, il, tl, blank, zero_infinity, scale = c.attrs
     lp = c.input(0)._data
     t_max, n, n_cls = lp.shape
