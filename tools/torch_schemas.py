@@ -150,10 +150,28 @@ _PYTHON_EXTRAS = [("nonzero", "function", ["as_tuple", True, False]),
                   ("nonzero", "method", ["as_tuple", True, False])]
 
 
+def tensor_binary():
+    """Binary ops, (self, x) in every ATen overload, whose second operand is a Tensor in
+    every overload: torch's parser refuses a Python number there (TypeError), where a
+    NumPy-style core would broadcast it."""
+    types = {}
+    for s in torch._C._jit_get_all_schemas():
+        name = s.name[6:] if s.name.startswith("aten::") else None
+        if not name or name.startswith("_") or not _usable(s):
+            continue
+        args = [a for a in s.arguments if not a.is_out]
+        if not args or args[0].name != "self":
+            continue    # TorchScript's scalar math (ldexp(float x, int i)), polygamma(n, self)
+        second = str(args[1].type) if len(args) == 2 else "not binary"
+        types.setdefault(name, set()).add(second)
+    return sorted(n for n, t in types.items() if t == {"Tensor"})
+
+
 def main():
     if not torch.__version__.startswith("2.13."):
         sys.exit(f"tools/torch_schemas.py: needs torch 2.13, found {torch.__version__}")
-    text = json.dumps({"torch": torch.__version__.split("+")[0], "ops": table()},
+    text = json.dumps({"torch": torch.__version__.split("+")[0], "ops": table(),
+                       "tensor_binary": tensor_binary()},
                       indent=0, sort_keys=True, separators=(",", ":"))
     OUT.write_text(text + "\n")
     print(f"wrote {OUT} ({len(text) // 1024} KiB)")

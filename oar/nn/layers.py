@@ -920,6 +920,7 @@ class _Pool(Layer):
                                     dilation, ceil_mode, data_format)
 
     def extra_repr(self):
+        """kernel_size, stride (the kernel size when None) and padding, as Paddle prints."""
         return f"kernel_size={self.k}, stride={self.s if self.s is not None else self.k}, padding={self.p}"
 
 

@@ -708,28 +708,51 @@ del _n, _f
 
 
 # --------------------------------------------------------------------------- Tensor operands
-def _tensor_other(name):
-    """PyTorch's `name(input, other)` whose other must be a Tensor (torch's parser refuses a
-    Python number with a TypeError; the core, like NumPy, takes one)."""
-    core = _CORE[name]
+# Note [Tensor-only operands]
+# torch's parser refuses a Python number for a parameter that every ATen overload types as
+# Tensor (`torch.atan2(x, 2.0)`: TypeError), where the core, like NumPy, broadcasts it. Which
+# ops those are is data: tools/torch_schemas.py lists every binary op (two operands in every
+# overload) whose second operand is always a Tensor ("tensor_binary" in _schemas.json); each
+# gets the check here, as a function and/or method as torch has them, over whatever
+# implementation the door has for the name (the door's own where the meanings differ, else
+# the core's).
+def _tensor_other(name, impl, second="other"):
+    """PyTorch's `name(input, other)` whose other must be a Tensor."""
 
     def fn(input, other, *, out=None):
         x = _tensor(input, name, "self" if name.endswith("_") else "input")
-        _tensor(other, name, "other")
-        return core(x, other) if out is None else core(x, other, out=out)
-    return _named(name, fn, (core.__doc__ or "").split("\n")[0] + " (other: a Tensor, as "
+        _tensor(other, name, second)
+        return impl(x, other) if out is None else impl(x, other, out=out)
+    return _named(name, fn, (impl.__doc__ or "").split("\n")[0] + " (other: a Tensor, as "
                   "PyTorch requires; a number is refused with PyTorch's TypeError).")
 
 
-for _n in ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or", "logical_xor",
-           "logical_and_", "logical_or_", "logical_xor_", "hypot", "ldexp", "ldexp_",
-           "gcd", "gcd_", "lcm", "lcm_", "igamma", "igamma_", "igammac", "igammac_",
-           "logaddexp", "logaddexp2"):
-    globals()[_n] = _tensor_other(_n)
-    setattr(Tensor, _n, globals()[_n])
-    if not _n.endswith("_"):
-        __all__.append(_n)
-del _n
+def _binary_tensor_only():
+    """(name, has a torch function, has a torch method, the second operand's name) of each
+    Tensor-only binary op."""
+    import json
+    import pathlib
+    data = json.loads((pathlib.Path(__file__).parent / "_schemas.json").read_text())
+    for name in data["tensor_binary"]:
+        forms = data["ops"].get(name, {})
+        fns, methods = forms.get("function", []), forms.get("method", [])
+        if fns or methods:
+            ov = (methods or fns)[0]["params"]
+            yield name, builtins.bool(fns), builtins.bool(methods), ov[-1][0]
+
+
+for _n, _fn, _meth, _second in _binary_tensor_only():
+    _impl = globals().get(_n) or _CORE.get(_n)
+    if _impl is None:
+        continue                  # not in the door yet
+    _wrapped = _tensor_other(_n, _impl, _second)
+    if _fn:
+        globals()[_n] = _wrapped
+        if not _n.endswith("_") and _n not in __all__:
+            __all__.append(_n)
+    if _meth:
+        setattr(Tensor, _n, _wrapped)
+del _n, _fn, _meth, _second, _impl, _wrapped
 
 
 # --------------------------------------------------------------------------- unsafe_split & co
