@@ -2698,3 +2698,15 @@ row("nn.MaxPool3D: padding more than half the kernel", RuntimeError,
 row("nn.AvgPool3D: kernel larger than the input", RuntimeError,
     lambda e: nn.AvgPool3D(4)(f32(1, 2, 3, 3, 3)),
     lambda t, e: t.nn.AvgPool3d(4)(t.ones(1, 2, 3, 3, 3)))
+row("F.adaptive_max_pool2d,nn.AdaptiveMaxPool2D,nn.AdaptiveMaxPool2d: 2-D input", RuntimeError,
+    lambda e: nn.AdaptiveMaxPool2D(2)(f32(4, 4)),
+    lambda t, e: t.nn.AdaptiveMaxPool2d(2)(t.ones(4, 4)))
+row("F.adaptive_max_pool2d: output_size of three ints", RuntimeError,
+    lambda e: F.adaptive_max_pool2d(f32(2, 3, 4, 4), (2, 2, 2)),
+    lambda t, e: t.nn.functional.adaptive_max_pool2d(t.ones(2, 3, 4, 4), (2, 2, 2)))
+row("F.adaptive_max_pool1d,nn.AdaptiveMaxPool1D,nn.AdaptiveMaxPool1d: empty length", RuntimeError,
+    lambda e: F.adaptive_max_pool1d(f32(2, 3, 0), 2),
+    lambda t, e: t.nn.functional.adaptive_max_pool1d(t.ones(2, 3, 0), 2))
+row("F.adaptive_max_pool3d,nn.AdaptiveMaxPool3D,nn.AdaptiveMaxPool3d: integer input",
+    RuntimeError, lambda e: nn.AdaptiveMaxPool3D(2)(i64(1, 2, 3, 3, 3)),
+    lambda t, e: t.nn.functional.adaptive_max_pool3d(t.ones(1, 2, 3, 3, 3, dtype=t.int64), 2))

@@ -13,3 +13,7 @@ from ._losses_paddle import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss,  # n
                              MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
                              SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from ._more_layers import *  # noqa: F401,F403,E402  (activations, padding, 3-D norms)
+from ._adaptive_max_layers import (AdaptiveMaxPool1D, AdaptiveMaxPool2D,  # noqa: F401,E402
+                                   AdaptiveMaxPool3D)
+AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (  # Paddle's aliases
+    AdaptiveMaxPool1D, AdaptiveMaxPool2D, AdaptiveMaxPool3D)

@@ -1581,3 +1581,8 @@ __all__ += _losses_paddle.__all__
 from ._more_functional import *  # noqa: F401,F403,E402
 from . import _more_functional as _more_functional  # noqa: E402
 __all__ += _more_functional.__all__
+
+# adaptive max pooling (oar/nn/_adaptive_max.py, Note [Adaptive max pooling])
+from ._adaptive_max import (adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: F401,E402
+                            adaptive_max_pool3d)
+__all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]

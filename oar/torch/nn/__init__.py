@@ -16,3 +16,5 @@ from ._losses_more import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss,  # noq
                            MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
                            SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from ._more_layers import *  # noqa: F401,F403,E402  (activations, padding, 3-d norms)
+from ._adaptive_max import (AdaptiveMaxPool1d, AdaptiveMaxPool2d,  # noqa: F401,E402
+                            AdaptiveMaxPool3d)
