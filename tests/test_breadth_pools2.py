@@ -100,3 +100,28 @@ def test_bad_inputs_change_nothing():
         otorch.nn.functional.adaptive_max_pool2d(x, 2.5)
     with pytest.raises(NotImplementedError):
         otorch.nn.functional.adaptive_max_pool2d(otorch.ones(1, 2, 3, 3, dtype=otorch.int64), 2)
+
+
+LP = [(1, (2, 3, 11), 2.0, 3, None, False), (1, (3, 9), 3, 2, 2, True),
+      (2, (2, 3, 7, 6), 2.0, (2, 3), None, False), (2, (2, 2, 7, 7), 1.5, 3, 2, True),
+      (3, (1, 2, 5, 6, 4), 2.0, 2, 1, False), (2, (1, 2, 5, 5), float("inf"), 2, 1, False)]
+
+
+@pytest.mark.parametrize("nd,shape,p,k,s,ceil", LP)
+def test_torch_door_lp_pool(nd, shape, p, k, s, ceil):
+    x = np.abs(_data(shape)) + 0.1
+    ref = torch.tensor(x, requires_grad=True)
+    rv = getattr(torch.nn.functional, f"lp_pool{nd}d")(ref, p, k, s, ceil)
+    g = _data(rv.shape, 1)
+    rv.backward(torch.tensor(g))
+    ours = otorch.tensor(x, requires_grad=True)
+    ov = getattr(otorch.nn.functional, f"lp_pool{nd}d")(ours, p, k, s, ceil)
+    ov.backward(otorch.tensor(g))
+    np.testing.assert_allclose(ov.detach().numpy(), rv.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.grad.numpy(), ref.grad.numpy(), rtol=1e-10, atol=1e-12)
+    lay = getattr(otorch.nn, f"LPPool{nd}d")(p, k, s, ceil)
+    rlay = getattr(torch.nn, f"LPPool{nd}d")(p, k, s, ceil)
+    assert repr(lay) == repr(rlay)
+    xt = np.ascontiguousarray(np.swapaxes(x, 0, 1)).astype("float32")
+    np.testing.assert_allclose(lay(otorch.tensor(xt).transpose(0, 1)).numpy(),
+                               rlay(torch.tensor(xt).transpose(0, 1)).numpy(), rtol=1e-6)

@@ -18,3 +18,4 @@ from ._losses_more import (CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss,  # noq
 from ._more_layers import *  # noqa: F401,F403,E402  (activations, padding, 3-d norms)
 from ._adaptive_max import (AdaptiveMaxPool1d, AdaptiveMaxPool2d,  # noqa: F401,E402
                             AdaptiveMaxPool3d)
+from ._lp_pool import LPPool1d, LPPool2d, LPPool3d  # noqa: F401,E402
