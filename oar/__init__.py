@@ -21,8 +21,6 @@ from .ops import random as _random  # noqa: F401
 from .ops import indexing as _indexing  # noqa: F401
 from .ops import complex as _complex  # noqa: F401  (Note [Complex dtypes])
 from .ops import linalg as _linalg  # noqa: F401
-from .ops import pointwise_more as _pointwise_more  # noqa: F401
-from ._typeinfo import finfo, iinfo  # noqa: F401  (paddle.finfo, paddle.iinfo)
 from .ops import decomp as _decomp  # noqa: F401
 from .ops import pointwise_more as _pointwise_more  # noqa: F401
 from .ops import more_ops as _more_ops  # noqa: F401  (atan2, diff, dot, nansum, rot90, ...)
