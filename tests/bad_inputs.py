@@ -2710,3 +2710,16 @@ row("F.adaptive_max_pool1d,nn.AdaptiveMaxPool1D,nn.AdaptiveMaxPool1d: empty leng
 row("F.adaptive_max_pool3d,nn.AdaptiveMaxPool3D,nn.AdaptiveMaxPool3d: integer input",
     RuntimeError, lambda e: nn.AdaptiveMaxPool3D(2)(i64(1, 2, 3, 3, 3)),
     lambda t, e: t.nn.functional.adaptive_max_pool3d(t.ones(1, 2, 3, 3, 3, dtype=t.int64), 2))
+
+# max unpooling (oar/nn/_unpool.py; values and gradients in tests/test_breadth_unpool.py)
+row("F.max_unpool2d,nn.MaxUnPool2D,nn.MaxUnpool2d: an index past the output plane", RuntimeError,
+    lambda e: F.max_unpool2d(f32(1, 1, 2, 2), i64(1, 1, 2, 2) * 30, 2, 2),
+    lambda t, e: t.nn.functional.max_unpool2d(t.ones(1, 1, 2, 2),
+                                              t.ones(1, 1, 2, 2, dtype=t.int64) * 30, 2, 2))
+row("F.max_unpool1d,nn.MaxUnPool1D,nn.MaxUnpool1d: output_size beyond one stride", ValueError,
+    lambda e: F.max_unpool1d(f32(1, 1, 2), i64(1, 1, 2), 2, 2, output_size=[9]),
+    lambda t, e: t.nn.functional.max_unpool1d(t.ones(1, 1, 2), t.ones(1, 1, 2, dtype=t.int64),
+                                              2, 2, 0, [9]))
+row("F.max_unpool3d,nn.MaxUnPool3D,nn.MaxUnpool3d: floating indices", RuntimeError,
+    lambda e: nn.MaxUnPool3D(2)(f32(1, 1, 2, 2, 2), f32(1, 1, 2, 2, 2)),
+    lambda t, e: t.nn.MaxUnpool3d(2)(t.ones(1, 1, 2, 2, 2), t.ones(1, 1, 2, 2, 2)))

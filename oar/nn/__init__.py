@@ -17,3 +17,4 @@ from ._adaptive_max_layers import (AdaptiveMaxPool1D, AdaptiveMaxPool2D,  # noqa
                                    AdaptiveMaxPool3D)
 AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (  # Paddle's aliases
     AdaptiveMaxPool1D, AdaptiveMaxPool2D, AdaptiveMaxPool3D)
+from ._unpool_layers import MaxUnPool1D, MaxUnPool2D, MaxUnPool3D  # noqa: F401,E402

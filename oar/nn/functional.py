@@ -1586,3 +1586,4 @@ __all__ += _more_functional.__all__
 from ._adaptive_max import (adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: F401,E402
                             adaptive_max_pool3d)
 __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]
+from ._unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: F401,E402

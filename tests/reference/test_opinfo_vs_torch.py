@@ -45,7 +45,9 @@ COMPOSITE = ("a composition of oar ops, not one op yet: the gradient agrees, the
 
 KNOWN = {
     **{name: {("grad_fn", "differs"): COMPOSITE}
-       for name in ("addmv", "baddbmm", "cross", "diag", "diagflat", "kron")},
+       for name in ("addmv", "baddbmm", "cross", "diag", "diagflat", "kron",
+                    "nn.functional.max_unpool1d", "nn.functional.max_unpool2d",
+                    "nn.functional.max_unpool3d")},
     # oar/ops/pointwise_more.py composites
     **{name: {("grad_fn", "differs"): COMPOSITE}
        for name in ("addmm", "renorm", "index_fill", "masked_scatter")},

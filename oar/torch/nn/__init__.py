@@ -19,3 +19,4 @@ from ._more_layers import *  # noqa: F401,F403,E402  (activations, padding, 3-d 
 from ._adaptive_max import (AdaptiveMaxPool1d, AdaptiveMaxPool2d,  # noqa: F401,E402
                             AdaptiveMaxPool3d)
 from ._lp_pool import LPPool1d, LPPool2d, LPPool3d  # noqa: F401,E402
+from ._unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402
