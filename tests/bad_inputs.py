@@ -2723,3 +2723,10 @@ row("F.max_unpool1d,nn.MaxUnPool1D,nn.MaxUnpool1d: output_size beyond one stride
 row("F.max_unpool3d,nn.MaxUnPool3D,nn.MaxUnpool3d: floating indices", RuntimeError,
     lambda e: nn.MaxUnPool3D(2)(f32(1, 1, 2, 2, 2), f32(1, 1, 2, 2, 2)),
     lambda t, e: t.nn.MaxUnpool3d(2)(t.ones(1, 1, 2, 2, 2), t.ones(1, 1, 2, 2, 2)))
+
+# adaptive average pooling 1-D / 3-D (oar/nn/_adaptive_avg.py; tests/test_breadth_adaptive_avg.py)
+row("F.adaptive_avg_pool3d,nn.AdaptiveAvgPool3D,nn.AdaptiveAvgPool3d: output_size of two ints",
+    RuntimeError, lambda e: nn.AdaptiveAvgPool3D((2, 2))(f32(1, 2, 3, 3, 3)),
+    lambda t, e: t.nn.AdaptiveAvgPool3d((2, 2))(t.ones(1, 2, 3, 3, 3)))
+row("F.adaptive_avg_pool1d,nn.AdaptiveAvgPool1D: a 2-D input", ValueError,
+    lambda e: F.adaptive_avg_pool1d(f32(3, 4), 2))

@@ -1,7 +1,8 @@
-"""Paddle's MaxUnPool1D/2D/3D layers over the core max_unpool (oar/nn/_unpool.py)."""
+"""Paddle's MaxUnPool1D/2D/3D (oar/nn/_unpool.py) and AdaptiveAvgPool1D/3D
+(oar/nn/_adaptive_avg.py) layers."""
 from __future__ import annotations
 
-from . import _unpool
+from . import _adaptive_avg, _unpool
 from .layers import Layer
 
 
@@ -40,3 +41,31 @@ class MaxUnPool2D(_MaxUnPool):
 class MaxUnPool3D(_MaxUnPool):
     """3-D max unpooling (NCDHW): the inverse placement of max_pool3d(return_mask=True)."""
     _nd = 3
+
+
+class _AdaptiveAvg(Layer):
+    def __init__(self, output_size, data_format=None, name=None):
+        super().__init__()
+        self.output_size = output_size
+        self.data_format = data_format
+
+    def extra_repr(self):
+        """output_size, as Paddle prints."""
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1D(_AdaptiveAvg):
+    """1-D average pooling of (N, C, L) input to a fixed output size."""
+
+    def forward(self, x):
+        """x averaged to output_size."""
+        return _adaptive_avg.paddle_adaptive_avg_pool1d(x, self.output_size)
+
+
+class AdaptiveAvgPool3D(_AdaptiveAvg):
+    """3-D average pooling of NCDHW (or NDHWC) input to a fixed output size."""
+
+    def forward(self, x):
+        """x averaged to output_size."""
+        return _adaptive_avg.paddle_adaptive_avg_pool3d(x, self.output_size,
+                                                        self.data_format or "NCDHW")

@@ -47,7 +47,7 @@ KNOWN = {
     **{name: {("grad_fn", "differs"): COMPOSITE}
        for name in ("addmv", "baddbmm", "cross", "diag", "diagflat", "kron",
                     "nn.functional.max_unpool1d", "nn.functional.max_unpool2d",
-                    "nn.functional.max_unpool3d")},
+                    "nn.functional.max_unpool3d", "nn.functional.adaptive_avg_pool3d")},
     # oar/ops/pointwise_more.py composites
     **{name: {("grad_fn", "differs"): COMPOSITE}
        for name in ("addmm", "renorm", "index_fill", "masked_scatter")},

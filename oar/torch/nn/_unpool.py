@@ -1,5 +1,5 @@
 """torch.nn.functional.max_unpool1d/2d/3d and nn.MaxUnpool1d/2d/3d over the core max_unpool
-(oar/nn/_unpool.py)."""
+(oar/nn/_unpool.py), and adaptive_avg_pool3d / AdaptiveAvgPool3d over oar/nn/_adaptive_avg.py."""
 from __future__ import annotations
 
 from ...nn import _unpool
@@ -57,3 +57,29 @@ class MaxUnpool2d(_MaxUnpoolNd):
 class MaxUnpool3d(_MaxUnpoolNd):
     """Inverse placement of MaxPool3d(return_indices=True)."""
     _nd = 3
+
+
+# ------------------------------------------------------------------ adaptive average pooling
+def adaptive_avg_pool3d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool3d: (N, C, D, H, W) averaged to output_size."""
+    from ...nn._adaptive_avg import adaptive_avg_pool3d as core
+    return core(input, output_size)
+
+
+adaptive_avg_pool3d.__module__ = "oar.torch.nn.functional"
+
+
+class AdaptiveAvgPool3d(Module):
+    """3-D average pooling to a fixed output size."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        """input averaged to output_size."""
+        return adaptive_avg_pool3d(input, self.output_size)
+
+    def extra_repr(self):
+        """output_size, as torch prints it."""
+        return f"output_size={self.output_size}"

@@ -944,3 +944,4 @@ __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]
 from ._lp_pool import lp_pool1d, lp_pool2d, lp_pool3d  # noqa: F401,E402
 __all__ += ["lp_pool1d", "lp_pool2d", "lp_pool3d"]
 from ._unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: F401,E402
+from ._unpool import adaptive_avg_pool3d  # noqa: F401,E402
