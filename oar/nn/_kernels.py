@@ -17,6 +17,25 @@ from ..tensor import Tensor
 from . import _checks as _c
 
 
+def _check_conv_operands(x, xs, weight, ws, bias, g, op):
+    """PyTorch's checks of a convolution's groups, channels, dtypes and bias (every rank)."""
+    if ws[0] % g:
+        raise _c.ArgValueError(
+            f"{op}: Given groups={g}, expected weight to be divisible by {g} at dimension 0, "
+            f"but got weight of size {_c.shape_str(ws)} instead")
+    if xs[1] != ws[1] * g:
+        raise _c.ArgValueError(
+            f"{op}: Given groups={g}, weight of size {_c.shape_str(ws)}, expected input"
+            f"{_c.shape_str(xs)} to have {ws[1] * g} channels, but got {xs[1]} channels instead")
+    _c.floating_like(x, weight, op)
+    if bias is not None:
+        _input(bias, op, "bias")
+        _c.floating_like(x, bias, op, "bias")
+        if bias._data.shape != (ws[0],):
+            raise _c.ArgValueError(f"{op}: bias must have shape [{ws[0]}], got "
+                                   f"{_c.shape_str(bias._data.shape)}")
+
+
 def _first_order_only(name):
     if grad_mode.is_grad_enabled():
         raise NotImplementedError(f"create_graph=True through {name} is not supported yet")
@@ -350,21 +369,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     else:
         x, unbatched = _batched(x, op)
     xs = h1(x._data.shape)
-    if ws[0] % g:
-        raise _c.ArgValueError(
-            f"{op}: Given groups={g}, expected weight to be divisible by {g} at dimension 0, "
-            f"but got weight of size {_c.shape_str(ws)} instead")
-    if xs[1] != ws[1] * g:
-        raise _c.ArgValueError(
-            f"{op}: Given groups={g}, weight of size {_c.shape_str(ws)}, expected input"
-            f"{_c.shape_str(xs)} to have {ws[1] * g} channels, but got {xs[1]} channels instead")
-    _c.floating_like(x, weight, op)
-    if bias is not None:
-        _input(bias, op, "bias")
-        _c.floating_like(x, bias, op, "bias")
-        if bias._data.shape != (ws[0],):
-            raise _c.ArgValueError(f"{op}: bias must have shape [{ws[0]}], got "
-                                   f"{_c.shape_str(bias._data.shape)}")
+    _check_conv_operands(x, xs, weight, ws, bias, g, op)
     if extra != (0, 0):
         x = pad(x, [0, extra[1]] if _one_d else [0, extra[1], 0, extra[0]])
         xs = h1(x._data.shape)
@@ -442,21 +447,7 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, _
     unbatched = x._data.ndim == nd + 1
     x = x.unsqueeze(0) if unbatched else x
     xs = x._data.shape
-    if ws[0] % g:
-        raise _c.ArgValueError(
-            f"{op}: Given groups={g}, expected weight to be divisible by {g} at dimension 0, "
-            f"but got weight of size {_c.shape_str(ws)} instead")
-    if xs[1] != ws[1] * g:
-        raise _c.ArgValueError(
-            f"{op}: Given groups={g}, weight of size {_c.shape_str(ws)}, expected input"
-            f"{_c.shape_str(xs)} to have {ws[1] * g} channels, but got {xs[1]} channels instead")
-    _c.floating_like(x, weight, op)
-    if bias is not None:
-        _input(bias, op, "bias")
-        _c.floating_like(x, bias, op, "bias")
-        if bias._data.shape != (ws[0],):
-            raise _c.ArgValueError(f"{op}: bias must have shape [{ws[0]}], got "
-                                   f"{_c.shape_str(bias._data.shape)}")
+    _check_conv_operands(x, xs, weight, ws, bias, g, op)
     if any(extra):
         x = pad(x, [v for e in reversed(extra) for v in (0, e)])
         xs = x._data.shape

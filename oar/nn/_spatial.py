@@ -429,10 +429,11 @@ def _factor(value, op, name):
     return int(value)
 
 
-def pixel_shuffle(x, upscale_factor, data_format="NCHW", *, paddle=False, op="pixel_shuffle"):
-    """x's channels moved into upscale_factor x upscale_factor pixel blocks."""
+def _shuffle_args(x, factor, data_format, paddle, op, torch_name, factor_name):
+    """(factor, shape) after the checks pixel_shuffle and pixel_unshuffle share (each
+    framework's words)."""
     _input(x, op)
-    r = _factor(upscale_factor, op, "upscale_factor")
+    r = _factor(factor, op, factor_name)
     shape = tuple(x._data.shape)
     if paddle and len(shape) != 4:
         raise ArgValueError(f"{op}: Input should be a 4-D tensor of format [N, C, H, W] or "
@@ -441,10 +442,17 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", *, paddle=False, op="pi
         raise ArgValueError(f"{op}: Attr(data_format) should be 'NCHW' or 'NHWC'. But "
                             f"received Attr(data_format): {data_format}.")
     if len(shape) < 3:
-        raise ArgValueError(f"pixel_shuffle expects input to have at least 3 dimensions, but "
+        raise ArgValueError(f"{torch_name} expects input to have at least 3 dimensions, but "
                             f"got input with {len(shape)} dimension(s)")
     if r <= 0:
-        raise ArgValueError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+        raise ArgValueError(f"{torch_name} expects a positive {factor_name}, but got {r}")
+    return r, shape
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", *, paddle=False, op="pixel_shuffle"):
+    """x's channels moved into upscale_factor x upscale_factor pixel blocks."""
+    r, shape = _shuffle_args(x, upscale_factor, data_format, paddle, op, "pixel_shuffle",
+                             "upscale_factor")
     last = data_format == "NHWC"
     c = shape[-1] if last else shape[-3]
     if c % (r * r):
@@ -457,20 +465,8 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", *, paddle=False, op="pi
 def pixel_unshuffle(x, downscale_factor, data_format="NCHW", *, paddle=False,
                     op="pixel_unshuffle"):
     """x's downscale_factor x downscale_factor pixel blocks moved into channels."""
-    _input(x, op)
-    r = _factor(downscale_factor, op, "downscale_factor")
-    shape = tuple(x._data.shape)
-    if paddle and len(shape) != 4:
-        raise ArgValueError(f"{op}: Input should be a 4-D tensor of format [N, C, H, W] or "
-                            f"[N, H, W, C], but got {_c.shape_str(shape)}")
-    if data_format not in ("NCHW", "NHWC"):
-        raise ArgValueError(f"{op}: Attr(data_format) should be 'NCHW' or 'NHWC'. But "
-                            f"received Attr(data_format): {data_format}.")
-    if len(shape) < 3:
-        raise ArgValueError(f"pixel_unshuffle expects input to have at least 3 dimensions, "
-                            f"but got input with {len(shape)} dimension(s)")
-    if r <= 0:
-        raise ArgValueError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    r, shape = _shuffle_args(x, downscale_factor, data_format, paddle, op, "pixel_unshuffle",
+                             "downscale_factor")
     last = data_format == "NHWC"
     h, w = (shape[-3], shape[-2]) if last else (shape[-2], shape[-1])
     if h % r or w % r:
