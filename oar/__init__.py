@@ -124,5 +124,6 @@ def in_dynamic_mode():
 __version__ = "0.1.0"
 from . import distributed  # noqa: E402,F401  (paddle.distributed)
 from . import distribution  # noqa: E402,F401  (paddle.distribution)
+from . import vision  # noqa: E402,F401  (paddle.vision)
 from .distributed import DataParallel  # noqa: E402,F401
 from .nn._more_functional import stanh  # noqa: E402,F401  (paddle.stanh)

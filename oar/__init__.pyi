@@ -29,6 +29,7 @@ from . import static as static
 from . import storage as storage
 from . import torch as torch
 from . import utils as utils
+from . import vision as vision
 from .dtypes import DType as _DType
 from ._typeinfo import finfo as finfo
 from ._typeinfo import iinfo as iinfo

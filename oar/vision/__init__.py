@@ -1,0 +1,2 @@
+"""paddle.vision for the Paddle door: image transforms (oar.vision.transforms)."""
+from . import transforms  # noqa: F401
