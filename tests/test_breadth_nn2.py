@@ -430,9 +430,6 @@ def test_paddle_batchnorm3d_trains_like_paddle(paddle):
     _close(om(oar.to_tensor(a)).numpy(), pm(paddle.to_tensor(a)).numpy(), 1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="the Paddle door's batch norm (every rank, layers.py "
-                   "_BatchNorm) updates the running variance with the unbiased batch variance; "
-                   "paddle 3.3.1 uses the biased one")
 def test_paddle_batchnorm3d_running_variance(paddle):
     pm, om = paddle.nn.BatchNorm3D(3), oar.nn.BatchNorm3D(3)
     a = _data((2, 3, 2, 3, 4), "float32")

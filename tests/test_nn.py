@@ -124,10 +124,14 @@ def test_batchnorm_train_eval_and_running_stats():
     y = ob(o(x))
     np.testing.assert_allclose(y.numpy(), tb(t(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(ob.running_mean.numpy(), tb.running_mean.numpy(), rtol=1e-5)
-    np.testing.assert_allclose(ob.running_var.numpy(), tb.running_var.numpy(), rtol=1e-5)
+    # Paddle 3.3.1 keeps the batch's biased variance (torch the unbiased one)
+    np.testing.assert_allclose(ob.running_var.numpy(), 0.9 + 0.1 * x.var(axis=(0, 2, 3)),
+                               rtol=1e-5)
     assert ob._mean.inplace_version > 0 and ob._mean.stop_gradient   # updated in place
     ob.eval()
     tb.eval()
+    with torch.no_grad():           # evaluation from the same running statistics
+        tb.running_var.copy_(torch.from_numpy(ob.running_var.numpy().astype(np.float64)))
     np.testing.assert_allclose(ob(o(x)).numpy(), tb(t(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
     assert nn.BatchNorm2d(3, momentum=0.1).momentum == pytest.approx(0.9)   # PyTorch convention
     with pytest.raises(ValueError, match="channels"):
@@ -179,10 +183,15 @@ def test_layer_api_and_state_dict_round_trip():
     net.eval()
     other.eval()
     np.testing.assert_array_equal(net(x).numpy(), other(x).numpy())
-    with pytest.raises(KeyError, match="missing"):
-        other.set_state_dict({"body.0.weight": sd["body.0.weight"]})
-    with pytest.raises(ValueError, match="shape"):
-        other.load_state_dict({**sd, "body.0.bias": oar.zeros([3])})
+    # as Paddle: missing keys and shape mismatches are skipped with a warning and reported
+    with pytest.warns(UserWarning, match="body.0.bias is not found"):
+        missing, unexpected = other.set_state_dict({"body.0.weight": sd["body.0.weight"],
+                                                    "extra": oar.zeros([1])})
+    assert missing == [k for k in sd if k != "body.0.weight"] and unexpected == ["extra"]
+    before = other.body[0].bias.numpy().copy()
+    with pytest.warns(UserWarning, match=r"receives a shape \[3\], but the expected shape is \[8\]"):
+        missing, _ = other.load_state_dict({**sd, "body.0.bias": oar.zeros([3])})
+    assert missing == ["body.0.bias"] and np.array_equal(other.body[0].bias.numpy(), before)
     assert "Linear(in_features=4, out_features=8, dtype=float32)" in repr(net) and "ReLU(inplace=True)" in repr(net)
     seen = []
     net.apply(lambda m: seen.append(type(m).__name__))

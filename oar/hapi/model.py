@@ -446,7 +446,9 @@ class Model:
                 raise ArgValueError(err)
             warnings.warn(f"Skip loading for {key}. " + err)
             reset_optimizer = True
-        self.network.set_state_dict(matched, strict=False)
+        with warnings.catch_warnings():    # each skipped key was reported above
+            warnings.simplefilter("ignore")
+            self.network.set_state_dict(matched)
         if self._optimizer is not None and not reset_optimizer \
                 and os.path.exists(path + ".pdopt"):
             self._optimizer.set_state_dict(_load(path + ".pdopt"))

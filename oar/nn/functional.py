@@ -791,15 +791,17 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=N
     return y
 
 
-def _update_running(running_mean, running_var, mean, var, n, keep):
+def _update_running(running_mean, running_var, mean, var, n, keep, unbiased=True):
     """BatchNorm's running statistics, in place under no_grad: running = keep * running +
-    (1 - keep) * batch, with the variance made unbiased (n / (n - 1), n values per channel).
-    mean and var are tensors (the batch's biased statistics); shared by BatchNorm and
-    InPlaceABN."""
+    (1 - keep) * batch. mean and var are tensors (the batch's biased statistics); shared by
+    BatchNorm and InPlaceABN. PyTorch makes the variance unbiased (n / (n - 1), n values per
+    channel); Paddle 3.3.1 keeps the biased one (unbiased=False: the Paddle door's
+    batch_norm)."""
     new = 1 - keep
+    scale = new * n / max(n - 1, 1) if unbiased else new
     with grad_mode.no_grad():
         running_mean.mul_(keep).add_(mean * new)
-        running_var.mul_(keep).add_(var * (new * n / max(n - 1, 1)))
+        running_var.mul_(keep).add_(var * scale)
 
 
 # Note [BatchNorm op]
@@ -902,10 +904,12 @@ def _bn_op_ok(x, running_mean, running_var, weight, bias, training):
 
 
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.9, epsilon=1e-5, name=None, *, eps=None, torch_momentum=None):
+               momentum=0.9, epsilon=1e-5, name=None, *, eps=None, torch_momentum=None,
+               _unbiased=None):
     """Paddle's momentum convention: running = momentum * running + (1 - momentum) * batch
     (torch_momentum=m gives PyTorch's: running = (1 - m) * running + m * batch). Running
-    statistics are updated in place under no_grad, the variance with the unbiased estimate."""
+    statistics are updated in place under no_grad; the variance with PyTorch's unbiased
+    estimate when torch_momentum is given, with Paddle's biased one otherwise."""
     if eps is not None:
         epsilon = eps
     if x.ndim < 2:
@@ -923,9 +927,10 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         raise ArgValueError("batch_norm: running_mean and running_var are needed when not "
                             "training")
     keep = momentum if torch_momentum is None else 1 - torch_momentum
+    unbiased = torch_momentum is not None if _unbiased is None else _unbiased
     if _bn_op_ok(x, running_mean, running_var, weight, bias, training):   # Note [BatchNorm op]
         return _batch_norm_op(x, running_mean, running_var, weight, bias, training, epsilon,
-                              keep)
+                              keep, unbiased)
     axes = [0] + list(range(2, x.ndim))
     shape = [1, -1] + [1] * (x.ndim - 2)
     if training:
@@ -934,7 +939,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         var = (xc * xc).mean(axis=axes)
         if running_mean is not None:
             _update_running(running_mean, running_var, mean.detach(), var.detach(),
-                           x._data.size // x._data.shape[1], keep)
+                           x._data.size // x._data.shape[1], keep, unbiased)
         y = xc * (var.reshape(shape) + epsilon).rsqrt()
     else:
         y = (x - running_mean.reshape(shape)) * (running_var.reshape(shape) + epsilon).rsqrt()
@@ -945,7 +950,8 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     return y
 
 
-def _batch_norm_op(x, running_mean, running_var, weight, bias, training, eps, keep):
+def _batch_norm_op(x, running_mean, running_var, weight, bias, training, eps, keep,
+                   unbiased):
     """batch_norm through BATCH_NORM (Note [BatchNorm op]); arguments already checked."""
     from ..autograd.saved import SavedTensor
     attrs = (None, None, True, float(eps)) if training else (
@@ -958,7 +964,7 @@ def _batch_norm_op(x, running_mean, running_var, weight, bias, training, eps, ke
                       SavedTensor(mean), SavedTensor(invstd)]
     if training and running_mean is not None:
         _update_running(running_mean, running_var, mean, var, x._data.size // x._data.shape[1],
-                        keep)
+                        keep, unbiased)
     return y
 
 

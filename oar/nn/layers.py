@@ -5,6 +5,7 @@ import functools
 import inspect
 import math
 import re
+import warnings
 import weakref
 from collections import OrderedDict
 
@@ -130,6 +131,16 @@ def _unique_name(layer, name_scope):
     return f"{name_scope}_{n}"
 
 
+# Note [Paddle default initialisers]
+# The Paddle door's layers draw their parameters as Paddle 3.3.1 does (so a Paddle program
+# trains the same curve, in distribution: the generators differ): Linear, Embedding and the
+# transposed convolutions a Xavier-uniform weight (Paddle's create_parameter default), the
+# convolutions N(0, 2 / (in_channels * kernel numel)) with the full in_channels even when
+# grouped, every bias zero. The PyTorch door's subclasses override reset_parameters with
+# torch's schemes (oar/torch/nn/layers.py). tests/test_paddle_defaults.py checks each
+# against paddle's own layers.
+
+
 def _param(shape, dtype="float32"):
     return Parameter(np.zeros(shape, dtype=_dt.as_dtype(dtype).np))
 
@@ -152,6 +163,21 @@ def _refuse_unhonoured_attrs(init):
                 if p is not None:
                     apply_param_attr(p, attrs[which])
     return checked_init
+
+
+def _state_array(v, key, layer_name):
+    """A state-dict value as an ndarray of numbers (set_state_dict), or a clear refusal."""
+    if isinstance(v, Tensor):
+        return v._data
+    try:
+        arr = np.asarray(v)
+    except Exception:
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf":
+        what = type(v).__name__ if arr is None else f"{type(v).__name__} of dtype {arr.dtype}"
+        raise ArgTypeError(f"{layer_name}.set_state_dict: state_dict[{key!r}] must be a tensor "
+                           f"or an array of numbers, got {what}; nothing was loaded")
+    return arr
 
 
 def apply_param_attr(p, attr):
@@ -261,6 +287,11 @@ class Layer:
                                f"{type(tensor).__name__} object to buffer {name!r} (a Tensor "
                                "or None is required)")
         self._buffers[name] = tensor
+        skip = self.__dict__.setdefault("_non_persistable_buffer_names", set())
+        if persistable:
+            skip.discard(name)
+        else:
+            skip.add(name)          # kept out of state_dict, as Paddle
 
     def add_parameter(self, name, parameter):
         """Registers parameter under name and returns it."""
@@ -391,62 +422,61 @@ class Layer:
         return self.train(False)
 
     # state ------------------------------------------------------------------------
-    def state_dict(self, destination=None, prefix=""):
-        """An ordered dict of dotted name -> parameter or buffer (the tensors themselves)."""
+    def state_dict(self, destination=None, include_sublayers=True, structured_name_prefix="",
+                   use_hook=True, keep_vars=True, *, prefix=None):
+        """An ordered dict of dotted name -> parameter or persistable buffer (the tensors
+        themselves), as Paddle's: each layer's parameters, then its buffers, then its
+        sublayers' entries, depth first. A parameter shared by two layers appears under
+        each name (an LSTM lists its weights as weight_ih_l0 and as 0.cell.weight_ih)."""
         out = OrderedDict() if destination is None else destination
-        # every name a parameter is reachable by, even a shared one (Paddle's state_dict: an
-        # LSTM lists its weights as weight_ih_l0 and as 0.cell.weight_ih, the same tensor)
-        for name, layer in self.named_sublayers(prefix=prefix.rstrip("."), include_self=True):
-            for pname, p in layer._parameters.items():
-                if p is not None:
-                    out[f"{name}.{pname}" if name else pname] = p
-        for name, b in self.named_buffers(prefix=prefix.rstrip(".")):
-            out[name] = b
+        pre = structured_name_prefix if prefix is None else prefix
+        self._collect_state(out, pre, include_sublayers, keep_vars)
         return out
 
-    def set_state_dict(self, state_dict, use_structured_name=True, strict=True):
-        """Copy values into the parameters and buffers. Every key, shape and dtype is checked
-        before the first write, so a refused state dict leaves the layer unchanged."""
+    def _collect_state(self, out, prefix, include_sublayers, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                out[prefix + name] = p if keep_vars else p.detach()
+        skip = self.__dict__.get("_non_persistable_buffer_names", ())
+        for name, b in self._buffers.items():
+            if b is not None and name not in skip:
+                out[prefix + name] = b if keep_vars else b.detach()
+        if include_sublayers:
+            for name, layer in self._sub_layers.items():
+                if layer is not None:
+                    layer._collect_state(out, f"{prefix}{name}.", True, keep_vars)
+
+    def set_state_dict(self, state_dict, use_structured_name=True):
+        """Copies values into the parameters and persistable buffers, as Paddle's: a key the
+        dict lacks, or whose shape differs, is skipped with a warning; returns
+        (missing_keys, unexpected_keys). A value that is not numeric, or floating for an
+        integer buffer, is refused before anything is written."""
         name = type(self).__name__
         if not hasattr(state_dict, "items") or not hasattr(state_dict, "keys"):
             raise ArgTypeError(f"{name}.set_state_dict: expected a dict of name -> tensor, got "
                                f"{type(state_dict).__name__}")
-        own = self.state_dict()
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        # paddle.save's name table (left in by pickle.load or paddle.load(keep_name_table=
-        # True)) holds no tensor: Paddle ignores it, reporting it as unexpected
-        if strict and (missing or [k for k in unexpected if k != "StructuredToParameterName@@"]):
-            raise _StateDictKeyError(
-                f"Error(s) in loading state_dict for {name}: state_dict mismatch: missing "
-                f"{missing}, unexpected {unexpected}. Fix: strict=False to load the matching "
-                "keys only")
-        plan = []
-        for k, v in state_dict.items():
-            if k not in own:
+        missing, matched, plan = [], set(), []
+        for k, target in self.state_dict().items():
+            key = k if use_structured_name else getattr(target, "name", k)
+            if key not in state_dict:
+                missing.append(key)
+                warnings.warn(f"Skip loading for {k}. {key} is not found in the provided dict.",
+                              stacklevel=2)
                 continue
-            if isinstance(v, Tensor):
-                arr = v._data
-            else:
-                try:
-                    arr = np.asarray(v)
-                except Exception:
-                    arr = None
-            if arr is None or arr.dtype.kind not in "biuf":
-                what = type(v).__name__ if arr is None else f"{type(v).__name__} of dtype {arr.dtype}"
-                raise ArgTypeError(f"{name}.set_state_dict: state_dict[{k!r}] must be a tensor "
-                                   f"or an array of numbers, got {what}; nothing was loaded")
-            target = own[k]
+            arr = _state_array(state_dict[key], key, name)
             if tuple(arr.shape) != tuple(target._data.shape):
-                raise ArgValueError(
-                    f"Error(s) in loading state_dict for {name}: size mismatch for {k}: "
-                    f"copying a param with shape {list(arr.shape)} from checkpoint, the shape "
-                    f"in current model is {list(target._data.shape)}; nothing was loaded")
+                missing.append(key)
+                warnings.warn(f"Skip loading for {k}. {key} receives a shape "
+                              f"{list(arr.shape)}, but the expected shape is "
+                              f"{list(target._data.shape)}.", stacklevel=2)
+                continue
             if target._data.dtype.kind in "iu" and arr.dtype.kind == "f":
-                raise ArgTypeError(f"{name}.set_state_dict: state_dict[{k!r}] is floating "
+                raise ArgTypeError(f"{name}.set_state_dict: state_dict[{key!r}] is floating "
                                    f"({arr.dtype}) but {k} is {target.dtype.name}; nothing "
                                    "was loaded")
+            matched.add(key)
             plan.append((target, arr))
+        unexpected = [k for k in state_dict.keys() if k not in matched]
         for target, arr in plan:            # everything checked: write
             np.copyto(target._data, arr, casting="unsafe")
             bump(target, "set_state_dict")
@@ -455,7 +485,7 @@ class Layer:
     load_state_dict = set_state_dict
     set_dict = set_state_dict
 
-    def clear_gradients(self, set_to_zero=False):
+    def clear_gradients(self, set_to_zero=True):
         """Clears every parameter's .grad (zeroes it when set_to_zero)."""
         for p in self.parameters():
             p.clear_grad(set_to_zero)
@@ -617,11 +647,12 @@ class Linear(Layer):
         self.reset_parameters()
 
     def reset_parameters(self):
-        """Draws weight and bias uniform on +-1/sqrt(in_features)."""
-        bound = 1 / math.sqrt(self.in_features) if self.in_features else 0.0
-        init.uniform_(self.weight, -bound, bound)
+        """Paddle's default: Xavier-uniform weight, zero bias (Note [Paddle default
+        initialisers])."""
+        if self.in_features and self.out_features:
+            init.xavier_uniform_(self.weight)
         if self.bias is not None:
-            init.uniform_(self.bias, -bound, bound)
+            init.zeros_(self.bias)
 
     def forward(self, x):
         """x @ weight + bias."""
@@ -678,15 +709,14 @@ class Conv2D(Layer):
         self.reset_parameters()
 
     def reset_parameters(self):
-        """Kaiming-uniform weight (a=sqrt(5)), bias uniform on +-1/sqrt(fan_in) (PyTorch's
-        scheme, which Paddle's default initialisation matches in distribution)."""
+        """Paddle's default: weight from N(0, 2 / (in_channels * kernel numel)), zero bias
+        (Note [Paddle default initialisers])."""
         shape = self.weight.shape
-        fan_in = shape[1] * int(np.prod(shape[2:]))
-        if fan_in:
-            init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None and fan_in:
-            bound = 1 / math.sqrt(fan_in)
-            init.uniform_(self.bias, -bound, bound)
+        fan = shape[1] * int(self._conf["groups"]) * int(np.prod(shape[2:]))
+        if fan:
+            init.normal_(self.weight, 0.0, math.sqrt(2.0 / fan))
+        if self.bias is not None:
+            init.zeros_(self.bias)
 
     def forward(self, x):
         """The convolution of x with weight, plus bias."""
@@ -852,7 +882,13 @@ class _ConvTransposeNd(Layer):
             self.bias = _param([out_channels])
         self.reset_parameters()
 
-    reset_parameters = Conv2D.reset_parameters   # fan_in = weight.shape[1] * prod(k), as torch
+    def reset_parameters(self):
+        """Paddle's default: Xavier-uniform weight, zero bias (Note [Paddle default
+        initialisers])."""
+        if self.weight.numel():
+            init.xavier_uniform_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
 
     def forward(self, x, output_size=None):
         """The transposed convolution of x with weight, plus bias."""
@@ -1106,7 +1142,7 @@ class _BatchNorm(Layer):
         mean, var = self._stats()
         return F.batch_norm(x, mean, var, self.weight, self.bias,
                             training=self.training or mean is None, momentum=self.momentum,
-                            epsilon=self.epsilon)
+                            epsilon=self.epsilon, _unbiased=self.torch_momentum)
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
@@ -1274,8 +1310,9 @@ class Embedding(Layer):
         self.reset_parameters()
 
     def reset_parameters(self):
-        """Draws the table from N(0, 1); the padding_idx row is zero."""
-        init.normal_(self.weight)
+        """Paddle's default: a Xavier-uniform table (Note [Paddle default initialisers]);
+        the padding_idx row is zero."""
+        init.xavier_uniform_(self.weight)
         if self.padding_idx is not None:
             with grad_mode.no_grad():
                 self.weight[self.padding_idx] = 0.0

@@ -152,6 +152,16 @@ class _ConvRepr:
             s += f", padding_mode={self.padding_mode}"
         return s
 
+    def reset_parameters(self):
+        """PyTorch's initialisation: kaiming-uniform weight (a=sqrt(5)), bias uniform on
+        +-1/sqrt(fan_in) (the core layers draw Paddle's; Note [Paddle default initialisers])."""
+        fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+        if fan_in:
+            init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None and fan_in:
+            bound = 1 / math.sqrt(fan_in)
+            init.uniform_(self.bias, -bound, bound)
+
     def _torch_attrs(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
                      groups, padding_mode, n, dtype):
         self.in_channels, self.out_channels = in_channels, out_channels
@@ -807,6 +817,13 @@ class Embedding(_core.Embedding, Module):
                 raise AssertionError("Shape of weight does not match num_embeddings and "
                                      "embedding_dim")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        """PyTorch's initialisation: the table from N(0, 1), the padding_idx row zero."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with grad_mode.no_grad():
+                self.weight[self.padding_idx] = 0.0
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
