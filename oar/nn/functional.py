@@ -696,19 +696,28 @@ def dropout(x, p=0.5, training=True, inplace=False, axis=None, mode="upscale_in_
     p = _c.probability(p, "dropout")
     if axis is not None:
         raise NotImplementedError("dropout: axis is not supported yet")
-    if mode != "upscale_in_train":
-        raise NotImplementedError(f"dropout: mode {mode!r} is not supported yet "
-                                  "(upscale_in_train only)")
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ArgValueError(f"dropout: mode must be 'upscale_in_train' or "
+                            f"'downscale_in_infer', got {mode!r}")
     if not isinstance(x, Tensor):
         raise ArgTypeError(f"dropout: input must be a Tensor, got {type(x).__name__}")
     if x._data.dtype.kind != "f":
         raise ArgTypeError(f"dropout: input must be floating, got {x.dtype.name}")
-    if not training or p == 0:
+    # downscale_in_infer (Paddle's older convention, used by AlexNet / SqueezeNet): training
+    # keeps survivors unscaled and inference multiplies everything by 1 - p instead.
+    down = mode == "downscale_in_infer"
+    if not training:
+        if not down or p == 0:
+            return x
+        return x.mul_(1 - p) if inplace else x * (1 - p)
+    if p == 0:
         return x
     if p == 1:
         return x.zero_() if inplace else x * 0
     from ..ops.random import generator
-    keep = (generator().random(x._data.shape) >= p).astype(x._data.dtype) / (1 - p)
+    keep = (generator().random(x._data.shape) >= p).astype(x._data.dtype)
+    if not down:
+        keep /= (1 - p)
     mask = Tensor._wrap(keep)
     return x.mul_(mask) if inplace else x * mask
 

@@ -1207,13 +1207,17 @@ class Dropout(Layer):
     def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None, *, inplace=False):
         super().__init__()
         self.p, self.inplace = _c.probability(p, type(self).__name__), inplace
-        if axis is not None or mode != "upscale_in_train":
-            raise NotImplementedError(f"{type(self).__name__}: axis / mode "
-                                      f"{mode!r} are not supported yet")
+        if axis is not None:
+            raise NotImplementedError(f"{type(self).__name__}: axis is not supported yet")
+        if mode not in ("upscale_in_train", "downscale_in_infer"):
+            raise _c.ArgValueError(f"{type(self).__name__}: mode must be 'upscale_in_train' or "
+                                   f"'downscale_in_infer', got {mode!r}")
+        self.mode = mode
 
     def forward(self, x):
-        """x with dropout applied in training mode; x unchanged in eval mode."""
-        return F.dropout(x, self.p, training=self.training, inplace=self.inplace)
+        """x with dropout applied in training mode; in eval mode x unchanged (upscale_in_train)
+        or x * (1 - p) (downscale_in_infer)."""
+        return F.dropout(x, self.p, training=self.training, inplace=self.inplace, mode=self.mode)
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
