@@ -54,17 +54,25 @@ def _check_eval(name, kwargs, shape, seed=0):
     real.eval()
     ours.eval()
     x = np.random.default_rng(seed + 1).standard_normal(shape).astype(np.float32)
-    want = real(paddle.to_tensor(x)).numpy()
-    got = ours(oar.to_tensor(x)).numpy()
-    assert got.shape == want.shape
-    scale = max(float(np.abs(want).max()), 1e-3)
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * scale)
+    want = _outputs(real(paddle.to_tensor(x)))
+    got = _outputs(ours(oar.to_tensor(x)))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        scale = max(float(np.abs(w).max()), 1e-3)
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * scale)
     # and the other way round: oar's state dict loads into a fresh real model
     paddle.seed(seed + 7)
     again = getattr(pm, name)(**kwargs)
     again.set_state_dict({k: paddle.to_tensor(v.numpy()) for k, v in ours.state_dict().items()})
     again.eval()
-    np.testing.assert_allclose(again(paddle.to_tensor(x)).numpy(), want, rtol=1e-6, atol=1e-6)
+    for a, w in zip(_outputs(again(paddle.to_tensor(x))), want):
+        np.testing.assert_allclose(a, w, rtol=1e-6, atol=1e-6)
+
+
+def _outputs(out):
+    """A model's output(s) as a list of arrays (GoogLeNet returns three)."""
+    return [t.numpy() for t in (out if isinstance(out, (tuple, list)) else [out])]
 
 
 FAST = [
@@ -83,6 +91,10 @@ FAST = [
     ("squeezenet1_0", dict(num_classes=5), (1, 3, 64, 64)),
     ("squeezenet1_1", dict(num_classes=5), (2, 3, 64, 64)),
     ("squeezenet1_1", dict(num_classes=5, with_pool=False), (1, 3, 64, 64)),
+    ("googlenet", dict(num_classes=0), (1, 3, 64, 64)),
+    ("shufflenet_v2_x0_25", dict(num_classes=5), (2, 3, 64, 64)),
+    ("shufflenet_v2_x0_5", dict(num_classes=5, with_pool=False, ), (1, 3, 32, 32)),
+    ("shufflenet_v2_swish", dict(num_classes=5), (1, 3, 64, 64)),
 ]
 
 SLOW = [
@@ -102,6 +114,8 @@ SLOW = [
     ("densenet121", dict(num_classes=5, dropout=0.2), (1, 3, 64, 64)),
     ("densenet161", dict(num_classes=5), (1, 3, 64, 64)),
     ("densenet169", dict(num_classes=5), (1, 3, 64, 64)),
+    ("googlenet", dict(num_classes=5), (1, 3, 224, 224)),
+    ("shufflenet_v2_x2_0", dict(num_classes=5), (1, 3, 64, 64)),
 ]
 
 
@@ -160,15 +174,14 @@ def test_train_step_resnet18():
 def test_door_and_names():
     import oar as p
     assert p.vision.models.resnet18 is om.resnet18
-    assert set(pm.__all__) - {"GoogLeNet", "googlenet", "InceptionV3", "inception_v3",
-                              "ShuffleNetV2"} - {n for n in pm.__all__ if n.startswith("shufflenet")} \
-        <= set(om.__all__)
+    assert set(pm.__all__) - {"InceptionV3", "inception_v3"} <= set(om.__all__)
     m = om.resnet50(num_classes=3, with_pool=False)
     assert m.num_classes == 3 and m.with_pool is False and not hasattr(m, "avgpool")
 
 
 @pytest.mark.parametrize("fn", ["resnet18", "vgg16", "mobilenet_v2", "alexnet", "squeezenet1_1",
-                                "densenet121", "mobilenet_v3_small", "mobilenet_v1"])
+                                "densenet121", "mobilenet_v3_small", "mobilenet_v1",
+                                "googlenet", "shufflenet_v2_swish"])
 def test_pretrained_is_refused(fn):
     with pytest.raises(NotImplementedError, match="set_state_dict"):
         getattr(om, fn)(pretrained=True)
@@ -183,6 +196,10 @@ def test_bad_versions():
         om.DenseNet(layers=100)
     with pytest.raises(ValueError, match="ResNet"):
         om.ResNet(om.resnet.BasicBlock, depth=20)
+    with pytest.raises(ValueError, match="ShuffleNetV2"):
+        om.ShuffleNetV2(scale=0.7)
+    with pytest.raises(ValueError, match="ShuffleNetV2"):
+        om.ShuffleNetV2(act="gelu")
 
 
 @pytest.mark.parametrize("mode", ["upscale_in_train", "downscale_in_infer"])
