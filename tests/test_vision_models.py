@@ -116,6 +116,8 @@ SLOW = [
     ("densenet169", dict(num_classes=5), (1, 3, 64, 64)),
     ("googlenet", dict(num_classes=5), (1, 3, 224, 224)),
     ("shufflenet_v2_x2_0", dict(num_classes=5), (1, 3, 64, 64)),
+    ("inception_v3", dict(num_classes=5), (1, 3, 80, 80)),
+    ("inception_v3", dict(num_classes=0, with_pool=False), (1, 3, 96, 96)),
 ]
 
 
@@ -174,14 +176,14 @@ def test_train_step_resnet18():
 def test_door_and_names():
     import oar as p
     assert p.vision.models.resnet18 is om.resnet18
-    assert set(pm.__all__) - {"InceptionV3", "inception_v3"} <= set(om.__all__)
+    assert set(pm.__all__) <= set(om.__all__)
     m = om.resnet50(num_classes=3, with_pool=False)
     assert m.num_classes == 3 and m.with_pool is False and not hasattr(m, "avgpool")
 
 
 @pytest.mark.parametrize("fn", ["resnet18", "vgg16", "mobilenet_v2", "alexnet", "squeezenet1_1",
                                 "densenet121", "mobilenet_v3_small", "mobilenet_v1",
-                                "googlenet", "shufflenet_v2_swish"])
+                                "googlenet", "shufflenet_v2_swish", "inception_v3"])
 def test_pretrained_is_refused(fn):
     with pytest.raises(NotImplementedError, match="set_state_dict"):
         getattr(om, fn)(pretrained=True)
