@@ -127,3 +127,4 @@ from . import distribution  # noqa: E402,F401  (paddle.distribution)
 from . import vision  # noqa: E402,F401  (paddle.vision)
 from .distributed import DataParallel  # noqa: E402,F401
 from .nn._more_functional import stanh  # noqa: E402,F401  (paddle.stanh)
+from .nn._nn3 import pdist  # noqa: E402,F401  (paddle.pdist)

@@ -2730,3 +2730,13 @@ row("F.adaptive_avg_pool3d,nn.AdaptiveAvgPool3D,nn.AdaptiveAvgPool3d: output_siz
     lambda t, e: t.nn.AdaptiveAvgPool3d((2, 2))(t.ones(1, 2, 3, 3, 3)))
 row("F.adaptive_avg_pool1d,nn.AdaptiveAvgPool1D: a 2-D input", ValueError,
     lambda e: F.adaptive_avg_pool1d(f32(3, 4), 2))
+
+# bilinear, pdist (oar/nn/_nn3.py; values and gradients in tests/test_breadth_nn3.py)
+row("F.bilinear,nn.Bilinear: x2's features differ from the weight's in2_features", RuntimeError,
+    lambda e: nn.Bilinear(3, 4, 5)(f32(2, 3), f32(2, 5)),
+    lambda t, e: t.nn.Bilinear(3, 4, 5)(t.ones(2, 3), t.ones(2, 5)))
+row("F.bilinear: a 3-D x1 (Paddle takes [batch, features] only)", ValueError,
+    lambda e: F.bilinear(f32(2, 3, 3), f32(2, 3, 4), f32(5, 3, 4)))
+row("oar.pdist,F.pdist: a 3-D input", RuntimeError,
+    lambda e: oar.pdist(f32(2, 3, 4)),
+    lambda t, e: t.nn.functional.pdist(t.ones(2, 3, 4)))

@@ -1604,3 +1604,7 @@ __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]
 from ._unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: F401,E402
 from ._adaptive_avg import (paddle_adaptive_avg_pool1d as adaptive_avg_pool1d,  # noqa: F401,E402
                             paddle_adaptive_avg_pool3d as adaptive_avg_pool3d)
+from ._nn3 import bilinear  # noqa: F401,E402
+__all__ += ["bilinear"]
+from ._nn3 import pdist  # noqa: F401,E402
+__all__ += ["pdist"]

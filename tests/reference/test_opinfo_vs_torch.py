@@ -51,6 +51,8 @@ KNOWN = {
     # oar/ops/pointwise_more.py composites
     **{name: {("grad_fn", "differs"): COMPOSITE}
        for name in ("addmm", "renorm", "index_fill", "masked_scatter")},
+    # oar/nn/_nn3.py composition (Note [pdist at zero])
+    "nn.functional.pdist": {("grad_fn", "differs"): COMPOSITE},
     "addbmm": {**_each(_ALL, "differs", "float32: the batch sum runs after the products "
                        "(torch accumulates inside its BLAS call): last bits"),
                ("grad_fn", "differs"): COMPOSITE,

@@ -945,3 +945,5 @@ from ._lp_pool import lp_pool1d, lp_pool2d, lp_pool3d  # noqa: F401,E402
 __all__ += ["lp_pool1d", "lp_pool2d", "lp_pool3d"]
 from ._unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: F401,E402
 from ._unpool import adaptive_avg_pool3d  # noqa: F401,E402
+from ._nn3 import bilinear, pdist  # noqa: F401,E402
+__all__ += ["bilinear", "pdist"]

@@ -1,0 +1,119 @@
+"""nn functionals of the third breadth pass, one core each, both doors' spellings over it:
+bilinear (torch F.bilinear, Paddle F.bilinear; weight [out, in1, in2] in both) and its
+layers, pdist. Compositions of core ops, so every gradient is the core ops' gradient."""
+from __future__ import annotations
+
+import math
+
+from ..autograd.errors import ArgTypeError, ArgValueError
+from ..ops.registry import FUNCTIONS as _FN
+from ..tensor import Tensor
+from . import _checks as _c
+
+
+def _tensor(v, op, name, none=False):
+    if none and v is None:
+        return
+    if not isinstance(v, Tensor):
+        raise ArgTypeError(f"{op}(): argument '{name}' must be a Tensor"
+                           + (" or None" if none else "") + f", not {type(v).__name__}")
+
+
+# ------------------------------------------------------------------------------- bilinear
+def bilinear_core(x1, x2, weight, bias, op, names=("input1", "input2")):
+    """y[..., k] = sum_ij x1[..., i] weight[k, i, j] x2[..., j] + bias: one matmul of x1 with
+    weight laid out [in1, out * in2], then a product with x2 summed over in2."""
+    _tensor(x1, op, names[0])
+    _tensor(x2, op, names[1])
+    _tensor(weight, op, "weight")
+    _tensor(bias, op, "bias", none=True)
+    s1, s2, ws = tuple(x1.shape), tuple(x2.shape), tuple(weight.shape)
+    if len(ws) != 3:
+        raise ArgValueError(f"{op}(): weight must be 3-D [out_features, in1_features, "
+                            f"in2_features], got {_c.shape_str(ws)}")
+    if not s1 or not s2 or s1[:-1] != s2[:-1]:
+        raise ArgValueError(f"{op}(): {names[0]} {_c.shape_str(s1)} and {names[1]} "
+                            f"{_c.shape_str(s2)} must have the same leading dimensions (all "
+                            "but the last)")
+    out, in1, in2 = ws
+    if s1[-1] != in1 or s2[-1] != in2:
+        raise ArgValueError(f"{op}(): {names[0]} {_c.shape_str(s1)} and {names[1]} "
+                            f"{_c.shape_str(s2)} do not match weight {_c.shape_str(ws)}: their "
+                            f"last sizes must be in1_features={in1} and in2_features={in2}")
+    if bias is not None and (math.prod(bias.shape) != out or len(bias.shape) > 2):
+        raise ArgValueError(f"{op}(): bias {_c.shape_str(tuple(bias.shape))} must hold "
+                            f"out_features={out} values")
+    if x1.dtype != weight.dtype or x2.dtype != weight.dtype:
+        raise ArgTypeError(f"{op}(): expected {names[0]}, {names[1]} and weight of one dtype, "
+                           f"got {x1.dtype.name}, {x2.dtype.name} and {weight.dtype.name}")
+    a = _FN["reshape"](x1, [-1, in1])
+    b = _FN["reshape"](x2, [-1, in2])
+    w = _FN["reshape"](_FN["permute"](weight, perm=[1, 0, 2]), [in1, out * in2])
+    t = _FN["reshape"](_FN["matmul"](a, w), [-1, out, in2])
+    y = _FN["sum"](t * _FN["unsqueeze"](b, 1), axis=-1)
+    y = _FN["reshape"](y, list(s1[:-1]) + [out])
+    if bias is not None:
+        y = y + _FN["reshape"](bias, [out])
+    return y
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """Paddle's F.bilinear: x1 [N, in1], x2 [N, in2], weight [out, in1, in2], bias [1, out]."""
+    for v, n in ((x1, "x1"), (x2, "x2")):
+        if isinstance(v, Tensor) and len(v.shape) != 2:
+            raise ArgValueError(f"bilinear(): {n} must be a 2-D Tensor [batch, features], got "
+                                f"{_c.shape_str(tuple(v.shape))}")
+    return bilinear_core(x1, x2, weight, bias, "bilinear", ("x1", "x2"))
+
+
+def bilinear_init(weight, bias, in1):
+    """PyTorch's Bilinear.reset_parameters: weight and bias uniform on +-1/sqrt(in1)."""
+    from . import init
+    bound = 1 / math.sqrt(in1) if in1 else 0.0
+    init.uniform_(weight, -bound, bound)
+    if bias is not None:
+        init.uniform_(bias, -bound, bound)
+
+
+# ---------------------------------------------------------------------------------- pdist
+# Note [pdist at zero]
+# pdist(x, p)[k] is the p-norm of x[i] - x[j] over the pairs i < j in row-major order.
+# PyTorch's backward gives 0 where a distance is 0 and, for p < 1, where one difference is 0
+# (|d| ** (p - 1) is infinite there); the plain composition norm(x[i] - x[j]) would give NaN.
+# So for finite p > 0 the sum of |d| ** p and its root are taken through `where`, whose
+# untaken branch carries no gradient; p = 0 counts (a zero gradient), p = inf is the norm.
+def pdist_core(x, p, op, paddle_door=False):
+    """The distances between the rows of a 2-D x, pairs i < j in row-major order."""
+    import numpy as np
+    from ..ops import args as _args
+    _tensor(x, op, "x" if paddle_door else "input")
+    p = _args.number(p, op, "p", allow_bool=False)
+    if len(x.shape) != 2:
+        raise ArgValueError(f"{op}(): pdist only supports 2D tensors, got: {len(x.shape)}D "
+                            f"{_c.shape_str(tuple(x.shape))}")
+    if not x.dtype.is_floating_point:
+        raise ArgTypeError(f"{op}(): pdist only supports floating-point dtypes, got "
+                           f"{x.dtype.name}")
+    if p < 0 or p != p:
+        raise ArgValueError(f"{op}(): pdist only supports non-negative p values, got {p}")
+    n = x.shape[0]
+    i, j = np.triu_indices(n, 1)
+    from ..ops.creation import to_tensor
+    d = (_FN["index_select"](x, to_tensor(i.astype(np.int64)))
+         - _FN["index_select"](x, to_tensor(j.astype(np.int64))))
+    zero = d == 0
+    if p == 0:      # a count of the nonzero differences, with a zero gradient (not none)
+        return _FN["sum"](_FN["where"](zero, d * 0, d * 0 + 1), axis=1)
+    if p == float("inf"):
+        return _FN["norm"](d, p=p, axis=1)
+    a = _FN["abs"](_FN["where"](zero, _FN["ones_like"](d), d))
+    s = _FN["sum"](_FN["where"](zero, _FN["zeros_like"](d), a ** p), axis=1)
+    szero = s == 0
+    root = _FN["where"](szero, _FN["ones_like"](s), s) ** (1.0 / p)
+    return _FN["where"](szero, _FN["zeros_like"](s), root)
+
+
+def pdist(x, p=2.0, name=None):
+    """paddle.pdist: the p-norm distances between the rows of x [N, M], N(N-1)/2 values
+    (Note [pdist at zero])."""
+    return pdist_core(x, p, "pdist", paddle_door=True)
