@@ -2259,6 +2259,14 @@ row("F.grid_sample: grid batch differs from the input's", RuntimeError,
 row("F.affine_grid: theta is not N x 2 x 3", ValueError,
     lambda e: F.affine_grid(f32(1, 3, 3), [1, 1, 4, 4]),
     lambda t, e: t.nn.functional.affine_grid(t.ones(1, 3, 3), [1, 1, 4, 4], align_corners=True))
+row("F.grid_sample: bicubic on 5-D input", RuntimeError,   # Paddle: no bicubic mode at all
+    lambda e: F.grid_sample(f32(1, 1, 2, 2, 2), oar.zeros([1, 1, 1, 1, 3]), mode="bicubic"),
+    lambda t, e: t.nn.functional.grid_sample(t.ones(1, 1, 2, 2, 2), t.zeros(1, 1, 1, 1, 3),
+                                             mode="bicubic", align_corners=False))
+row("F.interpolate: antialias in nearest mode", ValueError,
+    lambda e: F.interpolate(_img(), size=[2, 2], mode="nearest", antialias=True),
+    lambda t, e: t.nn.functional.interpolate(t.ones(2, 3, 4, 4), size=(2, 2), mode="nearest",
+                                             antialias=True))
 # end of the spatial rows
 
 # decompositions and solvers (oar/ops/decomp.py; tests/test_breadth_linalg.py has the

@@ -4,6 +4,7 @@ each door's argument rules (torch's F.interpolate, Paddle's interpolate) are fun
 below that only decide the per-dim plan (Note [Separable resampling])."""
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -98,6 +99,49 @@ def _taps(kind, n_in, n_out, align_corners, scale, dt, asymmetric=False, torch_r
     return idx, _cubic_coeffs(lam).astype(dt), None
 
 
+# Note [Antialiased resampling]
+# interpolate(..., antialias=True) (bilinear and bicubic on 4-D input) is PyTorch's separable
+# filter: with scale the `_ratio` of the dim (in/out, 1/scale_factor, or (in-1)/(out-1) with
+# align_corners), output o is centred at scale*(o+0.5) (with align_corners too), the filter's
+# support is (taps/2) * max(scale, 1) input pixels (taps: 2 bilinear, 4 bicubic), input j is
+# weighted filter((j - centre + 0.5) / max(scale, 1)) over the inputs whose centres fall in
+# the support (truncated at the edges, never clamped), and the weights of each output are
+# normalised to sum to 1. The filters are the triangle (bilinear) and Keys' cubic with
+# A = -0.5 (PIL's), not the -0.75 of plain bicubic, so an upsampling is only close to the
+# plain mode, not equal. The result is a plan of `_taps`' form (taps past an output's window
+# masked out), so RESAMPLE's forward, adjoint and double backward serve it unchanged.
+def _aa_filter(kind, x):
+    x = np.abs(x)
+    if kind == "linear":
+        return np.where(x < 1, 1 - x, 0).astype(x.dtype)
+    a = -0.5
+    c1 = ((a + 2) * x - (a + 3)) * x * x + 1
+    c2 = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, c1, np.where(x < 2, c2, 0)).astype(x.dtype)
+
+
+def _taps_aa(kind, n_in, n_out, align_corners, scale, dt):
+    """(idx, w, mask) of the antialiased filter along one dim (Note [Antialiased
+    resampling])."""
+    r = _ratio(n_in, n_out, align_corners, scale, dt)
+    half_taps = 1.0 if kind == "linear" else 2.0
+    support = dt.type(half_taps * r if r >= 1 else half_taps)
+    inv = dt.type(1 / r) if r >= 1 else dt.type(1)
+    K = int(math.ceil(support)) * 2 + 1
+    o = np.arange(n_out)
+    centre = (r * (o + 0.5)).astype(dt)
+    lo = np.maximum(np.trunc(centre - support + 0.5).astype(np.int64), 0)
+    size = np.minimum(np.trunc(centre + support + 0.5).astype(np.int64), n_in) - lo
+    j = np.arange(K)
+    mask = j[None, :] < size[:, None]
+    arg = ((j[None, :] + lo[:, None]) - centre[:, None] + 0.5) * inv
+    w = np.where(mask, _aa_filter(kind, arg.astype(dt)), dt.type(0))
+    total = w.sum(axis=1, keepdims=True)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(dt)
+    idx = np.minimum(lo[:, None] + j[None, :], n_in - 1)
+    return idx, w, mask
+
+
 def _apply_dim(x, axis, idx, w, mask):
     if w is None:
         return np.take(x, idx[:, 0], axis=axis)
@@ -157,12 +201,15 @@ _NAMES = {"nearest": "UpsampleNearest{n}D", "nearest-exact": "UpsampleNearestExa
 _RESAMPLE_OPS = {(mode, n): _resample_def(
     "upsample_" + mode.replace("-", "_") + f"{n}d", _NAMES[mode].format(n=n) + "Backward0")
     for mode in _NAMES for n in (1, 2, 3)}
+_RESAMPLE_OPS.update({(mode + "-aa", 2): _resample_def(
+    f"upsample_{mode}2d_aa", f"Upsample{mode.title()}2DAaBackward0")
+    for mode in ("bilinear", "bicubic")})
 _KIND = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear",
          "bilinear": "linear", "trilinear": "linear", "bicubic": "cubic", "area": "area"}
 
 
 def resample(x, mode, out_sizes, axes, align_corners=False, scales=None, asymmetric=False,
-             torch_rules=True, op="interpolate"):
+             torch_rules=True, op="interpolate", antialias=False):
     """x resampled to out_sizes along axes with one op (Note [Separable resampling])."""
     xa = x._data
     dt = xa.dtype
@@ -182,8 +229,14 @@ def resample(x, mode, out_sizes, axes, align_corners=False, scales=None, asymmet
     scales = scales or [None] * len(axes)
     plan = []
     for a, n_in, n_out, s in zip(axes, in_sizes, out_sizes, scales):
-        idx, w, mask = _taps(kind, n_in, n_out, align_corners, s, cdt, asymmetric, torch_rules)
+        if antialias:
+            idx, w, mask = _taps_aa(kind, n_in, n_out, align_corners, s, cdt)
+        else:
+            idx, w, mask = _taps(kind, n_in, n_out, align_corners, s, cdt, asymmetric,
+                                 torch_rules)
         plan.append((a, n_in, idx, w, mask))
+    if antialias:     # PyTorch filters the last dim first
+        return R.dispatch(_RESAMPLE_OPS[mode + "-aa", len(axes)], (x,), (tuple(plan[::-1]),))
     return R.dispatch(_RESAMPLE_OPS[mode, len(axes)], (x,), (tuple(plan),))
 
 
@@ -247,7 +300,6 @@ def torch_interpolate(input, size=None, scale_factor=None, mode="nearest", align
         if not (mode in ("bilinear", "bicubic") and nd == 4):
             raise ArgValueError("Anti-alias option is restricted to bilinear, bicubic, and "
                                 "lanczos modes and requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate: antialias=True is not supported yet")
     if mode not in _MODES:
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: "
@@ -264,7 +316,7 @@ def torch_interpolate(input, size=None, scale_factor=None, mode="nearest", align
     if mode == "area":
         return _area(input, output_size, op)
     return resample(input, mode, output_size, tuple(range(2, nd)), bool(align_corners), scales,
-                    op=op)
+                    op=op, antialias=bool(antialias))
 
 
 def _area(x, output_size, op, axes=None):
@@ -322,8 +374,10 @@ def paddle_interpolate(x, size=None, scale_factor=None, mode="nearest", align_co
     if align_corners and mode == "nearest":
         raise ArgValueError("align_corners option can only be set with the interpolating "
                             "modes: linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError(f"{op}: antialias=True is not supported yet")
+    if not isinstance(antialias, bool):
+        raise ArgTypeError("Attr antialias should be a bool value")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise ArgValueError("Anti-alias option is only supported for bilinear and bicubic modes")
     dim = nd - 2
     channels_last = data_format in ("NWC", "NHWC", "NDHWC")
     axes = tuple(range(1, nd - 1)) if channels_last else tuple(range(2, nd))
@@ -362,7 +416,9 @@ def paddle_interpolate(x, size=None, scale_factor=None, mode="nearest", align_co
         else:
             sl = [float(_args.number(scale_factor, op, "scale_factor"))] * dim
         if recompute_scale_factor:
-            out = [int(math.floor(float(x.shape[a]) * s)) for a, s in zip(axes, sl)]
+            # Paddle reads the sizes at dims 2.. whatever data_format (for NHWC input: W and
+            # C, not H and W), and so do we
+            out = [int(math.floor(float(x.shape[2 + i]) * s)) for i, s in enumerate(sl)]
         else:
             if min(sl) <= 0:
                 raise ArgValueError("Attr(scale) should be greater than zero.")
@@ -373,7 +429,7 @@ def paddle_interpolate(x, size=None, scale_factor=None, mode="nearest", align_co
         raise ArgValueError("One of size and scale_factor should be defined.")
     return resample(x, mode, out, axes, align_corners, scales,
                     asymmetric=(align_mode == 1 and not align_corners and mode != "bicubic"),
-                    torch_rules=False, op=op)
+                    torch_rules=False, op=op, antialias=antialias)
 
 
 # ---------------------------------------------------------------- pixel shuffle
@@ -632,15 +688,19 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1, *, paddle
 # affine_grid maps each output pixel's normalised coordinate (x, y[, z], 1) through theta:
 # the base coordinates along a dim of size n are linspace(-1, 1, n), scaled by (n-1)/n without
 # align_corners; it is a matmul of a constant base grid by theta^T (composite oar ops, so any
-# order of gradient works). grid_sample reads input (N, C, H, W) at grid (N, Ho, Wo, 2)
-# (x indexes W, y indexes H): the coordinate is unnormalised to pixels ((g+1)/2*(n-1) with
-# align_corners, ((g+1)*n-1)/2 without), then the padding mode acts: 'border' clips it into
-# [0, n-1], 'reflection' reflects it about the edges (the pixel centres with align_corners,
-# the pixel borders without) and clips, 'zeros' leaves it and reads 0 outside. 'bilinear'
-# weights the 4 neighbours, 'nearest' rounds half to even. The backward (NumPy, first order)
-# scatters the gradient into the 4 taps and differentiates the weights for the grid, times
-# the chain of the unnormalisation and the padding mode (0 where clipped, -1 where
-# reflected an odd number of times), as PyTorch's grid_sampler_2d_backward does.
+# order of gradient works). grid_sample reads input (N, C, H, W) at grid (N, Ho, Wo, 2), or
+# (N, C, D, H, W) at (N, Do, Ho, Wo, 3) (x indexes W, y indexes H, z indexes D): the
+# coordinate is unnormalised to pixels ((g+1)/2*(n-1) with align_corners, ((g+1)*n-1)/2
+# without). 'bilinear' (trilinear on 5-D input) and 'nearest' then apply the padding mode to
+# that coordinate: 'border' clips it into [0, n-1], 'reflection' reflects it about the edges
+# (the pixel centres with align_corners, the pixel borders without) and clips, 'zeros' leaves
+# it and reads 0 outside; 'bilinear' weights the 2^k neighbours, 'nearest' rounds half to
+# even. 'bicubic' (4-D only) leaves the coordinate unpadded, weights the 4x4 neighbours with
+# Keys' kernel (A = -0.75) and applies the padding mode to each neighbour's integer index
+# instead, as PyTorch does. The backward (NumPy, first order) scatters the gradient into the
+# taps and differentiates the weights for the grid, times the chain of the unnormalisation
+# and (not for bicubic) the padding mode (0 where clipped, -1 where reflected an odd number
+# of times), as PyTorch's grid_sampler_2d/3d_backward do.
 def _unnormalize(g, n, align):
     if align:
         return (g + 1) / 2 * (n - 1), (n - 1) / 2
@@ -666,52 +726,110 @@ def _reflect(c, twice_low, twice_high):
             (sign * np.where(odd, -1.0, 1.0)).astype(c.dtype))
 
 
-def _source(g, n, padding, align):
-    """Pixel coordinate and d coordinate / d grid for one axis."""
-    c, scale = _unnormalize(g, n, align)
-    mult = np.full_like(c, scale)
+def _pad_coord(c, n, padding, align):
+    """The padding mode applied to pixel coordinates c along a dim of size n, and its
+    derivative."""
+    mult = np.ones_like(c)
     if padding == "border":
-        c, m = _clip(c, n)
-        mult = mult * m
+        c, mult = _clip(c, n)
     elif padding == "reflection":
         c, m1 = _reflect(c, 0, 2 * (n - 1)) if align else _reflect(c, -1, 2 * n - 1)
         c, m2 = _clip(c, n)
-        mult = mult * m1 * m2
+        mult = m1 * m2
     return c, mult
 
 
-def _taps2d(x, grid, padding, align):
-    h, w = x.shape[2:]
-    ix, mx = _source(grid[..., 0], w, padding, align)
-    iy, my = _source(grid[..., 1], h, padding, align)
-    x0, y0 = np.floor(ix), np.floor(iy)
-    return ix, iy, x0, y0, mx, my
+def _coords(x, grid, mode, padding, align):
+    """Per spatial dim of x (in the order D, H, W): the pixel coordinate and d coordinate /
+    d grid (grid's last axis holds x, y[, z]: the reverse order)."""
+    spatial = x.shape[2:]
+    out = []
+    for d, n in enumerate(spatial):
+        c, scale = _unnormalize(grid[..., len(spatial) - 1 - d], n, align)
+        if mode == "bicubic":
+            out.append((c, np.full_like(c, scale)))
+        else:
+            c, m = _pad_coord(c, n, padding, align)
+            out.append((c, m * scale))
+    return out
 
 
-def _gather(x, yy, xx):
-    """x[n, :, yy, xx] for (N, Ho, Wo) integer maps, 0 outside: (N, C, Ho, Wo)."""
-    n, c, h, w = x.shape
-    inside = (xx >= 0) & (xx < w) & (yy >= 0) & (yy < h)
-    yc, xc = np.clip(yy, 0, h - 1).astype(np.int64), np.clip(xx, 0, w - 1).astype(np.int64)
-    b = np.arange(n)[:, None, None]
-    v = x[b, :, yc, xc]                                # (N, Ho, Wo, C)
+def _cubic_grad(t):
+    """d/dt of _cubic_coeffs(t), one column per tap."""
+    a = -0.75
+
+    def d1(u):     # c1'(u), |u| <= 1
+        return (3 * (a + 2) * u - 2 * (a + 3)) * u
+
+    def d2(u):     # c2'(u), 1 < |u| < 2
+        return (3 * a * u - 10 * a) * u + 8 * a
+    one = t.dtype.type(1)
+    return np.stack([d2(t + one), d1(t), -d1(one - t), -d2(one + one - t)], axis=1)
+
+
+def _grid_taps(x, grid, mode, padding, align):
+    """The taps of every output point: a list of (indices per spatial dim (float arrays of
+    the grid's point shape), weight, d weight / d coordinate per dim), and the coordinates'
+    d coordinate / d grid per dim. Indices outside the input read 0."""
+    cs = _coords(x, grid, mode, padding, align)
+    k = len(cs)
+    mults = [m for _, m in cs]
+    if mode == "nearest":
+        return [([np.rint(c) for c, _ in cs], np.ones_like(cs[0][0]), None)], mults
+    if mode == "bicubic":
+        spatial = x.shape[2:]
+        per_dim = []
+        for (c, _), n in zip(cs, spatial):
+            f = np.floor(c)
+            t = (c - f).reshape(-1)
+            per_dim.append([(_pad_coord(f + (i - 1), n, padding, align)[0],
+                             _cubic_coeffs(t)[:, i].reshape(c.shape),
+                             _cubic_grad(t)[:, i].reshape(c.shape)) for i in range(4)])
+    else:
+        per_dim = []
+        for c, _ in cs:
+            f = np.floor(c)
+            per_dim.append([(f, (f + 1) - c, -np.ones_like(c)), (f + 1, c - f, np.ones_like(c))])
+    taps = []
+    for combo in itertools.product(*per_dim):    # the last dim (x) varies fastest
+        idx = [t[0] for t in combo]
+        # products in x, y, z order, as PyTorch multiplies them
+        w = combo[-1][1]
+        for t in reversed(combo[:-1]):
+            w = w * t[1]
+        dws = []
+        for d in range(k):
+            dw = combo[d][2]
+            for e in range(k - 1, -1, -1):
+                if e != d:
+                    dw = dw * combo[e][1]
+            dws.append(dw)
+        taps.append((idx, w, dws))
+    return taps, mults
+
+
+def _gather(x, idx):
+    """x[n, :, i0, i1, ...] for integer-valued maps idx (each (N, *out)), 0 outside:
+    (N, C, *out), and where the point is inside."""
+    spatial = x.shape[2:]
+    inside = np.ones(idx[0].shape, bool)
+    for i, n in zip(idx, spatial):
+        inside &= (i >= 0) & (i < n)
+    ic = tuple(np.clip(np.where(inside, i, 0), 0, n - 1).astype(np.int64)
+               for i, n in zip(idx, spatial))
+    b = np.arange(x.shape[0]).reshape((-1,) + (1,) * (idx[0].ndim - 1))
+    v = x[(b, slice(None)) + ic]                       # (N, *out, C)
     v = np.where(inside[..., None], v, x.dtype.type(0))
     return np.moveaxis(v, -1, 1), inside
 
 
-def _corners(ix, iy, x0, y0):
-    x1, y1 = x0 + 1, y0 + 1
-    return [(y0, x0, (x1 - ix) * (y1 - iy)), (y0, x1, (ix - x0) * (y1 - iy)),
-            (y1, x0, (x1 - ix) * (iy - y0)), (y1, x1, (ix - x0) * (iy - y0))]
-
-
 def _k_grid_sample(x, grid, mode, padding, align):
-    ix, iy, x0, y0, _, _ = _taps2d(x, grid, padding, align)
+    taps, _ = _grid_taps(x, grid, mode, padding, align)
     if mode == "nearest":
-        return _gather(x, np.rint(iy), np.rint(ix))[0]
+        return _gather(x, taps[0][0])[0]
     out = None
-    for yy, xx, wgt in _corners(ix, iy, x0, y0):
-        v = _gather(x, yy, xx)[0] * wgt[:, None].astype(x.dtype)
+    for idx, wgt, _ in taps:
+        v = _gather(x, idx)[0] * wgt[:, None].astype(x.dtype)
         out = v if out is None else out + v
     return out
 
@@ -721,47 +839,56 @@ def _b_grid_sample(c, g):
     x, grid = c.input(0)._data, c.input(1)._data
     mode, padding, align = c.attrs
     ga = np.asarray(g._data, x.dtype)
-    n, ch, h, w = x.shape
-    ix, iy, x0, y0, mx, my = _taps2d(x, grid, padding, align)
+    spatial = x.shape[2:]
+    k = len(spatial)
+    taps, mults = _grid_taps(x, grid, mode, padding, align)
     gx = np.zeros_like(x)
-    b = np.broadcast_to(np.arange(n)[:, None, None], ix.shape)
-    if mode == "nearest":
-        taps = [(np.rint(iy), np.rint(ix), np.ones_like(ix))]
-    else:
-        taps = _corners(ix, iy, x0, y0)
     ggrid = np.zeros_like(grid)
-    for k, (yy, xx, wgt) in enumerate(taps):
-        inside = (xx >= 0) & (xx < w) & (yy >= 0) & (yy < h)
-        yi, xi = yy[inside].astype(np.int64), xx[inside].astype(np.int64)
+    b = np.broadcast_to(np.arange(x.shape[0]).reshape((-1,) + (1,) * k), grid.shape[:-1])
+    for idx, wgt, dws in taps:
+        inside = np.ones(wgt.shape, bool)
+        for i, n in zip(idx, spatial):
+            inside &= (i >= 0) & (i < n)
+        ii = tuple(i[inside].astype(np.int64) for i in idx)
         contrib = np.moveaxis(ga * wgt[:, None].astype(x.dtype), 1, -1)[inside]  # (M, C)
-        np.add.at(gx, (b[inside], slice(None), yi, xi), contrib)
-        if mode == "nearest":
+        np.add.at(gx, (b[inside], slice(None)) + ii, contrib)
+        if dws is None:
             continue
-        v, _ = _gather(x, yy, xx)
-        gv = (v * ga).sum(axis=1)                   # (N, Ho, Wo): dout/dweight
-        x1, y1 = x0 + 1, y0 + 1
-        dwx = [-(y1 - iy), (y1 - iy), -(iy - y0), (iy - y0)][k]
-        dwy = [-(x1 - ix), -(ix - x0), (x1 - ix), (ix - x0)][k]
-        ggrid[..., 0] += gv * dwx
-        ggrid[..., 1] += gv * dwy
-    ggrid[..., 0] *= mx
-    ggrid[..., 1] *= my
+        gv = (_gather(x, idx)[0] * ga).sum(axis=1)     # (N, *out): dout / dweight
+        for d in range(k):
+            ggrid[..., k - 1 - d] += gv * dws[d]
+    for d in range(k):
+        ggrid[..., k - 1 - d] *= mults[d]
     return Tensor._wrap(gx), Tensor._wrap(ggrid.astype(grid.dtype))
 
 
-GRID_SAMPLE = R.OpDef(
-    "grid_sample", _k_grid_sample, _b_grid_sample, inputs=("x", "grid"),
-    needs={"x": ("x", "grid"), "grid": ("x", "grid")},
-    attrs=(("mode", "bilinear"), ("padding_mode", "zeros"), ("align_corners", False)),
-    node_name="GridSampler2DBackward0",
-    doc="input read at the grid's normalised coordinates (Note [Grid sampling]).")
+def _grid_sample_def(name, node):
+    return R.OpDef(
+        name, _k_grid_sample, _b_grid_sample, inputs=("x", "grid"),
+        needs={"x": ("x", "grid"), "grid": ("x", "grid")},
+        attrs=(("mode", "bilinear"), ("padding_mode", "zeros"), ("align_corners", False)),
+        node_name=node,
+        doc="input read at the grid's normalised coordinates (Note [Grid sampling]).")
+
+
+# one declaration per PyTorch node name; the kernel and backward are shared
+GRID_SAMPLE = _grid_sample_def("grid_sample", "GridSampler2DBackward0")
+GRID_SAMPLE_3D = _grid_sample_def("grid_sample_3d", "GridSampler3DBackward0")
 
 
 def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False,
-                op="grid_sample"):
-    """(N, C, H, W) input sampled at (N, Ho, Wo, 2) grid -> (N, C, Ho, Wo)."""
+                op="grid_sample", *, paddle=False):
+    """(N, C, H, W) input sampled at (N, Ho, Wo, 2) grid -> (N, C, Ho, Wo), or (N, C, D, H, W)
+    at (N, Do, Ho, Wo, 3) -> (N, C, Do, Ho, Wo) (Note [Grid sampling])."""
     _input(x, op)
     _input(grid, op, "grid")
+    if paddle:    # Paddle has no bicubic mode
+        if mode not in ("bilinear", "nearest"):
+            raise ArgValueError(f"{op}: The mode of grid sample function should be in "
+                                f"['bilinear', 'nearest'], but got: {mode}")
+        if padding_mode not in ("zeros", "reflection", "border"):
+            raise ArgValueError(f"{op}: The padding mode of grid sample function should be in "
+                                f"['zeros', 'reflection', 'border'], but got: {padding_mode}")
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ArgValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                             f"'nearest' or 'bicubic', but got: '{mode}'")
@@ -787,10 +914,10 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Fa
     if 0 in xs[2:]:
         raise ArgValueError(f"grid_sampler(): expected input to have non-empty spatial "
                             f"dimensions, but input has sizes {list(xs)}")
-    if len(xs) == 5 or mode == "bicubic":
-        raise NotImplementedError(f"{op}: {'5-D input' if len(xs) == 5 else 'bicubic mode'} is "
-                                  "not supported yet (4-D bilinear and nearest are)")
-    return R.dispatch(GRID_SAMPLE, (x, grid), (mode, padding_mode, bool(align_corners)))
+    if len(xs) == 5 and mode == "bicubic":
+        raise ArgValueError("grid_sampler(): bicubic interpolation only supports 4D input")
+    return R.dispatch(GRID_SAMPLE if len(xs) == 4 else GRID_SAMPLE_3D, (x, grid),
+                      (mode, padding_mode, bool(align_corners)))
 
 
 def _base_coords(n, align, dt):

@@ -1565,7 +1565,7 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
     """x [N, C, H, W] read at grid [N, Ho, Wo, 2] (Note [Grid sampling]); Paddle's
     align_corners defaults to True."""
     from . import _spatial
-    return _spatial.grid_sample(x, grid, mode, padding_mode, align_corners)
+    return _spatial.grid_sample(x, grid, mode, padding_mode, align_corners, paddle=True)
 
 
 def affine_grid(theta, out_shape, align_corners=True, name=None):

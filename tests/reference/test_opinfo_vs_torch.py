@@ -113,12 +113,6 @@ KNOWN = {
 }
 
 
-# oar/nn/_spatial.py (Note [Grid sampling])
-KNOWN["nn.functional.grid_sample"] = _each(
-    ("function", "keyword", "noncontiguous", "grad"), "refused",
-    "grid_sample supports 4-D input in bilinear and nearest modes; 5-D input and bicubic "
-    "mode raise NotImplementedError (values, both gradients and node names of the rest agree)")
-
 # oar/ops/special.py
 KNOWN["special.ndtr"] = {("grad_fn", "differs"): (
     "torch differentiates ndtr through its composite (last node MulBackward1); oar's ndtr is "
