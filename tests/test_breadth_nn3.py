@@ -240,3 +240,51 @@ def test_pdist_errors_and_empty():
         paddle.pdist(paddle.ones([2, 3, 4]))
     with pytest.raises(ValueError):
         oar.pdist(oar.ones([2, 3, 4]))
+
+
+# ================================================================================ rms_norm
+# (torch door only: paddle 3.3.1's F.rms_norm has no CPU kernel, "The kernel `rms_norm` is
+# not registered", so there is nothing on the Paddle side to match)
+@pytest.mark.parametrize("ns,eps,w", [([4], None, True), ((3, 4), 1e-3, True), ([4], None, False)])
+def test_torch_rms_norm_float64(ns, eps, w):
+    a = _data((2, 3, 4))
+    wa = _data((3, 4) if isinstance(ns, tuple) else (4,))
+    base, ox = _nc(_ot_leaf, a)
+    tx = torch.tensor(a, requires_grad=True)
+    tw, ow = torch.tensor(wa, requires_grad=True), ot.tensor(wa, requires_grad=True)
+    ty = torch.nn.functional.rms_norm(tx, ns, tw if w else None, eps)
+    oy = ot.nn.functional.rms_norm(ox, ns, ow if w else None, eps)
+    g = _data((2, 3, 4))
+    ty.backward(torch.tensor(g))
+    oy.backward(ot.tensor(g))
+    _close(oy.detach().numpy(), ty.detach().numpy(), 1e-12)
+    _close(base.grad.numpy().swapaxes(-1, -2), tx.grad.numpy(), 1e-12)
+    if w:
+        _close(ow.grad.numpy(), tw.grad.numpy(), 1e-12)
+
+
+def test_torch_rms_norm_gradcheck_and_errors():
+    from oar.autograd.gradcheck import gradcheck
+    ins = [ot.tensor(_data(s), requires_grad=True) for s in ((3, 4), (4,))]
+    assert gradcheck(lambda x, w: ot.nn.functional.rms_norm(x, [4], w, 1e-6), ins)
+    for t in (torch, ot):
+        with pytest.raises(RuntimeError):
+            t.nn.functional.rms_norm(t.ones(2, 3), [4])
+        with pytest.raises(RuntimeError):
+            t.nn.functional.rms_norm(t.ones(2, 4), [4], t.ones(3))
+        with pytest.raises(TypeError):
+            t.nn.functional.rms_norm(t.ones(2, 4), 4)
+
+
+def test_torch_rms_norm_layer_steps_state_dict_repr():
+    tm, om = torch.nn.RMSNorm([5]), ot.nn.RMSNorm([5])
+    assert repr(om) == repr(tm)
+    tm.weight.data.uniform_(0.5, 1.5)
+    om.load_state_dict({k: ot.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    a = _data((4, 5), "float32")
+    _steps_torch(om, tm, (ot.tensor(a),), (torch.tensor(a),))
+    t2 = torch.nn.RMSNorm(5)
+    t2.load_state_dict({k: torch.tensor(v.detach().numpy()) for k, v in om.state_dict().items()})
+    for kw in ({"eps": 1e-3, "elementwise_affine": False}, {}):
+        assert repr(ot.nn.RMSNorm((2, 5), **kw)) == repr(torch.nn.RMSNorm((2, 5), **kw))
+    assert list(ot.nn.RMSNorm(3, elementwise_affine=False).state_dict()) == []

@@ -117,3 +117,33 @@ def pdist(x, p=2.0, name=None):
     """paddle.pdist: the p-norm distances between the rows of x [N, M], N(N-1)/2 values
     (Note [pdist at zero])."""
     return pdist_core(x, p, "pdist", paddle_door=True)
+
+
+# ------------------------------------------------------------------------------- rms_norm
+def rms_norm_core(x, normalized_shape, weight, eps, op):
+    """x / sqrt(mean(x ** 2 over the trailing normalized_shape dims) + eps) * weight; eps None:
+    the machine epsilon of x's dtype (PyTorch's default)."""
+    from ..ops import args as _args
+    _tensor(x, op, "input")
+    _tensor(weight, op, "weight", none=True)
+    ns = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    ns = [_args.integer(n, op, "normalized_shape") for n in ns]
+    k, shape = len(ns), list(x.shape)
+    if not ns or len(shape) < k or shape[len(shape) - k:] != ns:
+        raise ArgValueError(f"{op}(): Given normalized_shape={ns}, expected input with shape "
+                            f"[*, {', '.join(map(str, ns))}], but got input of size "
+                            f"{_c.shape_str(tuple(shape))}")
+    if weight is not None and list(weight.shape) != ns:
+        raise ArgValueError(f"{op}(): Expected weight to be of same shape as normalized_shape, "
+                            f"but got weight of shape {_c.shape_str(tuple(weight.shape))} and "
+                            f"normalized_shape = {ns}")
+    if not x.dtype.is_floating_point:
+        raise ArgTypeError(f"{op}(): expected a floating point input, got {x.dtype.name}")
+    if eps is None:
+        import numpy as np
+        eps = float(np.finfo(x._data.dtype).eps)
+    else:
+        eps = _args.number(eps, op, "eps", allow_bool=False)
+    axes = list(range(len(shape) - k, len(shape)))
+    y = x * _FN["rsqrt"](_FN["mean"](x * x, axis=axes, keepdim=True) + eps)
+    return y * weight if weight is not None else y

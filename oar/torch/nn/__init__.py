@@ -21,3 +21,4 @@ from ._adaptive_max import (AdaptiveMaxPool1d, AdaptiveMaxPool2d,  # noqa: F401,
 from ._lp_pool import LPPool1d, LPPool2d, LPPool3d  # noqa: F401,E402
 from ._unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402
 from ._unpool import AdaptiveAvgPool3d  # noqa: F401,E402
+from ._nn3 import RMSNorm  # noqa: F401,E402

@@ -1,7 +1,11 @@
 """torch.nn.functional spellings of the third breadth pass over the cores in oar/nn/_nn3.py."""
 from __future__ import annotations
 
+from ...autograd.errors import ArgTypeError
 from ...nn import _nn3
+from . import init
+from .modules import Module
+from .parameter import Parameter
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -19,3 +23,47 @@ def pdist(input, p=2):
 
 
 pdist.__module__ = "oar.torch.nn.functional"
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """torch.nn.functional.rms_norm: input / sqrt(mean(input ** 2 over the trailing
+    normalized_shape dims) + eps) * weight; eps None: torch.finfo(input.dtype).eps."""
+    if not isinstance(normalized_shape, (list, tuple)):    # torch's binding takes no int here
+        raise ArgTypeError(f"rms_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                           f"of ints, not {type(normalized_shape).__name__}")
+    return _nn3.rms_norm_core(input, normalized_shape, weight, eps, "rms_norm")
+
+
+rms_norm.__module__ = "oar.torch.nn.functional"
+
+
+class RMSNorm(Module):
+    """torch.nn.RMSNorm: root-mean-square normalisation over the trailing normalized_shape
+    dims, an elementwise weight (ones) when elementwise_affine."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps = ns, eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            from ... import torch as _t
+            self.weight = Parameter(_t.empty(ns, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """The weight to ones."""
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        """F.rms_norm(x, normalized_shape, weight, eps)."""
+        return rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        """PyTorch's: the shape, eps and elementwise_affine."""
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")

@@ -947,3 +947,5 @@ from ._unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: F401,E402
 from ._unpool import adaptive_avg_pool3d  # noqa: F401,E402
 from ._nn3 import bilinear, pdist  # noqa: F401,E402
 __all__ += ["bilinear", "pdist"]
+from ._nn3 import rms_norm  # noqa: F401,E402
+__all__ += ["rms_norm"]
