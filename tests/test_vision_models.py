@@ -200,6 +200,10 @@ def test_bad_versions():
         om.ResNet(om.resnet.BasicBlock, depth=20)
     with pytest.raises(ValueError, match="ShuffleNetV2"):
         om.ShuffleNetV2(scale=0.7)
+    with pytest.raises(NotImplementedError):  # Paddle's class for this error
+        pm.ShuffleNetV2(scale=0.7)
+    with pytest.raises(NotImplementedError):
+        om.ShuffleNetV2(scale=0.7)
     with pytest.raises(ValueError, match="ShuffleNetV2"):
         om.ShuffleNetV2(act="gelu")
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ... import nn
+from ...autograd.errors import ArgValueError
 from ...ops.views import flatten
 from ._utils import ConvNormActivation, make_divisible, refuse_pretrained
 
@@ -19,7 +20,7 @@ class InvertedResidual(nn.Layer):
     def __init__(self, inp, oup, stride, expand_ratio, norm_layer=nn.BatchNorm2D):
         super().__init__()
         if stride not in (1, 2):
-            raise ValueError(f"InvertedResidual: stride must be 1 or 2, got {stride!r}")
+            raise ArgValueError(f"InvertedResidual: stride must be 1 or 2, got {stride!r}")
         self.stride = stride
         hidden_dim = int(round(inp * expand_ratio))
         self.use_res_connect = stride == 1 and inp == oup

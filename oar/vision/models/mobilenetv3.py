@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 
 from ... import nn
+from ...autograd.errors import ArgValueError
 from ...ops.views import flatten
 from ._utils import ConvNormActivation, make_divisible, refuse_pretrained
 
@@ -42,7 +43,7 @@ class InvertedResidualConfig:
         self.out_channels = self.adjust_channels(out_channels, scale)
         self.use_se = use_se
         if activation is not None and activation not in _ACTIVATIONS:
-            raise ValueError(f"InvertedResidualConfig: activation must be 'relu', 'hardswish' "
+            raise ArgValueError(f"InvertedResidualConfig: activation must be 'relu', 'hardswish' "
                              f"or None, got {activation!r}")
         self.activation_layer = None if activation is None else _ACTIVATIONS[activation]
         self.stride = stride

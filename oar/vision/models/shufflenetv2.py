@@ -18,6 +18,10 @@ _CHANNELS = {0.25: [24, 24, 48, 96, 512], 0.33: [24, 32, 64, 128, 512],
 _REPEATS = [4, 8, 4]
 
 
+class _ScaleError(ArgValueError, NotImplementedError):
+    """A ShuffleNetV2 scale without a channel table."""
+
+
 def create_activation_layer(act):
     """The activation class for "relu", "swish" or None."""
     layers = {"relu": nn.ReLU, "swish": nn.Swish, None: None}
@@ -84,7 +88,8 @@ class ShuffleNetV2(nn.Layer):
     def __init__(self, scale=1.0, act="relu", num_classes=1000, with_pool=True):
         super().__init__()
         if scale not in _CHANNELS:
-            raise ArgValueError(f"ShuffleNetV2: scale must be one of {sorted(_CHANNELS)}, got "
+            # NotImplementedError as well, the class Paddle raises for an unknown scale
+            raise _ScaleError(f"ShuffleNetV2: scale must be one of {sorted(_CHANNELS)}, got "
                                 f"{scale!r}")
         self.scale = scale
         self.num_classes = num_classes
