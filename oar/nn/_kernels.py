@@ -517,6 +517,7 @@ def _b_pad(c, g):
 
 PAD = OpDef("pad", _k_pad, _b_pad, attrs=(("widths", None), ("value", 0.0)),
             doc="x padded with a constant value.")
+PAD.complex_grad = True   # linear: Note [Complex autograd], tests/test_complex_autograd2.py
 
 
 class PadModeError(_c.ArgValueError, NotImplementedError):

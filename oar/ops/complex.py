@@ -292,10 +292,23 @@ for _n in _NO_COMPLEX:
 # The ops whose backward is checked against torch 2.13 for complex operands
 # (tests/test_dtypes_complex.py); every other op refuses a complex input needing a gradient.
 _CHECKED = ("add", "sub", "neg", "mul", "div", "matmul", "sum", "mean", "exp", "abs",
-            "reciprocal", "clone", "cast", "contiguous", "conj", "complex", "angle")
+            "reciprocal", "clone", "cast", "contiguous", "conj", "complex", "angle",
+            # tests/test_complex_autograd2.py: holomorphic pointwise ops (g * conj(f'(z))),
+            # pow in either operand, sgn, products, contractions and linear shape ops
+            "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "sinh", "cosh",
+            "tanh", "asin", "acos", "atan", "sigmoid", "square", "pow", "sgn", "exp2", "log2",
+            "log10", "atanh", "asinh", "acosh",
+            "prod", "cumsum", "cumprod", "tril", "triu", "roll", "index_select",
+            "take_along_axis", "masked_fill", "where_self")
 for _n in _CHECKED:
     if _n in OPS:
         OPS[_n].complex_grad = True
-for _op in (COMPLEX, ANGLE, CONJ, _V.CONTIGUOUS_OP):
+# declarations that are not in OPS under their own name; those of modules imported after this
+# one are marked where they are declared (einsum, pad, dot, vdot, mv, diag, trace)
+from .general import BMM, CONCAT, FLIP, STACK   # noqa: E402
+from .norms import P_NORM   # noqa: E402
+from .reduce import STD, STD_MEAN, VAR, VAR_MEAN   # noqa: E402
+for _op in (COMPLEX, ANGLE, CONJ, _V.CONTIGUOUS_OP, BMM, CONCAT, FLIP, STACK, P_NORM, VAR, STD,
+            VAR_MEAN, STD_MEAN):
     _op.complex_grad = True
 del _n, _op

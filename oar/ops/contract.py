@@ -9,6 +9,7 @@ import numpy as np
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor, wrap_as
 from . import registry
+from .pointwise import _cj
 
 # Note [Einsum as one op]
 # The public function parses the equation once into explicit form: every ellipsis becomes
@@ -59,7 +60,8 @@ def _b_einsum(ctx, g):
             continue
         shape = ctx.input_meta[i][0]
         others = [j for j in range(n) if j != i]
-        tensors = [g] + [ctx.input(j) for j in others]
+        # the other operands conjugated: Note [Complex autograd] (a real one as is)
+        tensors = [g] + [_cj(ctx.input(j)) for j in others]
         in_subs = [out] + [subs[j] for j in others]
         seen_elsewhere = set(out).union(*(subs[j] for j in others))
         fresh = iter(c for c in _LETTERS if c not in eq)
@@ -95,6 +97,7 @@ def _einsum_op(n):
             needs={a: tuple(b for b in names if b != a) for a in names} if n > 1 else None,
             attrs=(("equation", ""),), function=False, method=False,
             doc="The contraction of the operands given by an explicit einsum equation.")
+        op.complex_grad = True   # Note [Complex autograd]: checked in tests/test_complex_autograd2.py
     return op
 
 

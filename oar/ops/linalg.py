@@ -63,6 +63,7 @@ def _b_diag(ctx, g):
 DIAG = OpDef("diag", _k_diag, _b_diag, attrs=(("offset", 0), ("padding_value", 0)),
              doc="A 1-D x as the offset-th diagonal of a square matrix, or the offset-th "
                  "diagonal of a 2-D x as a vector.")
+DIAG.complex_grad = True   # linear (Note [Complex autograd]; tests/test_complex_autograd2.py)
 declare(DIAG)
 
 
@@ -106,6 +107,7 @@ def _b_trace(ctx, g):
 
 TRACE = OpDef("trace", _k_trace, _b_trace, attrs=(("offset", 0), ("axis1", 0), ("axis2", 1)),
               doc="The sum of the offset-th diagonal of x over the dims axis1 and axis2.")
+TRACE.complex_grad = True   # linear (Note [Complex autograd]; tests/test_complex_autograd2.py)
 declare(TRACE, dim_alias=False)
 
 

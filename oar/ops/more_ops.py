@@ -16,7 +16,7 @@ from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedEr
 from ..tensor import Tensor, wrap_as
 from . import args as _args
 from . import registry
-from .pointwise import _UNSAFE, _no_kernel, _torch_door, float_result, pointwise_op
+from .pointwise import _UNSAFE, _cj, _no_kernel, _torch_door, float_result, pointwise_op
 from .reduce import _expand_back, _reduction
 from .registry import OpDef
 
@@ -100,7 +100,7 @@ def _k_dot(x, y):
 
 
 def _b_dot(ctx, g):
-    x, y = (ctx.input(1), ctx.input(0))
+    x, y = (_cj(ctx.input(1)), _cj(ctx.input(0)))   # conjugated: Note [Complex autograd]
     gu = g.unsqueeze(-1)
     return (gu * x if ctx.needs[0] else None, gu * y if ctx.needs[1] else None)
 
@@ -108,6 +108,7 @@ def _b_dot(ctx, g):
 DOT = OpDef("dot", _k_dot, _b_dot, needs={"x": ("y",), "y": ("x",)}, inputs=("x", "y"),
             doc="Inner product of 1-D x and y (Paddle: of each row of 2-D x and y).")
 registry.OPS["dot"] = DOT
+DOT.complex_grad = True   # Note [Complex autograd]; tests/test_complex_autograd2.py
 
 
 def dot(x, y, name=None):
@@ -132,7 +133,7 @@ def _k_mv(x, v):
 
 
 def _b_mv(ctx, g):
-    x, v = ctx.input(0), ctx.input(1)
+    x, v = _cj(ctx.input(0)), _cj(ctx.input(1))   # conjugated: Note [Complex autograd]
     return (g.unsqueeze(1) * v.unsqueeze(0) if ctx.needs[0] else None,
             F["matmul"](x.t(), g) if ctx.needs[1] else None)
 
@@ -140,6 +141,7 @@ def _b_mv(ctx, g):
 MV = OpDef("mv", _k_mv, _b_mv, needs={"x": ("vec",), "vec": ("x",)}, inputs=("x", "vec"),
            doc="The product of matrix x and vector vec.")
 registry.OPS["mv"] = MV
+MV.complex_grad = True   # Note [Complex autograd]; tests/test_complex_autograd2.py
 
 
 def mv(x, vec, name=None):
@@ -671,11 +673,13 @@ def _k_vdot(x, y):
     return np.asarray(np.vdot(x, y))
 
 
-VDOT = OpDef("vdot", _k_vdot, lambda ctx, g: (g * ctx.input(1) if ctx.needs[0] else None,
+# x enters conjugated: its gradient is conj(g) * y (Note [Complex autograd]), y's is g * x
+VDOT = OpDef("vdot", _k_vdot, lambda ctx, g: (_cj(g) * ctx.input(1) if ctx.needs[0] else None,
                                               g * ctx.input(0) if ctx.needs[1] else None),
              needs={"x": ("y",), "y": ("x",)}, inputs=("x", "y"),
              doc="The inner product of 1-D x and y, x conjugated first.")
 registry.OPS["vdot"] = VDOT
+VDOT.complex_grad = True   # Note [Complex autograd]; tests/test_complex_autograd2.py
 
 
 def vdot(x, y, name=None):

@@ -13,6 +13,7 @@ import numbers
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..tensor import Tensor, wrap_as
 from . import args as _args
@@ -46,7 +47,7 @@ def _k_pnorm(x, p, axes, keepdim):
             r = np.sqrt(np.sum(a * a, axis=axes, keepdims=keepdim))
         else:
             r = np.sum(a ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
-    return np.asarray(r, dtype=x.dtype)
+    return np.asarray(r, dtype=_dt.to_real(x.dtype))   # a complex x: a real norm, as PyTorch
 
 
 def _b_pnorm(ctx, g):
@@ -69,21 +70,26 @@ def _pnorm_grad(x, p, axes, g, n):
     n = n.reshape(ks)
     if p == 0:
         return x * 0.0
-    if p in (math.inf, -math.inf):       # every element at the extreme gets the gradient
-        return g * x.sign() * (x.abs() == n).astype(x.dtype)
-    if p == 1:
-        return g * x.sign()
+    if p in (math.inf, -math.inf):
+        mask = (x.abs() == n).astype(x.dtype)
+        if g._result_class is Tensor:    # Paddle: every element at the extreme gets it all
+            return g * x.sgn() * mask
+        # PyTorch: elements tied at the extreme share the gradient evenly
+        count = mask.sum(axis=list(axes) if axes is not None else None, keepdim=True)
+        return x.sgn() * (g / count * mask)
+    if p == 1:   # sgn: x / |x| for a complex x (Note [Complex autograd]), sign for a real one
+        return g * x.sgn()
     safe = n + (n == 0).astype(n.dtype)  # a zero norm has a zero gradient (x is zero there)
     if p == 2:
         return g * x / safe
     a = x.abs()
     if g._result_class is Tensor:
         # Paddle's formula as it is: for p < 1 a zero element gives 0 * inf = nan
-        return g * x.sign() * a.pow(p - 1.0) / safe.pow(p - 1.0)
+        return g * x.sgn() * a.pow(p - 1.0) / safe.pow(p - 1.0)
     # PyTorch's: a zero element has a zero gradient (for p < 1, |0|^(p-1) is inf), and so
     # has a zero norm (p < 0 with a zero element) everywhere
     a = a + (a == 0).astype(a.dtype)
-    return g * x.sign() * a.pow(p - 1.0) / safe.pow(p - 1.0) * (n != 0).astype(n.dtype)
+    return g * x.sgn() * a.pow(p - 1.0) / safe.pow(p - 1.0) * (n != 0).astype(n.dtype)
 
 
 # PyTorch's nodes: torch.norm / linalg.vector_norm are LinalgVectorNormBackward0, dist(x, y)

@@ -114,12 +114,12 @@ def _no_bool(kernel):
 # ---------------------------------------------------------------- unary, backward needs result
 pointwise_op("exp", unary_kernel(np.exp), lambda ctx, g: (g * _cj(ctx.out),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise e**x.")
-pointwise_op("sqrt", unary_kernel(np.sqrt), lambda ctx, g: (g / (ctx.out * 2),), needs={"x": ("out",)}, result_dtype=float_result,
+pointwise_op("sqrt", unary_kernel(np.sqrt), lambda ctx, g: (g / _cj(ctx.out * 2),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise square root of x.")
 pointwise_op("rsqrt", lambda out, rdt, x: np.divide(1, np.sqrt(x, dtype=rdt, casting=_UNSAFE), out=out, dtype=rdt, casting=_UNSAFE),
-  lambda ctx, g: (g * ctx.out ** 3 * -0.5,), needs={"x": ("out",)}, result_dtype=float_result,
+  lambda ctx, g: (g * _cj(ctx.out ** 3 * -0.5),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise reciprocal square root, 1 / sqrt(x).")
-pointwise_op("tanh", unary_kernel(np.tanh), lambda ctx, g: (g * (1 - ctx.out * ctx.out),), needs={"x": ("out",)},
+pointwise_op("tanh", unary_kernel(np.tanh), lambda ctx, g: (g * _cj(1 - ctx.out * ctx.out),), needs={"x": ("out",)},
   result_dtype=float_result, doc="Elementwise hyperbolic tangent of x.")
 
 
@@ -132,7 +132,7 @@ def _sigmoid(out, rdt, x):
     return np.reciprocal(r, out=r)
 
 
-pointwise_op("sigmoid", _sigmoid, lambda ctx, g: (g * ctx.out * (1 - ctx.out),), needs={"x": ("out",)},
+pointwise_op("sigmoid", _sigmoid, lambda ctx, g: (g * _cj(ctx.out) * _cj(1 - ctx.out),), needs={"x": ("out",)},
   result_dtype=float_result, doc="Elementwise logistic sigmoid, 1 / (1 + e**-x).")
 # Note [Masked gradients select]
 # Where an op's gradient is "g here, 0 elsewhere" (relu, clip), it selects instead of
@@ -155,33 +155,33 @@ pointwise_op("relu", lambda out, rdt, x: np.maximum(x, 0, out=out, dtype=rdt, ca
 pointwise_op("reciprocal", lambda out, rdt, x: np.divide(1, x, out=out, dtype=rdt, casting=_UNSAFE),
   lambda ctx, g: (-g * _cj(ctx.out * ctx.out),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise 1 / x.")
-pointwise_op("expm1", unary_kernel(np.expm1), lambda ctx, g: (g * (ctx.out + 1),), needs={"x": ("out",)}, result_dtype=float_result,
+pointwise_op("expm1", unary_kernel(np.expm1), lambda ctx, g: (g * _cj(ctx.out + 1),), needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise e**x - 1, accurate near 0.")
 
 # ---------------------------------------------------------------- unary, backward needs input
-pointwise_op("log", unary_kernel(np.log), lambda ctx, g: (g / ctx.input(0),), needs={"x": ("x",)}, result_dtype=float_result,
+pointwise_op("log", unary_kernel(np.log), lambda ctx, g: (g / _cj(ctx.input(0)),), needs={"x": ("x",)}, result_dtype=float_result,
   doc="Elementwise natural logarithm of x.")
-pointwise_op("log2", unary_kernel(np.log2), lambda ctx, g: (g / (ctx.input(0) * float(np.log(2))),), needs={"x": ("x",)},
+pointwise_op("log2", unary_kernel(np.log2), lambda ctx, g: (g / _cj(ctx.input(0) * float(np.log(2))),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise base-2 logarithm of x.")
-pointwise_op("log10", unary_kernel(np.log10), lambda ctx, g: (g / (ctx.input(0) * float(np.log(10))),), needs={"x": ("x",)},
+pointwise_op("log10", unary_kernel(np.log10), lambda ctx, g: (g / _cj(ctx.input(0) * float(np.log(10))),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise base-10 logarithm of x.")
-pointwise_op("log1p", unary_kernel(np.log1p), lambda ctx, g: (g / (ctx.input(0) + 1),), needs={"x": ("x",)},
+pointwise_op("log1p", unary_kernel(np.log1p), lambda ctx, g: (g / _cj(ctx.input(0) + 1),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise log(1 + x), accurate near 0.")
-pointwise_op("sin", unary_kernel(np.sin), lambda ctx, g: (g * ctx.input(0).cos(),), needs={"x": ("x",)},
+pointwise_op("sin", unary_kernel(np.sin), lambda ctx, g: (g * _cj(ctx.input(0).cos()),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise sine of x (radians).")
-pointwise_op("cos", unary_kernel(np.cos), lambda ctx, g: (-g * ctx.input(0).sin(),), needs={"x": ("x",)},
+pointwise_op("cos", unary_kernel(np.cos), lambda ctx, g: (-g * _cj(ctx.input(0).sin()),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise cosine of x (radians).")
-pointwise_op("tan", unary_kernel(np.tan), lambda ctx, g: (g / ctx.input(0).cos().square(),), needs={"x": ("x",)},
+pointwise_op("tan", unary_kernel(np.tan), lambda ctx, g: (g / _cj(ctx.input(0).cos().square()),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise tangent of x (radians).")
-pointwise_op("asin", unary_kernel(np.arcsin), lambda ctx, g: (g / (1 - ctx.input(0).square()).sqrt(),), needs={"x": ("x",)},
+pointwise_op("asin", unary_kernel(np.arcsin), lambda ctx, g: (g / _cj((1 - ctx.input(0).square()).sqrt()),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise arcsine of x.")
-pointwise_op("acos", unary_kernel(np.arccos), lambda ctx, g: (-g / (1 - ctx.input(0).square()).sqrt(),), needs={"x": ("x",)},
+pointwise_op("acos", unary_kernel(np.arccos), lambda ctx, g: (-g / _cj((1 - ctx.input(0).square()).sqrt()),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise arccosine of x.")
-pointwise_op("atan", unary_kernel(np.arctan), lambda ctx, g: (g / (1 + ctx.input(0).square()),), needs={"x": ("x",)},
+pointwise_op("atan", unary_kernel(np.arctan), lambda ctx, g: (g / _cj(1 + ctx.input(0).square()),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise arctangent of x.")
-pointwise_op("sinh", unary_kernel(np.sinh), lambda ctx, g: (g * ctx.input(0).cosh(),), needs={"x": ("x",)},
+pointwise_op("sinh", unary_kernel(np.sinh), lambda ctx, g: (g * _cj(ctx.input(0).cosh()),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise hyperbolic sine of x.")
-pointwise_op("cosh", unary_kernel(np.cosh), lambda ctx, g: (g * ctx.input(0).sinh(),), needs={"x": ("x",)},
+pointwise_op("cosh", unary_kernel(np.cosh), lambda ctx, g: (g * _cj(ctx.input(0).sinh()),), needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise hyperbolic cosine of x.")
 def _check_abs(op_name, args, attrs, rdt):
     _no_bool("abs_cpu")(op_name, args, attrs, rdt)
@@ -193,7 +193,7 @@ def _check_abs(op_name, args, attrs, rdt):
 # a complex x: |x| is real and its gradient is g * sgn(x) = g * x / |x| (NumPy 2's sign)
 pointwise_op("abs", unary_kernel(np.abs), lambda ctx, g: (g * ctx.input(0).sgn(),), needs={"x": ("x",)},
   check=_check_abs, result_dtype=_dt.to_real, doc="Elementwise absolute value |x|.")
-pointwise_op("square", unary_kernel(np.square), lambda ctx, g: (g * ctx.input(0) * 2,), needs={"x": ("x",)},
+pointwise_op("square", unary_kernel(np.square), lambda ctx, g: (g * _cj(ctx.input(0) * 2),), needs={"x": ("x",)},
   result_dtype=lambda r: np.dtype(np.int64) if r.kind == "b" else r,   # PyTorch: bool -> int64
   doc="Elementwise x * x.")
 
@@ -273,10 +273,23 @@ pointwise_op("round", _round_k, _zero_grad, attrs=(("decimals", None),), check=_
 pointwise_op("trunc", _exact_for_ints(np.trunc), _zero_grad, check=_no_bool("trunc_vml_cpu"),
   doc="Elementwise rounding toward zero.")
 pointwise_op("sign", _exact_for_ints(np.sign), _zero_grad, doc="Elementwise sign of x: -1, 0 or 1.")
-# sgn is sign for real tensors (x / |x| for complex ones, which oar lacks), but its own op in
+def _sgn_back(ctx, g):
+    """A real x: sign is piecewise constant. A complex z: s = z / |z| moves only with z's
+    angle, so the gradient is g's component along i*s divided by |z| (g - s Re(g conj(s)))
+    / |z|, and 0 at z = 0 (PyTorch's sgn_backward; Note [Complex autograd])."""
+    z = ctx.input(0)
+    if z._data.dtype.kind != "c":
+        return (zero_grad(g),)
+    s, a = z.sgn(), z.abs()
+    t = g - s * (g * s.conj()).real
+    return (_where(a == 0, 0.0, t / _where(a == 0, 1.0, a)),)
+
+
+# sgn is sign for real tensors (z / |z| for complex ones: NumPy 2's sign), but its own op in
 # PyTorch, with its own node (SgnBackward0), so its own declaration here rather than an alias
-pointwise_op("sgn", _exact_for_ints(np.sign), _zero_grad, fast=np.sign,
-             doc="Elementwise sign of x: -1, 0 or 1 (sign of a real tensor).")
+pointwise_op("sgn", _exact_for_ints(np.sign), _sgn_back, needs={"x": ("x",)}, fast=np.sign,
+             doc="Elementwise sign of x: -1, 0 or 1 for a real tensor, x / |x| (0 at 0) for "
+                 "a complex one.")
 
 
 def _scale(out, rdt, x, scale, bias, bias_after_scale):
@@ -668,35 +681,52 @@ def _where(cond, x, y):
     return FUNCTIONS["where"](cond, x, y)
 
 
-def _log_of_number(v):
+def _log_of_number(v, complex_result=False):
+    """log of a Python number; a complex one (or any, when the result is complex: PyTorch
+    promotes a real base to complex first) takes the principal complex log."""
     with np.errstate(all="ignore"):
+        if complex_result or isinstance(v, complex):
+            return complex(np.log(np.complex128(v)))
         return float(np.log(np.float64(v)))
+
+
+def _nonneg_real(y):
+    """y >= 0 for a real exponent; for a complex one, a real non-negative value (PyTorch's
+    condition for the zero base's exponent gradient)."""
+    if isinstance(y, Tensor):
+        if y._data.dtype.kind == "c":
+            return (y.imag == 0) & (y.real >= 0)
+        return y >= 0
+    return y.imag == 0 and y.real >= 0 if isinstance(y, complex) else y >= 0
 
 
 def _pow_back(ctx, g):
     """PyTorch's pow_backward_self / pow_backward_exponent (FunctionsManual.cpp): a zero
     exponent has gradient 0 for the base (also at base 0, where y * x**(y-1) is 0 * inf),
-    and a zero base with a non-negative exponent has gradient 0 for the exponent."""
+    and a zero base with a non-negative exponent has gradient 0 for the exponent. Complex
+    operands: both derivatives conjugated (Note [Complex autograd])."""
     x, y = ctx.input(0), ctx.input(1)
     gx = gy = None
     if ctx.needs[0]:
         if isinstance(y, Tensor):
-            gx = _where(y == 0, 0.0, g * (y * x ** (y - 1)))
+            gx = _where(y == 0, 0.0, g * _cj(y * x ** (y - 1)))
         elif y == 0:
             gx = _zeros_like(x, g)
         else:
-            gx = g * (y * x ** (y - 1))
+            gx = g * _cj(y * x ** (y - 1))
     if ctx.needs[1]:
         out = ctx.out
         if isinstance(x, Tensor):
             # the log in the result dtype (PyTorch promotes self first): a float32 base with
             # a float64 exponent must not lose the gradient's precision to a float32 log
             xl = x if x.dtype == out.dtype else x.astype(out.dtype)
-            gy = g * _where((x == 0) & (y >= 0), 0.0, out * xl.log())
-        elif x == 0:
-            gy = g * _where(y >= 0, 0.0, out * _log_of_number(x))
+            gy = g * _where((x == 0) & _nonneg_real(y), 0.0, _cj(out * xl.log()))
         else:
-            gy = g * (out * _log_of_number(x))
+            lx = _log_of_number(x, out._data.dtype.kind == "c")
+            if x == 0:
+                gy = g * _where(_nonneg_real(y), 0.0, _cj(out * lx))
+            else:
+                gy = g * _cj(out * lx)
     return gx, gy
 
 
@@ -1161,18 +1191,26 @@ pointwise_op("erfinv", _f64_kernel(erfinv_f64, "erfinv"),
   needs={"x": ("out",)}, result_dtype=float_result,
   doc="Elementwise inverse error function (erfinv(erf(x)) == x); nan outside [-1, 1].")
 pointwise_op("asinh", unary_kernel(np.arcsinh),
-  lambda ctx, g: (g / (ctx.input(0).square() + 1).sqrt(),), needs={"x": ("x",)},
+  lambda ctx, g: (g / _cj((ctx.input(0).square() + 1).sqrt()),), needs={"x": ("x",)},
   result_dtype=float_result, fast=np.arcsinh, doc="Elementwise inverse hyperbolic sine of x.")
-pointwise_op("acosh", unary_kernel(np.arccosh),
-  lambda ctx, g: (g / (ctx.input(0).square() - 1).sqrt(),), needs={"x": ("x",)},
+def _acosh_back(ctx, g):
+    x = ctx.input(0)
+    if x._data.dtype.kind == "c":
+        # sqrt(z - 1) * sqrt(z + 1), not sqrt(z*z - 1): the two differ in sign for Re z < 0
+        # (the branch of PyTorch's formula and of arccosh's own derivative)
+        return (g / ((x - 1).sqrt() * (x + 1).sqrt()).conj(),)
+    return (g / (x.square() - 1).sqrt(),)
+
+
+pointwise_op("acosh", unary_kernel(np.arccosh), _acosh_back, needs={"x": ("x",)},
   result_dtype=float_result, fast=np.arccosh,
   doc="Elementwise inverse hyperbolic cosine of x (nan below 1).")
 pointwise_op("atanh", unary_kernel(np.arctanh),
-  lambda ctx, g: (g / (1 - ctx.input(0).square()),), needs={"x": ("x",)},
+  lambda ctx, g: (g / _cj(1 - ctx.input(0).square()),), needs={"x": ("x",)},
   result_dtype=float_result, fast=np.arctanh,
   doc="Elementwise inverse hyperbolic tangent of x (inf at +-1, nan beyond).")
 pointwise_op("exp2", unary_kernel(np.exp2),
-  lambda ctx, g: (g * ctx.out * float(np.log(2)),), needs={"x": ("out",)},
+  lambda ctx, g: (g * _cj(ctx.out) * float(np.log(2)),), needs={"x": ("out",)},
   result_dtype=float_result, fast=np.exp2, doc="Elementwise 2**x.")
 pointwise_op("frac", lambda out, rdt, x: np.subtract(x, np.trunc(x), out=out, dtype=rdt, casting=_UNSAFE),
   lambda ctx, g: (g,), check=_floating_input,

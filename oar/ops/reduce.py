@@ -262,7 +262,12 @@ def _b_prod(ctx, g):
     axes = ctx.attrs[0]
     ks = list(_keep_shape(ctx.input_meta[0][0], axes))
     xa = x._data
+    cplx = xa.dtype.kind == "c"   # the derivative conjugated: Note [Complex autograd]
+    if cplx:
+        xa = np.conjugate(xa)
     if not (xa == 0).any():
+        if cplx:
+            return (g.reshape(ks) * (ctx.out.reshape(ks) / x).conj(),)
         return (g.reshape(ks) * ctx.out.reshape(ks) / x,)
     # exact product of the other elements when zeros are present
     ax = tuple(range(xa.ndim)) if axes is None else axes
@@ -322,7 +327,9 @@ def _unbiased_overload(x, axis, unbiased):
 def _stat_attrs(op, x, axis, unbiased, keepdim, dim, correction):
     """(axes, keepdim, ddof) of a var/std/var_mean/std_mean call, checked."""
     axis, unbiased = _unbiased_overload(x, axis, unbiased)
-    if x._data.dtype.kind != "f":
+    # a complex x: PyTorch's variance of |x - mean| (a real result); Paddle has no kernel
+    if x._data.dtype.kind != "f" and not (x._data.dtype.kind == "c"
+                                          and x._result_class is not Tensor):
         raise _args.ArgTypeError(
             f"{op.name}(): std and var only support floating point dtypes, got "
             f"{x.dtype.name}. Fix: cast it first, e.g. x.astype('float32').")

@@ -66,14 +66,19 @@ def _b_cumprod(ctx, g):
     # of the other factors: grad_k = L_k * S_k with L_k = prod_{i<k} x_i (exclusive cumprod)
     # and S_k = g_k + x_{k+1} * S_{k+1}, a backward recurrence run in NumPy (that branch, like
     # prod's with zeros, is not differentiated again).
+    # A complex x: every derivative conjugated (Note [Complex autograd]), so out and x enter
+    # conjugated.
     xf, gf, ax, shape = _scan_operands(ctx, g)
     xa = xf._data
+    cplx = xa.dtype.kind == "c"
     if not (xa == 0).any():
         cumsum = registry.FUNCTIONS["cumsum"]
         out = ctx.out.reshape(list(xf.shape))
+        if cplx:
+            out, xf = out.conj(), xf.conj()
         res = cumsum((gf * out).flip([ax]), ax).flip([ax]) / xf
     else:
-        xm = np.moveaxis(xa, ax, -1)
+        xm = np.moveaxis(np.conjugate(xa) if cplx else xa, ax, -1)
         gm = np.moveaxis(np.asarray(gf._data, dtype=np.result_type(xa, gf._data)), ax, -1)
         n = xm.shape[-1]
         left = np.cumprod(np.concatenate([np.ones(xm.shape[:-1] + (1,), xm.dtype),
