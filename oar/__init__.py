@@ -24,6 +24,7 @@ from .ops import linalg as _linalg  # noqa: F401
 from .ops import decomp as _decomp  # noqa: F401
 from .ops import pointwise_more as _pointwise_more  # noqa: F401
 from .ops import more_ops as _more_ops  # noqa: F401  (atan2, diff, dot, nansum, rot90, ...)
+from .ops import more_ops3 as _more_ops3  # noqa: F401  (frexp, nanmedian, quantile, ...)
 from ._typeinfo import finfo, iinfo  # noqa: F401  (paddle.finfo, paddle.iinfo)
 from .ops import operators as _operators  # noqa: F401
 from .ops import special as _special  # noqa: F401

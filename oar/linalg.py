@@ -23,3 +23,5 @@ from .ops.more_ops import matrix_power, multi_dot  # noqa: E402,F401
 __all__ += ["matrix_power", "multi_dot"]
 from .ops.more_ops import corrcoef, cov  # noqa: E402,F401
 __all__ += ["corrcoef", "cov"]
+from .ops.more_ops3 import matrix_exp  # noqa: E402,F401
+__all__ += ["matrix_exp"]

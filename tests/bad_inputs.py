@@ -490,6 +490,7 @@ _LEAF_ARGS.update({   # oar/ops/special.py
     "polygamma_": lambda e: (1,), "multigammaln_": lambda e: (2,), "mvlgamma_": lambda e: (2,)})
 _LEAF_ARGS.update({"atan2_": lambda e: (e.y,), "arctan2_": lambda e: (e.y,),   # more_ops.py
                    "heaviside_": lambda e: (e.y,)})
+_LEAF_ARGS.update({"nextafter_": lambda e: (e.y,)})   # more_ops3.py
 for _name in sorted(n for n in dir(oar) if n.endswith("_") and not n.startswith("_")):
     if _name in _LEAF_SKIP:
         continue
@@ -2748,3 +2749,17 @@ row("F.bilinear: a 3-D x1 (Paddle takes [batch, features] only)", ValueError,
 row("oar.pdist,F.pdist: a 3-D input", RuntimeError,
     lambda e: oar.pdist(f32(2, 3, 4)),
     lambda t, e: t.nn.functional.pdist(t.ones(2, 3, 4)))
+# more ops (oar/ops/more_ops3.py, tests/test_breadth_ops3.py)
+area("more ops 3")
+row("oar.frexp,Tensor.frexp: an int64 input", RuntimeError,
+    lambda e: oar.frexp(e.n), lambda t, e: t.frexp(e.n))
+row("oar.nextafter,Tensor.nextafter: int64 operands", RuntimeError,
+    lambda e: oar.nextafter(e.n, e.n), lambda t, e: t.nextafter(e.n, e.n))
+row("oar.diag_embed,Tensor.diag_embed: dim1 == dim2", RuntimeError,
+    lambda e: oar.diag_embed(e.x, 0, 1, 1), lambda t, e: t.diag_embed(e.x, 0, 1, 1))
+row("oar.nanmedian,Tensor.nanmedian: axis out of range", IndexError,
+    lambda e: oar.nanmedian(e.x, 5), lambda t, e: t.nanmedian(e.x, 5))
+row("oar.quantile,Tensor.quantile,oar.nanquantile,Tensor.nanquantile: q above 1",
+    RuntimeError, lambda e: oar.quantile(e.x, 1.5), lambda t, e: t.quantile(e.x, 1.5))
+row("oar.vander: a 2-D input", RuntimeError,
+    lambda e: oar.vander(e.x), lambda t, e: t.vander(e.x))

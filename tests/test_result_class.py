@@ -430,3 +430,13 @@ SAMPLES.update({
     "corrcoef": (lambda: oar.corrcoef(X()), False),
 })
 NO_TENSOR_INPUT |= {"broadcast_shape", "broadcast_shapes"}
+SAMPLES.update({   # oar/ops/more_ops3.py
+    "frexp": (lambda: oar.frexp(X()), False),
+    "nextafter": (lambda: oar.nextafter(X(), X((4,))), False),
+    "nextafter_": _inplace(lambda: (lambda x: (oar.nextafter_(x, X((4,))), x))(X())),
+    "diag_embed": (lambda: oar.diag_embed(X()), False),
+    "nanmedian": (lambda: oar.nanmedian(X(), 1, mode="min"), False),
+    "quantile": (lambda: oar.quantile(X(), [0.2, 0.5], 1), False),
+    "nanquantile": (lambda: oar.nanquantile(X(), 0.5), False),
+    "vander": (lambda: oar.vander(X((4,))), False),
+})

@@ -23,6 +23,7 @@ dtype = _dtypes.DType
 
 from ._tensor import Parameter, Tensor  # noqa: F401,E402
 from ._functions import *  # noqa: F401,F403,E402  (Note [Door conflicts])
+from ._ops3 import *  # noqa: F401,F403,E402  (frexp, nanmedian, float_power, ...)
 from ._runtime import *  # noqa: F401,F403
 from ._legacy import *  # noqa: F401,F403,E402  (torch.FloatTensor & co.)
 from . import autograd, nn, optim, utils  # noqa: F401,E402  (torch.nn, torch.optim, ...)

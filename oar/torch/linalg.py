@@ -22,3 +22,7 @@ __all__ += ["matrix_norm", "norm", "vector_norm"]
 # ---- matrix_power, multi_dot (oar/ops/more_ops.py)
 from ._linalg import matrix_power, multi_dot  # noqa: E402,F401
 __all__ += ["matrix_power", "multi_dot"]
+
+# ---- matrix_exp, vander (oar/ops/more_ops3.py)
+from ._ops3 import linalg_vander as vander, matrix_exp  # noqa: E402,F401
+__all__ += ["matrix_exp", "vander"]
