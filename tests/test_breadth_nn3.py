@@ -288,3 +288,85 @@ def test_torch_rms_norm_layer_steps_state_dict_repr():
     for kw in ({"eps": 1e-3, "elementwise_affine": False}, {}):
         assert repr(ot.nn.RMSNorm((2, 5), **kw)) == repr(torch.nn.RMSNorm((2, 5), **kw))
     assert list(ot.nn.RMSNorm(3, elementwise_affine=False).state_dict()) == []
+
+
+# ========================================================================== gumbel_softmax
+@pytest.mark.parametrize("hard", [False, True])
+@pytest.mark.parametrize("tau,dim", [(1.0, -1), (0.5, 0)])
+def test_torch_gumbel_softmax_draws_torchs_sample(hard, tau, dim):
+    """Same seed, same sample (the torch door's stream is torch's); hard=True passes the soft
+    sample's gradient straight through, as torch does."""
+    a = _data((4, 6))
+    base, ox = _nc(_ot_leaf, a)
+    tx = torch.tensor(a, requires_grad=True)
+    ot.manual_seed(9)
+    torch.manual_seed(9)
+    oy = ot.nn.functional.gumbel_softmax(ox, tau, hard, dim=dim)
+    ty = torch.nn.functional.gumbel_softmax(tx, tau, hard, dim=dim)
+    g = _data((4, 6))
+    oy.backward(ot.tensor(g))
+    ty.backward(torch.tensor(g))
+    _close(oy.detach().numpy(), ty.detach().numpy(), 1e-12)
+    _close(base.grad.numpy().T, tx.grad.numpy(), 1e-12)
+    if hard:
+        assert set(np.unique(oy.detach().numpy())) <= {0.0, 1.0}
+        assert (oy.detach().numpy().sum(dim) == 1).all()
+
+
+def _paddle_freqs(mod, x, n, **kw):
+    y = mod.nn.functional.gumbel_softmax(mod.to_tensor(np.tile(x, (n, 1))), hard=True, **kw)
+    return y.numpy().mean(0)
+
+
+def test_paddle_gumbel_softmax_statistics_match_paddle():
+    """The hard sample is argmax-of-Gumbel: class frequencies are softmax(x) (the Gumbel-max
+    trick), in oar as in paddle; the soft sample's mean agrees with paddle's."""
+    x = np.array([1.0, 2.0, 0.5, -1.0])
+    p = np.exp(x) / np.exp(x).sum()
+    n = 40000
+    oar.seed(1)
+    paddle.seed(1)
+    fo, fp = _paddle_freqs(oar, x, n), _paddle_freqs(paddle, x, n)
+    sigma = np.sqrt(p * (1 - p) / n)
+    assert (np.abs(fo - p) < 5 * sigma).all(), (fo, p)
+    assert (np.abs(fp - p) < 5 * sigma).all(), (fp, p)
+    for t in (0.5, 2.0):
+        mo = oar.nn.functional.gumbel_softmax(oar.to_tensor(np.tile(x, (n, 1))), t).numpy()
+        mp = paddle.nn.functional.gumbel_softmax(paddle.to_tensor(np.tile(x, (n, 1))),
+                                                 t).numpy()
+        np.testing.assert_allclose(mo.mean(0), mp.mean(0), atol=0.01)
+        np.testing.assert_allclose(mo.sum(1), 1.0, rtol=1e-12)
+
+
+def test_paddle_gumbel_softmax_gradients_have_paddles_structure():
+    x = _data((3, 5))
+    w = _data((3, 5))
+    for mod in (oar, paddle):
+        t = mod.to_tensor(x, stop_gradient=False)
+        y = mod.nn.functional.gumbel_softmax(t, 0.7, axis=1)
+        (y * mod.to_tensor(w)).sum().backward()
+        ys = y.numpy()
+        # softmax's backward at the sample; paddle leaves out the chain rule's 1 / temperature
+        # (Note [Gumbel softmax per door]), and so does the Paddle door
+        expect = ys * (w - (ys * w).sum(1, keepdims=True))
+        _close(t.grad.numpy(), expect, 1e-10)
+        # hard: a one-hot value whose gradient is zero (paddle's backward is softmax's
+        # backward at the one-hot output), still part of the graph
+        t = mod.to_tensor(x, stop_gradient=False)
+        y = mod.nn.functional.gumbel_softmax(t, 0.7, hard=True)
+        assert not y.stop_gradient
+        (y * mod.to_tensor(w)).sum().backward()
+        assert (y.numpy().sum(-1) == 1).all()
+        _close(t.grad.numpy(), np.zeros_like(x), 0)
+
+
+def test_gumbel_softmax_errors():
+    for mod in (oar, paddle):
+        with pytest.raises(ValueError):
+            mod.nn.functional.gumbel_softmax(mod.to_tensor([1.0, 2.0]), temperature=0)
+        with pytest.raises(RuntimeError):
+            mod.nn.functional.gumbel_softmax(mod.to_tensor([1, 2]))
+    with pytest.raises(IndexError):
+        torch.nn.functional.gumbel_softmax(torch.ones(2, 3), dim=2)
+    with pytest.raises(IndexError):
+        ot.nn.functional.gumbel_softmax(ot.ones(2, 3), dim=2)

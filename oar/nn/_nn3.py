@@ -147,3 +147,51 @@ def rms_norm_core(x, normalized_shape, weight, eps, op):
     axes = list(range(len(shape) - k, len(shape)))
     y = x * _FN["rsqrt"](_FN["mean"](x * x, axis=axes, keepdim=True) + eps)
     return y * weight if weight is not None else y
+
+
+# ------------------------------------------------------------------------- gumbel_softmax
+# Note [Gumbel softmax per door]
+# Both doors sample softmax((x + g) / tau) with g = -log(E), E ~ Exp(1) drawn through the
+# tensor's own generator in x's logical order (the torch door's stream is torch's, so a seeded
+# torch program gets torch's sample). With hard=True the value is the one-hot of the argmax;
+# the gradients differ by framework, and each door keeps its own: PyTorch passes the soft
+# sample's gradient straight through (y_hard - y_soft.detach() + y_soft); Paddle's backward is
+# softmax's backward evaluated at its output, without the 1 / temperature factor of the chain
+# rule (the Paddle door reproduces that: x enters the softmax with slope 1), and for a one-hot
+# output it is exactly zero, so the Paddle door's hard sample carries a zero gradient (and
+# still a graph, as Paddle's does).
+def gumbel_softmax_core(x, tau, hard, axis, op, straight_through):
+    from ..ops import args as _args
+    from . import functional as F
+    _tensor(x, op, "x" if not straight_through else "logits")
+    tau = _args.number(tau, op, "temperature" if not straight_through else "tau",
+                       allow_bool=False)
+    if not straight_through and not tau > 0:
+        raise ArgValueError(f"{op}(): The temperature must be greater than 0, got {tau}")
+    if not x.dtype.is_floating_point:
+        raise ArgTypeError(f"{op}(): expected a floating point input, got {x.dtype.name}")
+    if not isinstance(hard, bool):
+        raise ArgTypeError(f"{op}(): hard must be a bool, got {type(hard).__name__}")
+    axis = _args.axis(axis, max(len(x.shape), 1), op, "axis" if not straight_through else "dim")
+    shape = list(x.shape)
+    e = _FN["zeros_like"](_FN["reshape"](x, [-1])).detach()
+    e.exponential_()
+    g = -_FN["log"](_FN["reshape"](e, shape))
+    if straight_through:
+        y_soft = F.softmax((x + g) / tau, axis=axis)
+    else:   # Paddle's gradient omits the 1 / temperature factor: x enters with slope 1
+        y_soft = F.softmax(x + (x / tau - x).detach() + g / tau, axis=axis)
+    if not hard:
+        return y_soft
+    index = _FN["argmax"](y_soft, axis=axis, keepdim=True)
+    y_hard = _FN["put_along_axis"](_FN["zeros_like"](y_soft).detach(), index, 1.0, axis)
+    if straight_through:
+        return y_hard - y_soft.detach() + y_soft
+    return y_hard + y_soft * 0
+
+
+def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
+    """Paddle's F.gumbel_softmax: a sample of softmax((x + Gumbel noise) / temperature) along
+    axis; hard: its one-hot, whose gradient is zero as in Paddle (Note [Gumbel softmax per
+    door])."""
+    return gumbel_softmax_core(x, temperature, hard, axis, "gumbel_softmax", False)

@@ -1608,3 +1608,5 @@ from ._nn3 import bilinear  # noqa: F401,E402
 __all__ += ["bilinear"]
 from ._nn3 import pdist  # noqa: F401,E402
 __all__ += ["pdist"]
+from ._nn3 import gumbel_softmax  # noqa: F401,E402
+__all__ += ["gumbel_softmax"]

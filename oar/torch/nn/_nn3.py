@@ -67,3 +67,16 @@ class RMSNorm(Module):
         """PyTorch's: the shape, eps and elementwise_affine."""
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """torch.nn.functional.gumbel_softmax: a sample of softmax((logits + Gumbel noise) / tau)
+    along dim from torch's stream; hard: the one-hot of its argmax with the soft sample's
+    gradient passed straight through (Note [Gumbel softmax per door])."""
+    if eps != 1e-10:
+        import warnings
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    return _nn3.gumbel_softmax_core(logits, tau, hard, dim, "gumbel_softmax", True)
+
+
+gumbel_softmax.__module__ = "oar.torch.nn.functional"

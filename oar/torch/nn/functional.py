@@ -949,3 +949,5 @@ from ._nn3 import bilinear, pdist  # noqa: F401,E402
 __all__ += ["bilinear", "pdist"]
 from ._nn3 import rms_norm  # noqa: F401,E402
 __all__ += ["rms_norm"]
+from ._nn3 import gumbel_softmax  # noqa: F401,E402
+__all__ += ["gumbel_softmax"]
