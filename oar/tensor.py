@@ -336,10 +336,17 @@ class Tensor:
     @property
     def stop_gradient(self):
         """Whether gradients are NOT computed for this tensor (Paddle's spelling)."""
-        return not self.requires_grad
+        return not self.requires_grad and not self.__dict__.get("_int_grad_flag", False)
 
     @stop_gradient.setter
     def stop_gradient(self, value):
+        if not value and not (_dt.is_float(self._data.dtype) or self._data.dtype.kind == "c"):
+            # Paddle accepts the flag on an integer tensor (labels, indices): it is recorded
+            # and reads back, but integer tensors take no part in autograd here (Paddle would
+            # differentiate integer ops; the door table lists the difference)
+            self.__dict__["_int_grad_flag"] = True
+            return
+        self.__dict__.pop("_int_grad_flag", None)
         if value and self.grad_fn is not None:
             # Paddle: stop_gradient=True on an intermediate cuts the graph there.
             self._grad_fn = None

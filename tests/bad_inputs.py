@@ -1150,11 +1150,9 @@ row("Tensor.requires_grad_: False on a non-leaf", RuntimeError,
     lambda e: nonleaf(e).requires_grad_(False), lambda t, e: nonleaf(e).requires_grad_(False))
 row("Tensor.requires_grad: setter on an int64 tensor", RuntimeError,
     lambda e: setattr(e.n, "requires_grad", True), lambda t, e: setattr(e.n, "requires_grad", True))
-row("Tensor.stop_gradient: setter on an int64 tensor", RuntimeError,
-    lambda e: setattr(e.n, "stop_gradient", False),
-    lambda t, e: setattr(e.n, "requires_grad", True))
-row("oar.to_tensor: requires grad for int64", RuntimeError,
-    lambda e: oar.to_tensor([1, 2], stop_gradient=False),
+# (Paddle's stop_gradient=False on an integer tensor is accepted: tests/test_paddle_fidelity.py)
+row("oar.torch.tensor: requires grad for int64", RuntimeError,
+    lambda e: __import__("oar.torch").torch.tensor([1, 2], requires_grad=True),
     lambda t, e: t.tensor([1, 2], requires_grad=True))
 row("oar.ones: requires_grad for int64", RuntimeError,
     lambda e: oar.ones([2], dtype="int64", requires_grad=True),
@@ -1450,9 +1448,10 @@ row("nn.BCEWithLogitsLoss: shapes differ", ValueError,
     lambda t, e: t.nn.BCEWithLogitsLoss()(e.x, t.ones(2, 1)))
 
 # Layer methods
-row("Layer.set_state_dict,Layer.load_state_dict: bad second entry (bias shape)", RuntimeError,
-    lambda e: e.lin.set_state_dict({"weight": f32(3, 2), "bias": f32(3)}),
-    lambda t, e: t.nn.Linear(3, 2).load_state_dict({"weight": t.ones(2, 3), "bias": t.ones(3)}),
+# (a missing or mis-shaped key is skipped with a warning, as Paddle: not a refusal)
+row("Layer.set_state_dict,Layer.load_state_dict: bad second entry (complex bias)", TypeError,
+    lambda e: e.lin.set_state_dict({"weight": f32(3, 2),
+                                    "bias": np.array([1j, 2j], np.complex64)}),
     build=lambda: dict(lin=nn.Linear(3, 2)))
 row("Layer.set_state_dict: a non-tensor entry", (TypeError, RuntimeError),
     lambda e: e.lin.set_state_dict({"weight": f32(3, 2), "bias": "a"}),
@@ -1463,7 +1462,7 @@ row("Layer.set_state_dict: not a dict", TypeError,
     lambda t, e: t.nn.Linear(3, 2).load_state_dict([1, 2]),
     build=lambda: dict(lin=nn.Linear(3, 2)))
 row("Layer.load_state_dict: bad entry in a sublayer leaves the first layer unchanged",
-    RuntimeError, lambda e: e.seq.load_state_dict(_bad_seq_state(e.seq)),
+    TypeError, lambda e: e.seq.load_state_dict(_bad_seq_state(e.seq)),
     build=lambda: dict(seq=nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 2))))
 row("Layer.register_buffer: name with a dot", KeyError,
     lambda e: e.lin.register_buffer("a.b", f32(2)),
@@ -1499,7 +1498,7 @@ row("Layer.apply: not callable", TypeError, lambda e: e.lin.apply(5),
 
 def _bad_seq_state(seq):
     sd = {k: v.clone() for k, v in seq.state_dict().items()}
-    sd["1.bias"] = f32(5)
+    sd["1.bias"] = "not a tensor"
     return sd
 
 

@@ -233,6 +233,7 @@ NO_BAD_INPUT = {
     "oar.in_dynamic_mode",   # argument-free query (always True)
     "nn.Identity",   # accepts any argument, as torch and paddle
     "Tensor.gradient",   # no argument: a copy of .grad or None
+    "Tensor.stop_gradient",   # any truth value is valid on any tensor, as Paddle's setter
     # global state queries and context managers without arguments
     "oar.get_default_dtype", "oar.is_grad_enabled", "oar.is_compiled_with_cuda",
     "oar.no_grad", "oar.enable_grad",   # decorators/context managers: any callable is valid

@@ -49,12 +49,23 @@ def leaky_relu(x, negative_slope=0.01, inplace=False, name=None):
 
 
 def leaky_relu_(x, negative_slope=0.01, name=None):
-    """Elementwise leaky_relu written into x, in place; returns x."""
+    """Elementwise leaky_relu written into x, in place; returns x. Paddle's gradient stays
+    exact whatever later changes x (a chain of leaky_relu_, a scale_ after it): the backward
+    reads the old value of x, which the registry keeps (Note [Saving the old value]); the
+    PyTorch door's form reads the result instead (_leaky_relu_result_)."""
+    from ._kernels import LEAKY
+    _tensor_in(x, "leaky_relu_")
+    slope = _args.number(negative_slope, "leaky_relu_", "negative_slope", allow_bool=False)
+    return R.dispatch_inplace(LEAKY, (x,), (slope,), "leaky_relu_")
+
+
+def _leaky_relu_result_(x, negative_slope=0.01):
+    """PyTorch's leaky_relu_: LeakyReluBackward1, whose backward reads the result (Note
+    [Activation and normalization ops]), so a later in-place change of it is caught at
+    backward, and a negative slope raises there, as PyTorch's."""
     from ._kernels import LEAKY_RESULT
     _tensor_in(x, "leaky_relu_")
     slope = _args.number(negative_slope, "leaky_relu_", "negative_slope", allow_bool=False)
-    # LeakyReluBackward1: the backward reads the result (Note [Activation and normalization
-    # ops]); with a negative slope it raises, as PyTorch's
     return R.dispatch_inplace(LEAKY_RESULT, (x,), (slope,), "leaky_relu_")
 
 

@@ -27,6 +27,8 @@ class Parameter(Tensor):
     """A leaf tensor that requires grad (stop_gradient=False) and is registered by Layers."""
     __slots__ = ()
     _result_class = Tensor   # Note [Result class]: p * 2 is a plain tensor
+    # Paddle's: gradient clipping applies unless False (ParamAttr(need_clip=False), nn/clip.py)
+    need_clip = True
 
     def __new__(cls, data, requires_grad=True):
         arr = data._data if isinstance(data, Tensor) else np.asarray(data)

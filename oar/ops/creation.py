@@ -67,8 +67,10 @@ def _device(device, op):
 
 def _finish(arr, requires_grad=False, stop_gradient=True, cls=Tensor):
     t = cls._wrap(arr)
-    if requires_grad or not stop_gradient:
+    if requires_grad:
         t.requires_grad = True
+    elif not stop_gradient:
+        t.stop_gradient = False     # Paddle's flag (an integer tensor records it)
     return t
 
 

@@ -600,8 +600,17 @@ def where(condition, x=None, y=None, name=None):
     return registry.dispatch(registry.OPS["where_self"], (x, cond, y), ())
 
 
-def where_(condition, x, y, name=None):
-    """where(condition, x, y) written into x, in place; returns x."""
+def where_(condition, x=None, y=None, name=None):
+    """where(condition, x, y) written into x, in place; returns x. As Paddle's: x and y
+    must both be given and x is a tensor (a number: ValueError); condition is a bool
+    tensor."""
+    if x is None or y is None or np.isscalar(x):
+        raise ArgValueError("where_: either both or neither of x and y should be given; "
+                            "in place, x must be a tensor (it receives the result). Fix: "
+                            "oar.where(condition, x, y) for numbers")
+    if isinstance(condition, Tensor) and condition.dtype != _dt.bool_:
+        raise ArgValueError(f"The `condition` is expected to be a boolean Tensor, but got a "
+                            f"Tensor with dtype {condition.dtype.name} (where_)")
     A.tensor(x, "where_")
     return registry.dispatch_inplace(registry.OPS["where_self"], (x, registry.as_tensor(condition), registry.operand(y)), (),
                               "where_")

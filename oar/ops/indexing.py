@@ -332,6 +332,22 @@ def _put_value(x, value, key, advanced, op, accumulate=False):
     return _scalar_into(x, v, op) if not isinstance(v, Tensor) else v
 
 
+def _fit_leading_ones(x, value, key):
+    """A value with more dims than the region it fills loses leading 1-dims (a view), as
+    NumPy, PyTorch and Paddle allow: `d[0, :] = c` with c of shape [1, 4]."""
+    try:
+        extra = value._data.ndim - len(_region_shape(x, key))
+    except IndexError:
+        return value        # the write's own check reports the index
+    if extra <= 0:
+        return value
+    st = value._data.shape
+    n = 0
+    while n < extra and st[n] == 1:
+        n += 1
+    return R.FUNCTIONS["reshape"](value, list(st[n:])) if n else value
+
+
 def setitem(x, idx, value):
     """x[idx] = value, in place (bumps x's version)."""
     try:
@@ -348,6 +364,8 @@ def setitem(x, idx, value):
             raise _range_error("__setitem__", x, e) from None
     _autograd_first(x, "__setitem__")
     value = _put_value(x, value, key, advanced, "__setitem__")
+    if isinstance(value, Tensor) and value._data.ndim and value._data.shape[0] == 1:
+        value = _fit_leading_ones(x, value, key)
     if isinstance(value, Tensor) and value._storage is x._storage and advanced:
         value = value.clone()
     R.dispatch_inplace(INDEX_PUT_, (x, value, key), (False,), "__setitem__")

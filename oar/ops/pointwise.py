@@ -826,6 +826,22 @@ pointwise_op("pow", _pow_k, _pow_back, needs={"x": ("x", "y"), "y": ("x", "y", "
   inputs=("x", "y"), check=_check_pow, fast=_fast_pow,
   doc="x ** y, with broadcasting.")   # Note [pow special exponents]
 
+# Paddle's pow_ refuses a list, tuple, string or None exponent with its TypeError (the core
+# would read a list as a tensor); a tensor exponent, which Paddle 3.3.1 also refuses, is
+# taken as the declared op does. The PyTorch door's Tensor.pow_ keeps the declared spelling.
+pow_any_ = FUNCTIONS["pow_"]
+
+
+def _paddle_pow_(x, y, name=None):
+    """x ** y written into x, in place; returns x (y: a number or a tensor)."""
+    if not isinstance(y, (int, float, np.integer, np.floating, Tensor)):
+        raise ArgTypeError(f"y must be scalar type, but received: {type(y)} (pow_ takes a "
+                           "Python number or a tensor)")
+    return pow_any_(x, y)
+
+
+install("pow_", _paddle_pow_, True, True)
+
 
 def _max_back(ctx, g):
     """PyTorch's maximum/minimum derivative: ties split the gradient evenly (0.5 / 0.5,

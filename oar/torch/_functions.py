@@ -705,6 +705,9 @@ _METHODS = ("split", "split_with_sizes", "chunk", "unbind", "tensor_split", "max
 for _n in _METHODS:
     setattr(Tensor, _n, _PUBLIC[_n])
 del _n, _f
+# torch's Tensor.pow_ takes a tensor exponent too (the core's is Paddle's, numbers only)
+from ..ops.pointwise import pow_any_ as _pow_any_  # noqa: E402
+Tensor.pow_ = _pow_any_
 
 
 # --------------------------------------------------------------------------- Tensor operands

@@ -410,7 +410,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-    return as_door(_creation.to_tensor(data, dtype=dtype, stop_gradient=not requires_grad))
+    t = as_door(_creation.to_tensor(data, dtype=dtype))
+    if requires_grad:
+        t.requires_grad = True      # torch's refusal for an integer tensor
+    return t
 
 
 def as_tensor(data, dtype=None, device=None):

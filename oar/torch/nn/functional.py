@@ -98,12 +98,14 @@ def elu_(input, alpha=1.0):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """input where input > 0, else negative_slope * input."""
-    return _F.leaky_relu(_t(input, "leaky_relu"), negative_slope, inplace)
+    if inplace:
+        return _F._leaky_relu_result_(_t(input, "leaky_relu"), negative_slope)
+    return _F.leaky_relu(_t(input, "leaky_relu"), negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu written into input, in place; returns input."""
-    return _F.leaky_relu_(_t(input, "leaky_relu_"), negative_slope)
+    return _F._leaky_relu_result_(_t(input, "leaky_relu_"), negative_slope)
 
 
 def gelu(input, approximate="none"):

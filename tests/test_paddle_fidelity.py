@@ -1,0 +1,152 @@
+"""Paddle-door calls that Paddle 3.3.1 runs (or refuses) and oar did otherwise: integer
+stop_gradient, setitem values with leading 1-dims, a leaky_relu_ chain's gradient,
+where_/pow_ argument errors, Parameter.need_clip. Each against paddle itself."""
+import warnings
+
+import numpy as np
+import pytest
+
+import oar
+
+paddle = pytest.importorskip("paddle")
+F = oar.nn.functional
+
+
+def test_stop_gradient_false_on_an_integer_tensor_is_recorded():
+    for mod in (paddle, oar):
+        t = mod.to_tensor([1, 2])
+        t.stop_gradient = False
+        assert t.stop_gradient is False, mod
+        assert mod.to_tensor([1, 2], stop_gradient=False).stop_gradient is False, mod
+        t.stop_gradient = True
+        assert t.stop_gradient is True, mod
+    # integer tensors take no part in autograd: a float path through them is exact
+    lab = oar.to_tensor([0, 2], stop_gradient=False)
+    w = oar.to_tensor([[1., 2., 3.], [4., 5., 6.]], stop_gradient=False)
+    oar.nn.functional.cross_entropy(w, lab).backward()
+    pw = paddle.to_tensor(w.numpy(), stop_gradient=False)
+    paddle.nn.functional.cross_entropy(pw, paddle.to_tensor([0, 2])).backward()
+    np.testing.assert_allclose(w.grad.numpy(), pw.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("key,value_shape", [((0, slice(None)), [1, 4]), (1, [1, 1, 4]),
+                                             ((slice(None), slice(1, 3)), [1, 3, 2]),
+                                             ((slice(0, 2), 0), [1, 2])])
+def test_setitem_value_with_leading_ones(key, value_shape):
+    v = np.arange(np.prod(value_shape), dtype=np.float32).reshape(value_shape) + 1
+    got, want = oar.zeros([3, 4]), paddle.zeros([3, 4])
+    got[key] = oar.to_tensor(v)
+    want[key] = paddle.to_tensor(v)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # the value's gradient has the value's shape
+    c = oar.to_tensor(v, stop_gradient=False)
+    d = oar.zeros([3, 4]) * 1
+    d[key] = c * 2
+    d.sum().backward()
+    assert list(c.grad.shape) == value_shape and (c.grad.numpy() == 2).all()
+
+
+def test_setitem_value_that_cannot_fit_is_refused_unchanged():
+    d = oar.zeros([3, 4])
+    with pytest.raises(ValueError, match=r"\[2, 4\]"):
+        d[0] = oar.ones([2, 4])
+    assert (d.numpy() == 0).all() and d.inplace_version == 0
+
+
+def _leaky_chain(mod, second):
+    x = mod.to_tensor([[-1., 2.], [3., -4.]], stop_gradient=False)
+    z = mod.nn.functional.leaky_relu_(x * 2, 0.1)
+    w = mod.nn.functional.leaky_relu_(z, 0.2) if second == "leaky" else z.scale_(-1.0)
+    w.sum().backward()
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("second", ["leaky", "scale"])
+def test_leaky_relu_inplace_chain_gradient_as_paddle(second):
+    np.testing.assert_allclose(_leaky_chain(oar, second), _leaky_chain(paddle, second), rtol=1e-6)
+
+
+def test_torch_door_leaky_relu_inplace_chain_still_caught_as_torch():
+    torch = pytest.importorskip("torch")
+    import oar.torch as ot
+    for mod in (torch, ot):
+        x = mod.tensor([[-1., 2.], [3., -4.]], requires_grad=True)
+        z = mod.nn.functional.leaky_relu_(x * 2, 0.1)
+        assert z.grad_fn.name() == "LeakyReluBackward1"
+        w = mod.nn.functional.leaky_relu(z, 0.2, inplace=True)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            w.sum().backward()
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:      # noqa: BLE001 - the class is what is compared
+        return type(e)
+    return None
+
+
+@pytest.mark.parametrize("args", [(1, 2), (None, None), (1, "x"), ("x", None)])
+def test_where_inplace_refuses_numbers_as_paddle(args):
+    def call(mod):
+        x = mod.to_tensor([1., 2.])
+        a = [x if v == "x" else v for v in args]
+        return lambda: mod.where_(x > 1, *a)
+    want = _error(call(paddle))
+    assert want is ValueError
+    x = oar.to_tensor([1., 2.])
+    with pytest.raises(ValueError, match="both or neither"):
+        oar.where_(x > 1, *[x if v == "x" else v for v in args])
+    assert x.inplace_version == 0
+
+
+def test_where_inplace_condition_must_be_bool_as_paddle():
+    assert _error(lambda: paddle.where_(paddle.to_tensor([1., 0.]), paddle.ones([2]),
+                                        paddle.zeros([2]))) is ValueError
+    with pytest.raises(ValueError, match="boolean"):
+        oar.where_(oar.to_tensor([1., 0.]), oar.ones([2]), oar.zeros([2]))
+
+
+@pytest.mark.parametrize("y", [[2], (2,), "2", None])
+def test_pow_inplace_takes_numbers_only_as_paddle(y):
+    def call(mod):
+        x = mod.to_tensor([1., 2.])
+        return lambda: x.pow_(y)
+    assert _error(call(paddle)) is TypeError
+    x = oar.to_tensor([1., 2.])
+    with pytest.raises(TypeError, match="y must be scalar type"):
+        x.pow_(y)
+    assert x.inplace_version == 0 and (x.numpy() == [1., 2.]).all()
+
+
+def test_pow_inplace_numbers_and_torch_door_tensor_exponent():
+    for y in (2, 2.5, True):
+        got, want = oar.to_tensor([1., 2.]), paddle.to_tensor([1., 2.])
+        np.testing.assert_allclose(got.pow_(y).numpy(), want.pow_(y).numpy(), rtol=1e-6)
+    torch = pytest.importorskip("torch")
+    import oar.torch as ot
+    t, r = ot.tensor([1., 2.]), torch.tensor([1., 2.])
+    np.testing.assert_array_equal(t.pow_(ot.tensor([2., 3.])).numpy(),
+                                  r.pow_(torch.tensor([2., 3.])).numpy())
+
+
+def test_parameter_need_clip_attribute_as_paddle():
+    for mod in (paddle, oar):
+        lin = mod.nn.Linear(2, 2)
+        assert lin.weight.need_clip is True, mod
+        off = mod.nn.Linear(2, 2, weight_attr=mod.ParamAttr(need_clip=False))
+        assert off.weight.need_clip is False and off.bias.need_clip is True, mod
+    # clipping honours it: the need_clip=False gradient is kept whole
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = []
+        for mod in (paddle, oar):
+            lin = mod.nn.Linear(2, 2, weight_attr=mod.ParamAttr(need_clip=False))
+            lin.weight.set_value(np.full((2, 2), 3., np.float32))
+            lin.bias.set_value(np.full((2,), 3., np.float32))
+            lin(mod.ones([4, 2]) * 10).sum().backward()
+            clip = mod.nn.ClipGradByGlobalNorm(0.1)
+            out = clip([(p, p.grad) for p in lin.parameters()])
+            res.append([g.numpy() for _, g in out])
+        for a, b in zip(*res):
+            np.testing.assert_allclose(a, b, rtol=1e-5)
