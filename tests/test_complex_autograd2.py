@@ -84,6 +84,10 @@ CASES = {
                      [(2, 3, 4), (2, 4, 2), (2,)], _rnd),
     "einsum_diagonal": (lambda m, x: m.einsum("ii->i", x), [(4, 4)], _rnd),
     "kron": (lambda m, x, y: m.kron(x, y), [(2, 3), (2, 2)], _rnd),
+    "addcmul": (lambda m, x, y, z: m.addcmul(x, y, z, value=0.5), [S, S, S], _rnd),
+    "addcdiv": (lambda m, x, y, z: m.addcdiv(x, y, z, value=-1.5), [S, S, S], _rnd),
+    "addcdiv_real_tensor": (lambda m, x, y, z: m.addcdiv(x, y.real, z, value=2), [S, S, S],
+                            _rnd),
     "complex_times_real_matrix": (lambda m, x, y: x @ y.real.to(x.dtype), [(3, 4), (4, 2)], _rnd),
     # shape and selection ops
     "trace": (lambda m, x: m.trace(x), [(4, 4)], _rnd),
@@ -202,14 +206,14 @@ def test_create_graph_second_order_sin():
                                 "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos",
                                 "atan", "asinh", "acosh", "atanh", "sigmoid", "square", "pow",
                                 "sgn", "exp2", "prod", "cumsum", "cumprod", "dot", "vdot",
-                                "mv", "trace", "diag", "tril", "triu", "roll", "index_select",
+                                "mv", "trace", "diag", "tril", "triu", "roll", "index_select", "addcmul", "addcdiv",
                                 "take_along_axis", "masked_fill", "where_self"])
 def test_op_marked_checked(op):
     assert OPS[op].complex_grad
 
 
 @pytest.mark.parametrize("call", [lambda z: ot.xlogy(z, z), lambda z: z.logsumexp(0),
-                                  lambda z: ot.addcdiv(z, z, z)])
+                                  lambda z: z.nan_to_num()])
 def test_still_unchecked_ops_refuse(call):
     z = ot.tensor(_rnd((3,), 1), requires_grad=True)
     with pytest.raises(DtypeNotImplementedError, match="derivative"):

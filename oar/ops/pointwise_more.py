@@ -15,7 +15,8 @@ from ..tensor import Tensor
 from . import args as _args
 from . import registry
 from .linalg import _add_product, _inplace, _operands
-from .pointwise import (_UNSAFE, _no_kernel, _torch_door, _where, float_result, pointwise_op)
+from .pointwise import (_UNSAFE, _cj, _no_kernel, _torch_door, _where, float_result,
+                        pointwise_op)
 
 F = registry.FUNCTIONS
 _LN2 = float(np.log(2.0))
@@ -218,16 +219,17 @@ def _addc_kernel(uf):
     return k
 
 
+# complex operands (and a complex value): every factor conjugated, Note [Complex autograd]
 def _addcmul_back(ctx, g):
-    v = ctx.attrs[0]
-    return (g if ctx.needs[0] else None, g * ctx.input(2) * v if ctx.needs[1] else None,
-            g * ctx.input(1) * v if ctx.needs[2] else None)
+    v = _cj(ctx.attrs[0])
+    return (g if ctx.needs[0] else None, g * _cj(ctx.input(2)) * v if ctx.needs[1] else None,
+            g * _cj(ctx.input(1)) * v if ctx.needs[2] else None)
 
 
 def _addcdiv_back(ctx, g):
-    v = ctx.attrs[0]
-    return (g if ctx.needs[0] else None, g * v / ctx.input(2) if ctx.needs[1] else None,
-            (g * -v) * ctx.input(1) / ctx.input(2).square() if ctx.needs[2] else None)
+    v = _cj(ctx.attrs[0])
+    return (g if ctx.needs[0] else None, g * v / _cj(ctx.input(2)) if ctx.needs[1] else None,
+            (g * -v) * _cj(ctx.input(1)) / _cj(ctx.input(2).square()) if ctx.needs[2] else None)
 
 
 pointwise_op("addcmul", _addc_kernel(np.multiply), _addcmul_back,
@@ -238,6 +240,9 @@ pointwise_op("addcdiv", _addc_kernel(np.true_divide), _addcdiv_back,
   needs={"tensor1": ("tensor2",), "tensor2": ("tensor1", "tensor2")},
   inputs=("input", "tensor1", "tensor2"), attrs=(("value", 1),), check=_check_addc,
   doc="input + value * tensor1 / tensor2, elementwise with broadcasting.")
+for _n in ("addcmul", "addcdiv"):   # Note [Complex autograd]; tests/test_complex_autograd2.py
+    registry.OPS[_n].complex_grad = True
+del _n
 
 
 # ---------------------------------------------------------------- clamp_min, clamp_max
