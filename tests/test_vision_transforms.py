@@ -188,6 +188,14 @@ def test_functional_tensor(fn, args):
     _close(getattr(TF, fn)(ours, *args), getattr(PT.functional, fn)(theirs, *args))
 
 
+@pytest.mark.parametrize("args", [(30,), (-75, "bilinear"), (40, "nearest", True),
+                                  (20, "bilinear", True, None, (0.1, 0.5, 0.9)),
+                                  (33, "nearest", False, (4, 5), 0.3), (90,), (180, "bilinear")])
+def test_rotate_tensor(args):
+    ours, theirs = _chw()
+    _close(TF.rotate(ours, *args), PT.functional.rotate(theirs, *args))
+
+
 def test_adjust_tensor_one_channel():
     ours, theirs = _chw(c=1)
     for fn, f in [("adjust_brightness", 1.3), ("adjust_contrast", 0.6),
@@ -272,6 +280,15 @@ def test_colour_numpy_against_numpy_formulas():
     gray = np.clip(np.rint(af @ np.array([0.299, 0.587, 0.114])), 0, 255).astype(np.uint8)
     np.testing.assert_array_equal(TF.to_grayscale(a)[:, :, 0], gray)
     assert TF.to_grayscale(a, 3).shape == a.shape
+    # saturation: Paddle's OpenCV path draws its blend weight from NumPy's generator and
+    # reads the channels as BGR
+    np.random.seed(7)
+    alpha = np.random.uniform(0.4, 1.6)
+    x = a.astype(np.float32)
+    grey = (x[..., 2] * 0.299 + x[..., 1] * 0.587 + x[..., 0] * 0.114)[..., None]
+    np.random.seed(7)
+    np.testing.assert_array_equal(TF.adjust_saturation(a, 0.6),
+                                  np.clip(x * alpha + grey * (1 - alpha), 0, 255).astype(np.uint8))
     # hue through PIL's HSV with the channels read as BGR (Paddle's OpenCV path)
     bgr_img = PIL_Image.fromarray(np.ascontiguousarray(a[..., ::-1]))
     ref = np.asarray(PT.functional.adjust_hue(bgr_img, 0.25))[..., ::-1]
@@ -315,7 +332,7 @@ def test_random_transforms_seeded_pil(case):
         _same_pil(a, theirs(img))
 
 
-@pytest.mark.parametrize("case", [0, 1, 2, 3, 5, 6, 8, 9, 10, 11, 12])
+@pytest.mark.parametrize("case", [0, 1, 2, 3, 5, 6, 8, 9, 10, 11, 12, 13, 14])
 def test_random_transforms_seeded_tensor(case):
     ours_img, theirs_img = _chw(20, 30)
     ours, theirs = RANDOM_CASES[case](T), RANDOM_CASES[case](PT)
@@ -381,7 +398,7 @@ def test_errors():
     with pytest.raises(ValueError, match="larger than the image"):
         T.RandomCrop(50)(_pil())
     with pytest.raises(TypeError):
-        TF.rotate(_chw()[0], 10)
+        TF.rotate(_rgb(), 10)
     with pytest.raises(ValueError):
         T.BrightnessTransform(-1)
     x = _chw()[0]

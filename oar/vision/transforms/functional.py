@@ -297,19 +297,77 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
 
 def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, center=None,
            fill=0):
-    """Rotate counter-clockwise by angle degrees (PIL images only in oar)."""
+    """Rotate counter-clockwise by angle degrees about center (default: the image centre);
+    expand=True grows the output to hold the whole rotated image. PIL images and Tensors
+    (NumPy arrays: Paddle uses OpenCV's warpAffine, which oar does not have)."""
     kind = _kind(img, "rotate")
-    if kind != "pil":
-        raise ArgTypeError("rotate: oar rotates PIL images only; convert the array or Tensor "
-                           "with PIL.Image.fromarray first")
     if isinstance(center, list):
         center = tuple(center)
     if isinstance(fill, list):
         fill = tuple(fill)
+    if kind == "tensor":
+        return _rotate_tensor(img, angle, interpolation, expand, center, fill)
+    if kind != "pil":
+        raise ArgTypeError("rotate: oar rotates PIL images and Tensors, not NumPy arrays; "
+                           "convert with PIL.Image.fromarray or oar.to_tensor first")
     if isinstance(fill, int):
         fill = (fill,) * 3
     return img.rotate(angle, _pil_resample(interpolation, "rotate"), expand, center,
                       fillcolor=fill)
+
+
+def _rotate_tensor(img, angle, interpolation, expand, center, fill):
+    """Tensor rotation as Paddle does it: an inverse-mapping grid in pixel units about the
+    image centre (float32), sampled by grid_sample (align_corners=False, zero padding);
+    a channel of ones sampled alongside marks the pixels that came from inside the image,
+    and the rest get `fill` (nearest: where that mask < 0.5; otherwise blended by it)."""
+    _check_tensor(img, "rotate")
+    if interpolation not in ("nearest", "bilinear"):
+        raise ArgValueError(f"rotate: interpolation for a Tensor must be 'nearest' or "
+                            f"'bilinear'; got {interpolation!r}")
+    from ... import concat, ones, to_tensor as _to_tensor
+    from ...nn import functional as NF
+    batched = img.ndim == 4
+    x = img if batched else img.unsqueeze(0)
+    h, w = x.shape[-2], x.shape[-1]
+    rad = math.radians(-angle % 360)
+    c, s = math.cos(rad), math.sin(rad)
+    cx, cy = (0.0, 0.0) if center is None else (center[0] - 0.5 * w, center[1] - 0.5 * h)
+    m = np.array([[c, s, 0.0], [-s, c, 0.0]], dtype=np.float32)
+    m[0, 2] = np.float32(m[0, 0] * -cx + m[0, 1] * -cy + cx)
+    m[1, 2] = np.float32(m[1, 0] * -cx + m[1, 1] * -cy + cy)
+    if expand:
+        corners = np.array([[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0],
+                            [0.5 * w, 0.5 * h, 1.0], [0.5 * w, -0.5 * h, 1.0]], np.float32)
+        pos = corners @ m.T
+        size = np.ceil(pos.max(axis=0)) - np.floor(pos.min(axis=0))
+        ow, oh = int(size[0]), int(size[1])
+    else:
+        ow, oh = w, h
+    xs = np.linspace(-ow * 0.5 + 0.5, ow * 0.5 - 0.5, ow, dtype=np.float32)
+    ys = np.linspace(-oh * 0.5 + 0.5, oh * 0.5 - 0.5, oh, dtype=np.float32)
+    base = np.stack([np.broadcast_to(xs, (oh, ow)), np.broadcast_to(ys[:, None], (oh, ow)),
+                     np.ones((oh, ow), np.float32)], axis=-1)
+    grid = (base.reshape(-1, 3) @ (m.T / np.array([0.5 * w, 0.5 * h], np.float32)))
+    grid = np.broadcast_to(grid.reshape(1, oh, ow, 2), (x.shape[0], oh, ow, 2))
+    grid = _to_tensor(np.ascontiguousarray(grid)).astype(x.dtype)
+    if fill is None:
+        out = NF.grid_sample(x, grid, mode=interpolation, padding_mode="zeros",
+                             align_corners=False)
+    else:
+        marked = concat([x, ones([x.shape[0], 1, h, w], dtype=x.dtype)], axis=1)
+        out = NF.grid_sample(marked, grid, mode=interpolation, padding_mode="zeros",
+                             align_corners=False)
+        mask = out[:, -1:, :, :].tile([1, x.shape[1], 1, 1])
+        out = out[:, :-1, :, :]
+        nfill = len(fill) if isinstance(fill, (tuple, list)) else 1
+        fill_img = _to_tensor(fill).reshape((1, nfill, 1, 1)).astype(x.dtype).expand_as(out)
+        if interpolation == "nearest":
+            outside = (mask < 0.5).astype(x.dtype)
+            out = out * (1.0 - outside) + outside * fill_img
+        else:
+            out = out * mask + (1.0 - mask) * fill_img
+    return out if batched else out.squeeze(0)
 
 
 # --------------------------------------------------------------------------- colour
