@@ -2764,3 +2764,7 @@ row("oar.vander: a 2-D input", RuntimeError,
     lambda e: oar.vander(e.x), lambda t, e: t.vander(e.x))
 row("F.gumbel_softmax: temperature 0", ValueError,   # Paddle's class; torch returns NaN
     lambda e: F.gumbel_softmax(e.x, temperature=0))
+row("F.label_smooth: epsilon outside [0, 1]", ValueError,   # Paddle-only: Paddle's class
+    lambda e: F.label_smooth(e.x, epsilon=1.5))
+row("F.sequence_mask: a string maxlen", RuntimeError,   # Paddle-only: Paddle's class
+    lambda e: F.sequence_mask(oar.to_tensor([1, 2]), "a"))

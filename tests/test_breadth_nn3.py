@@ -370,3 +370,48 @@ def test_gumbel_softmax_errors():
         torch.nn.functional.gumbel_softmax(torch.ones(2, 3), dim=2)
     with pytest.raises(IndexError):
         ot.nn.functional.gumbel_softmax(ot.ones(2, 3), dim=2)
+
+
+# ============================================================ label_smooth, sequence_mask
+@pytest.mark.parametrize("prior,eps", [(False, 0.1), (True, 0.25), (False, 0.0), (True, 1.0)])
+def test_paddle_label_smooth_float64(prior, eps):
+    lab = np.eye(4)[RNG.integers(0, 4, (2, 3))].astype("float64")   # [2, 3, 4] one-hot
+    pr = RNG.random((1, 4))
+    pr /= pr.sum()
+    pl = paddle.to_tensor(lab, stop_gradient=False)
+    pp = paddle.to_tensor(pr, stop_gradient=False)
+    base, ol = _nc(_pd_leaf, lab)
+    op_ = _pd_leaf(pr)
+    g = _data((2, 3, 4))
+    py = paddle.nn.functional.label_smooth(pl, pp if prior else None, eps)
+    oy = oar.nn.functional.label_smooth(ol, op_ if prior else None, eps)
+    (py * paddle.to_tensor(g)).sum().backward()
+    (oy * oar.to_tensor(g)).sum().backward()
+    _close(oy.numpy(), py.numpy(), 1e-12)
+    _close(base.grad.numpy().swapaxes(-1, -2), pl.grad.numpy(), 1e-12)
+    if prior:   # paddle's backward gives prior_dist no gradient
+        assert op_.grad is None and pp.grad is None
+
+
+def test_label_smooth_errors():
+    for mod in (oar, paddle):
+        with pytest.raises(ValueError):
+            mod.nn.functional.label_smooth(mod.to_tensor([[0.0, 1.0]]), epsilon=1.5)
+        with pytest.raises(RuntimeError):
+            mod.nn.functional.label_smooth(mod.to_tensor([[0, 1]]))
+        with pytest.raises(RuntimeError):
+            mod.nn.functional.sequence_mask(mod.to_tensor([1, 2]), "a")
+
+
+@pytest.mark.parametrize("x,maxlen,dtype", [
+    ([2, 0, 3], 4, "int64"), ([[2], [1]], None, "float32"), ([2, 1], 1, "bool"),
+    ([2.0, 1.0], None, "int32"), ([2, -1], None, "int64"), ([[3, 1], [0, 2]], "t", "float64"),
+    ([1, 2], -1, "int64"), ([1, 3], 2.5, "int64")])
+def test_paddle_sequence_mask_matches_paddle(x, maxlen, dtype):
+    kw = {"dtype": dtype}
+    ml = (lambda m: m.to_tensor(3)) if maxlen == "t" else (lambda m: maxlen)
+    py = paddle.nn.functional.sequence_mask(paddle.to_tensor(x), ml(paddle), **kw)
+    oy = oar.nn.functional.sequence_mask(oar.to_tensor(x), ml(oar), **kw)
+    assert oy.dtype.name == str(py.dtype).replace("paddle.", "")
+    assert oy.stop_gradient and py.stop_gradient
+    np.testing.assert_array_equal(oy.numpy(), py.numpy())

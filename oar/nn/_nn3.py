@@ -195,3 +195,55 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     axis; hard: its one-hot, whose gradient is zero as in Paddle (Note [Gumbel softmax per
     door])."""
     return gumbel_softmax_core(x, temperature, hard, axis, "gumbel_softmax", False)
+
+
+# ------------------------------------------------------------------- Paddle's label helpers
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """Paddle's F.label_smooth: (1 - epsilon) * label + epsilon * prior_dist, prior_dist the
+    uniform 1 / num_classes (label's last size) when None; the gradient reaches label only."""
+    from ..ops import args as _args
+    _tensor(label, "label_smooth", "label")
+    _tensor(prior_dist, "label_smooth", "prior_dist", none=True)
+    epsilon = _args.number(epsilon, "label_smooth", "epsilon", allow_bool=False)
+    if not 0.0 <= epsilon <= 1.0:
+        raise ArgValueError("The value of epsilon must be between 0 and 1 (label_smooth got "
+                            f"epsilon={epsilon})")
+    if not label.dtype.is_floating_point:
+        raise ArgTypeError(f"label_smooth(): label must be a floating point tensor (one-hot "
+                           f"probabilities), got {label.dtype.name}. Fix: "
+                           "label.astype('float32')")
+    if not label.shape:
+        raise ArgValueError("label_smooth(): label must have a class dimension, got a 0-d tensor")
+    import numpy as np
+    # Paddle keeps epsilon as a float32 attribute and forms 1 - epsilon in float32
+    keep = float(np.float32(1.0) - np.float32(epsilon))
+    epsilon = float(np.float32(epsilon))
+    if prior_dist is None:
+        return label * keep + epsilon / label.shape[-1]
+    # Paddle's backward gives prior_dist no gradient (its kernel has none), so neither do we
+    return label * keep + prior_dist.detach() * epsilon
+
+
+def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+    """Paddle's F.sequence_mask: mask[..., j] = j < x[...] for j < maxlen (default: the largest
+    length), of dtype; shape x.shape + [maxlen]. No gradient."""
+    import numpy as np
+    from .. import dtypes as _dt
+    from ..ops import args as _args
+    from ..tensor import wrap_as
+    _tensor(x, "sequence_mask", "x")
+    if isinstance(maxlen, Tensor):
+        if maxlen.size != 1:
+            raise ArgValueError(f"sequence_mask(): maxlen must hold one value, got shape "
+                                f"{_c.shape_str(tuple(maxlen.shape))}")
+        maxlen = int(maxlen._data.reshape(()))
+    dt = _dt.as_dtype(dtype)
+    a = x._data
+    if isinstance(maxlen, float) and maxlen == maxlen and abs(maxlen) != float("inf"):
+        maxlen = int(maxlen)                 # Paddle truncates a float maxlen
+    if maxlen is not None:
+        maxlen = _args.integer(maxlen, "sequence_mask", "maxlen")
+    if maxlen is None or maxlen < 0:         # Paddle: a negative maxlen means the default
+        maxlen = max(int(a.max()), 0) if a.size else 0
+    mask = np.arange(maxlen) < np.asarray(a)[..., None]
+    return wrap_as(type(x), np.ascontiguousarray(mask.astype(dt.np)))

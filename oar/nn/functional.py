@@ -1621,3 +1621,5 @@ from ._nn3 import pdist  # noqa: F401,E402
 __all__ += ["pdist"]
 from ._nn3 import gumbel_softmax  # noqa: F401,E402
 __all__ += ["gumbel_softmax"]
+from ._nn3 import label_smooth, sequence_mask  # noqa: F401,E402
+__all__ += ["label_smooth", "sequence_mask"]
