@@ -2768,3 +2768,5 @@ row("F.label_smooth: epsilon outside [0, 1]", ValueError,   # Paddle-only: Paddl
     lambda e: F.label_smooth(e.x, epsilon=1.5))
 row("F.sequence_mask: a string maxlen", RuntimeError,   # Paddle-only: Paddle's class
     lambda e: F.sequence_mask(oar.to_tensor([1, 2]), "a"))
+row("F.sigmoid_focal_loss: a 2-D normalizer", ValueError,   # Paddle-only: Paddle's class
+    lambda e: F.sigmoid_focal_loss(e.x, e.x, oar.ones([1, 1])))

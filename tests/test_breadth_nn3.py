@@ -415,3 +415,38 @@ def test_paddle_sequence_mask_matches_paddle(x, maxlen, dtype):
     assert oy.dtype.name == str(py.dtype).replace("paddle.", "")
     assert oy.stop_gradient and py.stop_gradient
     np.testing.assert_array_equal(oy.numpy(), py.numpy())
+
+
+# ====================================================================== sigmoid_focal_loss
+@pytest.mark.parametrize("reduction,norm,alpha,gamma", [
+    ("sum", False, 0.25, 2.0), ("mean", True, 0.5, 0.0), ("none", True, 0.1, 1.5),
+    ("none", False, 0.25, 3.0)])
+def test_paddle_sigmoid_focal_loss_float64(reduction, norm, alpha, gamma):
+    x = _data((3, 4)) * 2
+    lab = RNG.integers(0, 2, (3, 4)).astype("float64")
+    nv = np.array([2.5])
+    px = paddle.to_tensor(x, stop_gradient=False)
+    pn = paddle.to_tensor(nv, stop_gradient=False)
+    base, ox = _nc(_pd_leaf, x)
+    on = _pd_leaf(nv)
+    kw = {"alpha": alpha, "gamma": gamma, "reduction": reduction}
+    py = paddle.nn.functional.sigmoid_focal_loss(px, paddle.to_tensor(lab),
+                                                 pn if norm else None, **kw)
+    oy = oar.nn.functional.sigmoid_focal_loss(ox, oar.to_tensor(lab), on if norm else None, **kw)
+    g = _data(tuple(py.shape))
+    (py * paddle.to_tensor(g)).sum().backward()
+    (oy * oar.to_tensor(g)).sum().backward()
+    assert list(oy.shape) == list(py.shape)
+    _close(oy.numpy(), py.numpy(), 1e-12)
+    _close(base.grad.numpy().T, px.grad.numpy(), 1e-12)
+    if norm:
+        _close(on.grad.numpy(), pn.grad.numpy(), 1e-12)
+
+
+def test_sigmoid_focal_loss_errors():
+    for mod in (oar, paddle):
+        x = mod.to_tensor([[0.5, -1.0]])
+        with pytest.raises(ValueError):
+            mod.nn.functional.sigmoid_focal_loss(x, x, reduction="max")
+        with pytest.raises(ValueError):
+            mod.nn.functional.sigmoid_focal_loss(x, x, mod.to_tensor([[1.0]]))

@@ -247,3 +247,43 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
         maxlen = max(int(a.max()), 0) if a.size else 0
     mask = np.arange(maxlen) < np.asarray(a)[..., None]
     return wrap_as(type(x), np.ascontiguousarray(mask.astype(dt.np)))
+
+
+def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
+                       name=None):
+    """Paddle's F.sigmoid_focal_loss: alpha_t * (1 - p_t) ** gamma * BCE-with-logits, divided
+    by normalizer when given, then reduced ('sum' by default), in Paddle's order of operations."""
+    from ..ops import args as _args
+    from . import functional as F
+    op = "sigmoid_focal_loss"
+    _tensor(logit, op, "logit")
+    _tensor(label, op, "label")
+    _tensor(normalizer, op, "normalizer", none=True)
+    if reduction not in ("sum", "mean", "none"):
+        raise ArgValueError("The value of 'reduction' in sigmoid_focal_loss should be 'sum', "
+                            f"'mean' or 'none', but received {reduction}, which is not allowed.")
+    for t, n in ((logit, "logit"), (label, "label")) + (
+            ((normalizer, "normalizer"),) if normalizer is not None else ()):
+        if t.dtype.name not in ("float32", "float64"):
+            raise ArgTypeError(f"{op}(): {n} must be float32 or float64, got {t.dtype.name}")
+    if normalizer is not None and len(normalizer.shape) > 1:
+        raise ArgValueError("Expected zero or one dimension of normalizer in sigmoid_focal_loss "
+                            f"but got {len(normalizer.shape)}.")
+    if tuple(logit.shape) != tuple(label.shape):
+        raise ArgValueError(f"{op}(): logit {_c.shape_str(tuple(logit.shape))} and label "
+                            f"{_c.shape_str(tuple(label.shape))} must have one shape")
+    alpha = _args.number(alpha, op, "alpha", allow_bool=False)
+    gamma = _args.number(gamma, op, "gamma", allow_bool=False)
+    loss = F.binary_cross_entropy_with_logits(logit, label, reduction="none")
+    pred = F.sigmoid(logit)
+    p_t = pred * label + (1 - pred) * (1 - label)
+    alpha_t = label * alpha + (1 - label) * (1 - alpha)
+    loss = alpha_t * loss
+    loss = _FN["pow"](1 - p_t, gamma) * loss
+    if normalizer is not None:
+        loss = loss / normalizer
+    if reduction == "sum":
+        return _FN["sum"](loss)
+    if reduction == "mean":
+        return _FN["mean"](loss)
+    return loss

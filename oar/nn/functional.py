@@ -1623,3 +1623,5 @@ from ._nn3 import gumbel_softmax  # noqa: F401,E402
 __all__ += ["gumbel_softmax"]
 from ._nn3 import label_smooth, sequence_mask  # noqa: F401,E402
 __all__ += ["label_smooth", "sequence_mask"]
+from ._nn3 import sigmoid_focal_loss  # noqa: F401,E402
+__all__ += ["sigmoid_focal_loss"]
