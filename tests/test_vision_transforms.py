@@ -53,8 +53,7 @@ def _close(ours, theirs, atol=1e-5):
 def test_import_paths_and_names():
     assert oar.vision.transforms is T
     assert set(T.__all__) <= set(dir(T))
-    missing = {"RandomAffine", "RandomPerspective", "RandomErasing", "affine", "perspective",
-               "erase"}
+    missing = {"RandomPerspective", "perspective"}
     assert set(PT.__all__) - set(T.__all__) == missing
 
 
@@ -196,6 +195,29 @@ def test_rotate_tensor(args):
     _close(TF.rotate(ours, *args), PT.functional.rotate(theirs, *args))
 
 
+AFFINE_ARGS = [(30, (0, 0), 1.0, 0.0), (-20, (2, -3), 0.8, 10.0, "bilinear"),
+               (15, [1, 1], 1.3, [5.0, -8.0], "nearest", 0, [4, 6]), (0, (3, 2), 1.0, [12.0])]
+
+
+@pytest.mark.parametrize("args", AFFINE_ARGS)
+def test_affine_pil_and_tensor(args):
+    img = _pil()
+    _same_pil(TF.affine(img, *args), PT.functional.affine(img, *args))
+    ours, theirs = _chw()
+    _close(TF.affine(ours, *args), PT.functional.affine(theirs, *args))
+
+
+def test_erase():
+    ours, theirs = _chw()
+    v = np.float32(0.25)
+    _close(TF.erase(ours, 2, 3, 4, 5, oar.to_tensor(v)), PT.functional.erase(theirs, 2, 3, 4, 5, paddle.to_tensor(v)))
+    a = _rgb()
+    np.testing.assert_array_equal(TF.erase(a, 1, 2, 3, 4, 7), PT.functional.erase(a, 1, 2, 3, 4, 7))
+    _same_pil(TF.erase(_pil(), 1, 2, 3, 4, 9), PT.functional.erase(_pil(), 1, 2, 3, 4, 9))
+    x = ours.clone()
+    assert TF.erase(x, 0, 0, 1, 1, oar.to_tensor(v), inplace=True) is x
+
+
 def test_adjust_tensor_one_channel():
     ours, theirs = _chw(c=1)
     for fn, f in [("adjust_brightness", 1.3), ("adjust_contrast", 0.6),
@@ -318,6 +340,10 @@ RANDOM_CASES = [
     lambda M: M.ColorJitter(0.4, 0.4, 0.4, 0.2),
     lambda M: M.RandomRotation(40),
     lambda M: M.RandomRotation((-20, 60), interpolation="bilinear", expand=True, fill=5),
+    lambda M: M.RandomAffine(20, translate=(0.1, 0.2), scale=(0.8, 1.2), shear=(-5, 5, -3, 3)),
+    lambda M: M.RandomAffine((-10, 30), shear=8, interpolation="bilinear", fill=3),
+    lambda M: M.RandomErasing(0.7, value=(10, 20, 30)),
+    lambda M: M.RandomErasing(0.7, scale=(0.2, 0.5), value=5),
 ]
 
 
@@ -332,7 +358,7 @@ def test_random_transforms_seeded_pil(case):
         _same_pil(a, theirs(img))
 
 
-@pytest.mark.parametrize("case", [0, 1, 2, 3, 5, 6, 8, 9, 10, 11, 12, 13, 14])
+@pytest.mark.parametrize("case", [0, 1, 2, 3, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
 def test_random_transforms_seeded_tensor(case):
     ours_img, theirs_img = _chw(20, 30)
     ours, theirs = RANDOM_CASES[case](T), RANDOM_CASES[case](PT)

@@ -26,7 +26,7 @@ from ...autograd.errors import ArgTypeError, ArgValueError
 __all__ = [
     "to_tensor", "hflip", "vflip", "resize", "pad", "rotate", "to_grayscale", "crop",
     "center_crop", "adjust_brightness", "adjust_contrast", "adjust_saturation",
-    "adjust_hue", "normalize",
+    "adjust_hue", "normalize", "affine", "erase",
 ]
 
 _PIL_RESAMPLE = ("nearest", "bilinear", "bicubic", "box", "lanczos", "hamming")
@@ -316,34 +316,13 @@ def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, cen
                       fillcolor=fill)
 
 
-def _rotate_tensor(img, angle, interpolation, expand, center, fill):
-    """Tensor rotation as Paddle does it: an inverse-mapping grid in pixel units about the
-    image centre (float32), sampled by grid_sample (align_corners=False, zero padding);
-    a channel of ones sampled alongside marks the pixels that came from inside the image,
-    and the rest get `fill` (nearest: where that mask < 0.5; otherwise blended by it)."""
-    _check_tensor(img, "rotate")
-    if interpolation not in ("nearest", "bilinear"):
-        raise ArgValueError(f"rotate: interpolation for a Tensor must be 'nearest' or "
-                            f"'bilinear'; got {interpolation!r}")
+def _warp(x, m, ow, oh, interpolation, fill):
+    """Sample NCHW x at the inverse map m (2 x 3, float32, pixel units about the centre)
+    of each output pixel centre of an oh x ow image (Note [Image kinds in vision
+    transforms]: Tensor rotate and affine share it)."""
     from ... import concat, ones, to_tensor as _to_tensor
     from ...nn import functional as NF
-    batched = img.ndim == 4
-    x = img if batched else img.unsqueeze(0)
     h, w = x.shape[-2], x.shape[-1]
-    rad = math.radians(-angle % 360)
-    c, s = math.cos(rad), math.sin(rad)
-    cx, cy = (0.0, 0.0) if center is None else (center[0] - 0.5 * w, center[1] - 0.5 * h)
-    m = np.array([[c, s, 0.0], [-s, c, 0.0]], dtype=np.float32)
-    m[0, 2] = np.float32(m[0, 0] * -cx + m[0, 1] * -cy + cx)
-    m[1, 2] = np.float32(m[1, 0] * -cx + m[1, 1] * -cy + cy)
-    if expand:
-        corners = np.array([[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0],
-                            [0.5 * w, 0.5 * h, 1.0], [0.5 * w, -0.5 * h, 1.0]], np.float32)
-        pos = corners @ m.T
-        size = np.ceil(pos.max(axis=0)) - np.floor(pos.min(axis=0))
-        ow, oh = int(size[0]), int(size[1])
-    else:
-        ow, oh = w, h
     xs = np.linspace(-ow * 0.5 + 0.5, ow * 0.5 - 0.5, ow, dtype=np.float32)
     ys = np.linspace(-oh * 0.5 + 0.5, oh * 0.5 - 0.5, oh, dtype=np.float32)
     base = np.stack([np.broadcast_to(xs, (oh, ow)), np.broadcast_to(ys[:, None], (oh, ow)),
@@ -367,7 +346,124 @@ def _rotate_tensor(img, angle, interpolation, expand, center, fill):
             out = out * (1.0 - outside) + outside * fill_img
         else:
             out = out * mask + (1.0 - mask) * fill_img
+    return out
+
+
+def _rotate_tensor(img, angle, interpolation, expand, center, fill):
+    """Tensor rotation as Paddle does it: an inverse-mapping grid in pixel units about the
+    image centre (float32), sampled by grid_sample (align_corners=False, zero padding);
+    a channel of ones sampled alongside marks the pixels that came from inside the image,
+    and the rest get `fill` (nearest: where that mask < 0.5; otherwise blended by it)."""
+    _check_tensor(img, "rotate")
+    if interpolation not in ("nearest", "bilinear"):
+        raise ArgValueError(f"rotate: interpolation for a Tensor must be 'nearest' or "
+                            f"'bilinear'; got {interpolation!r}")
+    batched = img.ndim == 4
+    x = img if batched else img.unsqueeze(0)
+    h, w = x.shape[-2], x.shape[-1]
+    rad = math.radians(-angle % 360)
+    c, s = math.cos(rad), math.sin(rad)
+    cx, cy = (0.0, 0.0) if center is None else (center[0] - 0.5 * w, center[1] - 0.5 * h)
+    m = np.array([[c, s, 0.0], [-s, c, 0.0]], dtype=np.float32)
+    m[0, 2] = np.float32(m[0, 0] * -cx + m[0, 1] * -cy + cx)
+    m[1, 2] = np.float32(m[1, 0] * -cx + m[1, 1] * -cy + cy)
+    if expand:
+        corners = np.array([[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0],
+                            [0.5 * w, 0.5 * h, 1.0], [0.5 * w, -0.5 * h, 1.0]], np.float32)
+        pos = corners @ m.T
+        size = np.ceil(pos.max(axis=0)) - np.floor(pos.min(axis=0))
+        ow, oh = int(size[0]), int(size[1])
+    else:
+        ow, oh = w, h
+    out = _warp(x, m, ow, oh, interpolation, fill)
     return out if batched else out.squeeze(0)
+
+
+def _inverse_affine(center, angle, translate, scale, shear):
+    """The 2 x 3 inverse of: move to `center`, shear (degrees, x then y), rotate by angle
+    (degrees), scale, move back and translate -- the map from output pixels to input
+    pixels, as Paddle builds it."""
+    rot, sx, sy = math.radians(angle), math.radians(shear[0]), math.radians(shear[1])
+    # forward linear part [[a, b], [c, d]] of rotation * shear
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    # its inverse (determinant 1) divided by scale
+    inv = [d / scale, -b / scale, -c / scale, a / scale]
+    cx, cy = center
+    tx, ty = translate
+    return [inv[0], inv[1], inv[0] * (-cx - tx) + inv[1] * (-cy - ty) + cx,
+            inv[2], inv[3], inv[2] * (-cx - tx) + inv[3] * (-cy - ty) + cy]
+
+
+def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", fill=0,
+           center=None):
+    """Rotate by angle, translate by (tx, ty) pixels, scale and shear (a number: x shear;
+    (sx, sy)) about center (default: the image centre), keeping the image size. PIL
+    images and Tensors (NumPy arrays: Paddle uses OpenCV, which oar does not have)."""
+    kind = _kind(img, "affine")
+    if not isinstance(angle, (int, float)):
+        raise ArgTypeError(f"affine: angle should be an int or a float; got {type(angle).__name__}")
+    if not isinstance(translate, (list, tuple)) or len(translate) != 2:
+        raise ArgValueError(f"affine: translate should be a sequence of length 2; got {translate!r}")
+    if scale <= 0.0:
+        raise ArgValueError(f"affine: scale should be positive; got {scale}")
+    if isinstance(shear, numbers.Number):
+        shear = [shear, 0.0]
+    if not isinstance(shear, (list, tuple)) or len(shear) not in (1, 2):
+        raise ArgValueError(f"affine: shear should be a number or a sequence of two values; "
+                            f"got {shear!r}")
+    shear = [shear[0], shear[0]] if len(shear) == 1 else list(shear)
+    if center is not None and not isinstance(center, (list, tuple)):
+        raise ArgTypeError(f"affine: center should be a sequence; got {center!r}")
+    if kind == "pil":
+        w, h = img.size
+        center = [w * 0.5, h * 0.5] if center is None else center
+        m = _inverse_affine(center, float(angle), translate, scale, shear)
+        if isinstance(fill, int):
+            fill = (fill,) * 3
+        # Paddle hands fill to Pillow's `fill` argument (a mesh option), not `fillcolor`:
+        # the area outside a PIL image stays black whatever fill is; kept for exactness.
+        return img.transform(img.size, _pil().Transform.AFFINE, m,
+                             _pil_resample(interpolation, "affine"), fill)
+    if kind != "tensor":
+        raise ArgTypeError("affine: oar transforms PIL images and Tensors, not NumPy arrays; "
+                           "convert with PIL.Image.fromarray or oar.to_tensor first")
+    _check_tensor(img, "affine")
+    if interpolation not in ("nearest", "bilinear"):
+        raise ArgValueError(f"affine: interpolation for a Tensor must be 'nearest' or "
+                            f"'bilinear'; got {interpolation!r}")
+    cf = [0.0, 0.0]
+    if center is not None:
+        # Paddle measures a Tensor's centre offset against (shape[-2], shape[-1]) as (x, y)
+        cf = [float(center[0]) - img.shape[-2] * 0.5, float(center[1]) - img.shape[-1] * 0.5]
+    m = np.array(_inverse_affine(cf, float(angle), [float(t) for t in translate], scale, shear),
+                 dtype=np.float32).reshape(2, 3)
+    if isinstance(fill, int):
+        fill = (fill,) * 3
+    batched = img.ndim == 4
+    x = img if batched else img.unsqueeze(0)
+    out = _warp(x, m, x.shape[-1], x.shape[-2], interpolation, fill)
+    return out if batched else out.squeeze(0)
+
+
+def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
+    """Set the h x w box at (i, j) to v (a Tensor or array broadcast into the box); a copy
+    unless inplace."""
+    kind = _kind(img, "erase")
+    if kind == "tensor":
+        _check_tensor(img, "erase")
+        out = img if inplace else img.clone()
+        out[..., i:i + h, j:j + w] = v
+        return out
+    if kind == "pil":
+        arr = np.array(img, dtype=np.uint8)
+        arr[i:i + h, j:j + w, ...] = v
+        return _pil().fromarray(arr, "RGB")
+    out = img if inplace else img.copy()
+    out[i:i + h, j:j + w, ...] = v
+    return out
 
 
 # --------------------------------------------------------------------------- colour

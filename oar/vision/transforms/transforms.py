@@ -24,6 +24,7 @@ __all__ = [
     "RandomHorizontalFlip", "RandomVerticalFlip", "Transpose", "Normalize",
     "BrightnessTransform", "SaturationTransform", "ContrastTransform", "HueTransform",
     "ColorJitter", "RandomCrop", "Pad", "RandomRotation", "Grayscale", "ToTensor",
+    "RandomAffine", "RandomErasing",
 ]
 
 
@@ -395,3 +396,112 @@ class Grayscale(BaseTransform):
 
     def _apply_image(self, img):
         return F.to_grayscale(img, self.num_output_channels)
+
+
+def _angle_range(x, name, sizes=(2,)):
+    if isinstance(x, numbers.Number):
+        if x < 0:
+            raise ArgValueError(f"If {name} is a single number, it must be positive.")
+        return [-float(x), float(x)]
+    if not isinstance(x, Sequence) or len(x) not in sizes:
+        raise ArgValueError(f"{name} should be a number or a sequence of length "
+                            f"{' or '.join(map(str, sizes))}; got {x!r}")
+    return [float(d) for d in x]
+
+
+class RandomAffine(BaseTransform):
+    """Random rotation, translation (fractions of the size), scale and shear
+    (Note [Randomness of vision transforms])."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation="nearest",
+                 fill=0, center=None, keys=None):
+        self.degrees = _angle_range(degrees, "degrees")
+        super().__init__(keys)
+        if interpolation not in ("nearest", "bilinear", "bicubic"):
+            raise ArgValueError(f"RandomAffine: interpolation should be nearest, bilinear or "
+                                f"bicubic; got {interpolation!r}")
+        self.interpolation = interpolation
+        if translate is not None and (len(translate) != 2
+                                      or not all(0.0 <= t <= 1.0 for t in translate)):
+            raise ArgValueError(f"translation values should be two numbers between 0 and 1; "
+                                f"got {translate!r}")
+        self.translate = translate
+        if scale is not None and (len(scale) != 2 or not all(s > 0 for s in scale)):
+            raise ArgValueError(f"scale values should be two positive numbers; got {scale!r}")
+        self.scale = scale
+        self.shear = None if shear is None else _angle_range(shear, "shear", (2, 4))
+        self.fill = 0 if fill is None else fill
+        self.center = center
+
+    def _apply_image(self, img):
+        w, h = _image_size(img)
+        angle = random.uniform(self.degrees[0], self.degrees[1])
+        if self.translate is not None:
+            dx, dy = float(self.translate[0] * w), float(self.translate[1] * h)
+            shift = (int(random.uniform(-dx, dx)), int(random.uniform(-dy, dy)))
+        else:
+            shift = (0, 0)
+        scale = 1.0 if self.scale is None else random.uniform(self.scale[0], self.scale[1])
+        shear = [0.0, 0.0]
+        if self.shear is not None:
+            shear[0] = random.uniform(self.shear[0], self.shear[1])
+            if len(self.shear) == 4:
+                shear[1] = random.uniform(self.shear[2], self.shear[3])
+        return F.affine(img, angle, shift, scale, tuple(shear), interpolation=self.interpolation,
+                        fill=self.fill, center=self.center)
+
+
+class RandomErasing(BaseTransform):
+    """With probability prob, set a random box (area fraction in scale, aspect ratio in
+    ratio, log uniform) to value (a number, one value per channel, or 'random' for
+    normal noise) (Note [Randomness of vision transforms])."""
+
+    def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False,
+                 keys=None):
+        super().__init__(keys)
+        if not (isinstance(scale, (tuple, list)) and 0 <= scale[0] <= scale[1] <= 1):
+            raise ArgValueError(f"RandomErasing: scale should be (min, max) within [0, 1]; got {scale!r}")
+        if not (isinstance(ratio, (tuple, list)) and 0 <= ratio[0] <= ratio[1]):
+            raise ArgValueError(f"RandomErasing: ratio should be (min, max); got {ratio!r}")
+        if not 0 <= prob <= 1:
+            raise ArgValueError(f"RandomErasing: the probability should be in [0, 1]; got {prob}")
+        if isinstance(value, str) and value != "random":
+            raise ArgValueError("value must be 'random' when type is str")
+        if not isinstance(value, (numbers.Number, str, tuple, list)):
+            raise ArgTypeError(f"RandomErasing: value should be a number, a sequence or "
+                               f"'random'; got {value!r}")
+        self.prob, self.scale, self.ratio, self.value, self.inplace = prob, scale, ratio, value, inplace
+
+    def _box(self, img, value):
+        if F._is_tensor_image(img):
+            c, h, w = img.shape[-3:]
+        else:
+            h, w, c = np.asarray(img).shape[-3:]
+        log_ratio = np.log(self.ratio)
+        for _ in range(10):
+            area = np.random.uniform(*self.scale) * h * w
+            aspect = np.exp(np.random.uniform(*log_ratio))
+            eh, ew = int(round(np.sqrt(area * aspect))), int(round(np.sqrt(area / aspect)))
+            if eh >= h or ew >= w:
+                continue
+            if F._is_tensor_image(img):
+                from ... import normal, to_tensor
+                v = (normal(shape=[c, eh, ew]).astype(img.dtype) if value is None
+                     else to_tensor(value, dtype=img.dtype)[:, None, None])
+            elif value is None:
+                v = np.random.normal(size=[eh, ew, c]) * 255
+            else:
+                v = np.array(value)[None, None, :]
+            return np.random.randint(0, h - eh + 1), np.random.randint(0, w - ew + 1), eh, ew, v
+        return 0, 0, h, w, img
+
+    def _apply_image(self, img):
+        if random.random() >= self.prob:
+            return img
+        value = ([self.value] if isinstance(self.value, numbers.Number)
+                 else None if isinstance(self.value, str) else self.value)
+        if value is not None and len(value) not in (1, 3):
+            raise ArgValueError("Value should be a single number or a sequence with length "
+                                "equals to image's channel.")
+        i, j, h, w, v = self._box(img, value)
+        return F.erase(img, i, j, h, w, v, self.inplace)
