@@ -2,7 +2,7 @@
 Note [Randomness of vision transforms])."""
 from . import functional  # noqa: F401
 from .functional import (  # noqa: F401
-    adjust_brightness, adjust_contrast, affine, erase, adjust_hue, adjust_saturation, center_crop, crop,
+    adjust_brightness, adjust_contrast, affine, erase, perspective, adjust_hue, adjust_saturation, center_crop, crop,
     hflip, normalize, pad, resize, rotate, to_grayscale, to_tensor, vflip,
 )
 from .transforms import (  # noqa: F401
@@ -10,6 +10,7 @@ from .transforms import (  # noqa: F401
     Grayscale, HueTransform, Normalize, Pad, RandomCrop, RandomHorizontalFlip,
     RandomResizedCrop, RandomRotation, RandomVerticalFlip, Resize, SaturationTransform,
     ToTensor, Transpose, RandomAffine, RandomErasing,
+    RandomPerspective,
 )
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "to_tensor", "hflip", "vflip", "resize", "pad", "rotate", "to_grayscale", "crop",
     "center_crop", "adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue",
     "normalize", "affine", "erase", "RandomAffine", "RandomErasing",
+    "perspective", "RandomPerspective",
 ]

@@ -26,7 +26,7 @@ from ...autograd.errors import ArgTypeError, ArgValueError
 __all__ = [
     "to_tensor", "hflip", "vflip", "resize", "pad", "rotate", "to_grayscale", "crop",
     "center_crop", "adjust_brightness", "adjust_contrast", "adjust_saturation",
-    "adjust_hue", "normalize", "affine", "erase",
+    "adjust_hue", "normalize", "affine", "erase", "perspective",
 ]
 
 _PIL_RESAMPLE = ("nearest", "bilinear", "bicubic", "box", "lanczos", "hamming")
@@ -316,18 +316,26 @@ def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, cen
                       fillcolor=fill)
 
 
-def _warp(x, m, ow, oh, interpolation, fill):
+def _pixel_centres(ow, oh, offset):
+    """(oh * ow, 3) rows (x, y, 1) of output pixel centres, x and y shifted by offset."""
+    xs = np.linspace(offset[0] + 0.5, offset[0] + ow - 0.5, ow, dtype=np.float32)
+    ys = np.linspace(offset[1] + 0.5, offset[1] + oh - 0.5, oh, dtype=np.float32)
+    base = np.stack([np.broadcast_to(xs, (oh, ow)), np.broadcast_to(ys[:, None], (oh, ow)),
+                     np.ones((oh, ow), np.float32)], axis=-1)
+    return base.reshape(-1, 3)
+
+
+def _warp(x, m, ow, oh, interpolation, fill, grid=None):
     """Sample NCHW x at the inverse map m (2 x 3, float32, pixel units about the centre)
-    of each output pixel centre of an oh x ow image (Note [Image kinds in vision
-    transforms]: Tensor rotate and affine share it)."""
+    of each output pixel centre of an oh x ow image, or at `grid` (normalized, (oh * ow, 2))
+    when given (Note [Image kinds in vision transforms]: Tensor rotate, affine and
+    perspective share it)."""
     from ... import concat, ones, to_tensor as _to_tensor
     from ...nn import functional as NF
     h, w = x.shape[-2], x.shape[-1]
-    xs = np.linspace(-ow * 0.5 + 0.5, ow * 0.5 - 0.5, ow, dtype=np.float32)
-    ys = np.linspace(-oh * 0.5 + 0.5, oh * 0.5 - 0.5, oh, dtype=np.float32)
-    base = np.stack([np.broadcast_to(xs, (oh, ow)), np.broadcast_to(ys[:, None], (oh, ow)),
-                     np.ones((oh, ow), np.float32)], axis=-1)
-    grid = (base.reshape(-1, 3) @ (m.T / np.array([0.5 * w, 0.5 * h], np.float32)))
+    if grid is None:
+        grid = (_pixel_centres(ow, oh, (-ow * 0.5, -oh * 0.5))
+                @ (m.T / np.array([0.5 * w, 0.5 * h], np.float32)))
     grid = np.broadcast_to(grid.reshape(1, oh, ow, 2), (x.shape[0], oh, ow, 2))
     grid = _to_tensor(np.ascontiguousarray(grid)).astype(x.dtype)
     if fill is None:
@@ -445,6 +453,48 @@ def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", 
     batched = img.ndim == 4
     x = img if batched else img.unsqueeze(0)
     out = _warp(x, m, x.shape[-1], x.shape[-2], interpolation, fill)
+    return out if batched else out.squeeze(0)
+
+
+def _perspective_coeffs(startpoints, endpoints):
+    """The 8 coefficients (a, b, c, d, e, f, g, h) of the map from an end point (x, y) back
+    to its start point: ((a x + b y + c) / (g x + h y + 1), (d x + e y + f) / (g x + h y + 1)),
+    fitted by least squares over the point pairs."""
+    rows, rhs = [], []
+    for (x, y), (u, v) in zip(endpoints, startpoints):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        rhs.extend([u, v])
+    return list(np.linalg.lstsq(np.array(rows, np.float64), np.array(rhs, np.float64),
+                                rcond=None)[0])
+
+
+def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fill=0):
+    """Warp so that the four startpoints (corners [x, y]) land on the four endpoints. PIL
+    images and Tensors (NumPy arrays: Paddle uses OpenCV, which oar does not have)."""
+    kind = _kind(img, "perspective")
+    coeffs = _perspective_coeffs(startpoints, endpoints)
+    if kind == "pil":
+        if isinstance(fill, int):
+            fill = (fill,) * 3
+        # as in affine, Paddle's fill reaches Pillow's `fill` argument, not `fillcolor`
+        return img.transform(img.size, _pil().Transform.PERSPECTIVE, coeffs,
+                             _pil_resample(interpolation, "perspective"), fill)
+    if kind != "tensor":
+        raise ArgTypeError("perspective: oar warps PIL images and Tensors, not NumPy arrays; "
+                           "convert with PIL.Image.fromarray or oar.to_tensor first")
+    _check_tensor(img, "perspective")
+    if interpolation not in ("nearest", "bilinear"):
+        raise ArgValueError(f"perspective: interpolation for a Tensor must be 'nearest' or "
+                            f"'bilinear'; got {interpolation!r}")
+    batched = img.ndim == 4
+    x = img if batched else img.unsqueeze(0)
+    oh, ow = x.shape[-2], x.shape[-1]
+    c = np.asarray(coeffs, np.float32)
+    base = _pixel_centres(ow, oh, (0.0, 0.0))
+    num = base @ (c[:6].reshape(2, 3).T / np.array([0.5 * ow, 0.5 * oh], np.float32))
+    den = base @ np.array([[c[6], c[6]], [c[7], c[7]], [1.0, 1.0]], np.float32)
+    out = _warp(x, None, ow, oh, interpolation, fill, grid=num / den - 1.0)
     return out if batched else out.squeeze(0)
 
 

@@ -24,7 +24,7 @@ __all__ = [
     "RandomHorizontalFlip", "RandomVerticalFlip", "Transpose", "Normalize",
     "BrightnessTransform", "SaturationTransform", "ContrastTransform", "HueTransform",
     "ColorJitter", "RandomCrop", "Pad", "RandomRotation", "Grayscale", "ToTensor",
-    "RandomAffine", "RandomErasing",
+    "RandomAffine", "RandomErasing", "RandomPerspective",
 ]
 
 
@@ -505,3 +505,43 @@ class RandomErasing(BaseTransform):
                                 "equals to image's channel.")
         i, j, h, w, v = self._box(img, value)
         return F.erase(img, i, j, h, w, v, self.inplace)
+
+
+class RandomPerspective(BaseTransform):
+    """With probability prob, move each corner inwards by up to distortion_scale of half
+    the size and warp accordingly (Note [Randomness of vision transforms])."""
+
+    def __init__(self, prob=0.5, distortion_scale=0.5, interpolation="nearest", fill=0, keys=None):
+        super().__init__(keys)
+        if not 0 <= prob <= 1:
+            raise ArgValueError(f"RandomPerspective: probability must be in [0, 1]; got {prob}")
+        if not 0 <= distortion_scale <= 1:
+            raise ArgValueError(f"RandomPerspective: distortion_scale must be in [0, 1]; got "
+                                f"{distortion_scale}")
+        if interpolation not in ("nearest", "bilinear", "bicubic"):
+            raise ArgValueError(f"RandomPerspective: interpolation should be nearest, bilinear "
+                                f"or bicubic; got {interpolation!r}")
+        self.prob, self.distortion_scale = prob, distortion_scale
+        self.interpolation, self.fill = interpolation, fill
+
+    def get_params(self, width, height, distortion_scale):
+        """(startpoints, endpoints): the image corners and their random inward moves."""
+        dx, dy = int(distortion_scale * (width // 2)), int(distortion_scale * (height // 2))
+        near_x = lambda: int(random.uniform(0, dx + 1))  # noqa: E731
+        far_x = lambda: int(random.uniform(width - dx - 1, width))  # noqa: E731
+        near_y = lambda: int(random.uniform(0, dy + 1))  # noqa: E731
+        far_y = lambda: int(random.uniform(height - dy - 1, height))  # noqa: E731
+        # draw order: top-left, top-right, bottom-right, bottom-left; x before y
+        tl = [near_x(), near_y()]
+        tr = [far_x(), near_y()]
+        br = [far_x(), far_y()]
+        bl = [near_x(), far_y()]
+        start = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+        return start, [tl, tr, br, bl]
+
+    def _apply_image(self, img):
+        width, height = _image_size(img)
+        if random.random() < self.prob:
+            start, end = self.get_params(width, height, self.distortion_scale)
+            return F.perspective(img, start, end, self.interpolation, self.fill)
+        return img
