@@ -2770,3 +2770,9 @@ row("F.sequence_mask: a string maxlen", RuntimeError,   # Paddle-only: Paddle's 
     lambda e: F.sequence_mask(oar.to_tensor([1, 2]), "a"))
 row("F.sigmoid_focal_loss: a 2-D normalizer", ValueError,   # Paddle-only: Paddle's class
     lambda e: F.sigmoid_focal_loss(e.x, e.x, oar.ones([1, 1])))
+row("nn.LayerDict: a sequence element that is not a (key, layer) pair", ValueError,
+    lambda e: nn.LayerDict([("a",)]))   # Paddle-only: Paddle's class
+row("nn.ParameterDict: a value that is not a Parameter", TypeError,
+    lambda e: nn.ParameterDict({"a": 3}))   # Paddle-only: Paddle's class
+row("nn.ParameterList: an element that is not a Parameter", TypeError,
+    lambda e: nn.ParameterList([3]))   # Paddle asserts (AssertionError); oar: TypeError

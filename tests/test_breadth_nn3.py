@@ -450,3 +450,61 @@ def test_sigmoid_focal_loss_errors():
             mod.nn.functional.sigmoid_focal_loss(x, x, reduction="max")
         with pytest.raises(ValueError):
             mod.nn.functional.sigmoid_focal_loss(x, x, mod.to_tensor([[1.0]]))
+
+
+# ============================================== Paddle LayerDict, ParameterList, ParameterDict
+def _container_model(mod):
+    class M(mod.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.blocks = mod.nn.LayerDict({"inp": mod.nn.Linear(3, 4), "act": mod.nn.Tanh()})
+            self.blocks.update([("out", mod.nn.Linear(4, 2))])
+            self.scales = mod.nn.ParameterList(
+                [mod.create_parameter([4], "float32") for _ in range(2)])
+            self.extra = mod.nn.ParameterDict({"shift": mod.create_parameter([2], "float32")})
+
+        def forward(self, x):
+            h = self.blocks["act"](self.blocks["inp"](x))
+            for s in self.scales:
+                h = h * s
+            return self.blocks["out"](h) + self.extra["shift"]
+    return M()
+
+
+def test_paddle_containers_train_like_paddle_and_state_dicts_load():
+    pm, om = _container_model(paddle), _container_model(oar)
+    assert list(om.state_dict()) == list(pm.state_dict())
+    for k, v in pm.state_dict().items():     # nonzero values everywhere
+        pm.state_dict()[k].set_value(_data(v.shape, "float32"))
+    om.set_state_dict({k: oar.to_tensor(v.numpy()) for k, v in pm.state_dict().items()})
+    a = _data((5, 3), "float32")
+    _steps_paddle(om, pm, (oar.to_tensor(a),), (paddle.to_tensor(a),))
+    p2 = _container_model(paddle)
+    p2.set_state_dict({k: paddle.to_tensor(v.numpy()) for k, v in om.state_dict().items()})
+    for (k, v), (k2, v2) in zip(p2.state_dict().items(), om.state_dict().items()):
+        assert k == k2
+        _close(v.numpy(), v2.numpy(), 0)
+    assert repr(om.blocks) == repr(pm.blocks)
+    assert repr(om.scales) == repr(pm.scales) and repr(om.extra) == repr(pm.extra)
+
+
+def test_paddle_layer_dict_and_parameter_containers_behave_like_paddle():
+    for mod in (oar, paddle):
+        d = mod.nn.LayerDict([("a", mod.nn.ReLU()), ("b", mod.nn.Tanh())])
+        d["c"] = mod.nn.Sigmoid()
+        assert list(d) == list(d.keys()) == ["a", "b", "c"] and len(d) == 3 and "b" in d
+        assert isinstance(d.pop("b"), mod.nn.Tanh) and list(d.keys()) == ["a", "c"]
+        del d["a"]
+        assert [type(v).__name__ for v in d.values()] == ["Sigmoid"]
+        d.clear()
+        assert len(d) == 0
+        pl = mod.nn.ParameterList()
+        pl.append(mod.create_parameter([1], "float32")).append(
+            mod.create_parameter([2], "float32"))
+        assert len(pl) == 2 and list(pl[1].shape) == [2] and len(list(pl.parameters())) == 2
+        pl[0] = mod.create_parameter([3], "float32")
+        assert list(pl[0].shape) == [3]
+        pd = mod.nn.ParameterDict()
+        pd.update({"x": mod.create_parameter([1], "float32")})
+        pd["y"] = mod.create_parameter([2], "float32")
+        assert list(pd) == ["x", "y"] and len(pd) == 2 and list(pd["y"].shape) == [2]

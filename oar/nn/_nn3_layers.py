@@ -35,3 +35,127 @@ class Bilinear(Layer):
         return (f"in1_features={self._in1_features}, in2_features={self._in2_features}, "
                 f"out_features={self._out_features}, dtype={self.weight.dtype.name}"
                 + (f", name={self._name}" if self._name else ""))
+
+
+def _pairs(items, what, cls_name):
+    """(key, value) pairs of a mapping, a container of the same kind, or a sequence of pairs."""
+    from collections.abc import Mapping
+    if items is None:
+        return []
+    if isinstance(items, Mapping) or hasattr(items, "items"):
+        return list(items.items())
+    out = []
+    for i, kv in enumerate(items):
+        if not isinstance(kv, (list, tuple)) or len(kv) != 2:
+            raise ValueError(f"{cls_name}.update: element #{i} of the {what} sequence must be a "
+                             f"(key, value) pair, got {kv!r}")
+        out.append(tuple(kv))
+    return out
+
+
+class LayerDict(Layer):
+    """Paddle's LayerDict: sublayers held by name, in insertion order, registered so their
+    parameters are found."""
+
+    def __init__(self, sublayers=None):
+        super().__init__()
+        self.update(sublayers)
+
+    def __getitem__(self, key):
+        return self._sub_layers[key]
+
+    def __setitem__(self, key, sublayer):
+        self.add_sublayer(key, sublayer)
+
+    def __delitem__(self, key):
+        del self._sub_layers[key]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers)
+
+    def __contains__(self, key):
+        return key in self._sub_layers
+
+    def clear(self):
+        """Removes every sublayer."""
+        self._sub_layers.clear()
+
+    def pop(self, key):
+        """Removes the sublayer under key and returns it."""
+        v = self[key]
+        del self[key]
+        return v
+
+    def keys(self):
+        """The names, in insertion order."""
+        return self._sub_layers.keys()
+
+    def items(self):
+        """(name, sublayer) pairs."""
+        return self._sub_layers.items()
+
+    def values(self):
+        """The sublayers."""
+        return self._sub_layers.values()
+
+    def update(self, sublayers):
+        """Adds (or replaces) the sublayers of a mapping, LayerDict or sequence of pairs."""
+        for k, v in _pairs(sublayers, "sublayers", "LayerDict"):
+            self.add_sublayer(k, v)
+
+
+class ParameterList(Layer):
+    """Paddle's ParameterList: parameters registered under "0", "1", ..."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        for p in parameters or ():
+            self.append(p)
+
+    def __getitem__(self, idx):
+        return list(self._parameters.values())[idx]
+
+    def __setitem__(self, idx, param):
+        n = len(self._parameters)
+        if not isinstance(idx, int) or not -n <= idx < n:
+            raise IndexError(f"ParameterList: index {idx!r} out of range for {n} parameters")
+        self.add_parameter(str(idx % n), param)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(list(self._parameters.values()))
+
+    def append(self, parameter):
+        """Registers parameter under the next index; returns self."""
+        self.add_parameter(str(len(self._parameters)), parameter)
+        return self
+
+
+class ParameterDict(Layer):
+    """Paddle's ParameterDict: parameters registered by name, in insertion order."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        self.add_parameter(key, param)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def update(self, parameters):
+        """Adds (or replaces) the parameters of a mapping, ParameterDict or sequence of pairs."""
+        for k, v in _pairs(parameters, "parameters", "ParameterDict"):
+            self.add_parameter(k, v)
