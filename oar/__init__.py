@@ -28,6 +28,7 @@ from .ops import more_ops3 as _more_ops3  # noqa: F401  (frexp, nanmedian, quant
 from ._typeinfo import finfo, iinfo  # noqa: F401  (paddle.finfo, paddle.iinfo)
 from .ops import operators as _operators  # noqa: F401
 from .ops import special as _special  # noqa: F401
+from .ops import paddle_ops as _paddle_ops  # noqa: F401  (gather_nd, scatter_nd, strided_slice, ...)
 from . import autograd, device  # noqa: F401
 from . import nn, optimizer, optim, io, utils  # noqa: F401,E402
 from .autograd import (PyLayer, enable_grad, grad, is_grad_enabled, no_grad,  # noqa: F401

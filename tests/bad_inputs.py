@@ -2776,3 +2776,29 @@ row("nn.ParameterDict: a value that is not a Parameter", TypeError,
     lambda e: nn.ParameterDict({"a": 3}))   # Paddle-only: Paddle's class
 row("nn.ParameterList: an element that is not a Parameter", TypeError,
     lambda e: nn.ParameterList([3]))   # Paddle asserts (AssertionError); oar: TypeError
+
+# Paddle's own ops (oar/ops/paddle_ops.py; tests/test_breadth_paddle_ops.py). Paddle-only:
+# the class is the one paddle 3.3.1 raises
+row("oar.gather_nd,Tensor.gather_nd: an index past the end", ValueError,
+    lambda e: oar.gather_nd(e.x, oar.to_tensor([[5, 0]])))
+row("oar.scatter_nd_add,Tensor.scatter_nd_add: updates of the wrong shape", ValueError,
+    lambda e: e.x.scatter_nd_add(oar.to_tensor([[1]]), f32(1, 2)))
+row("oar.scatter_nd,Tensor.scatter_nd: float index", ValueError,
+    lambda e: oar.scatter_nd(e.fidx.reshape([2, 1]), e.x, [2, 3]))
+row("oar.index_sample,Tensor.index_sample: negative index", ValueError,
+    lambda e: e.x.index_sample(oar.to_tensor([[0], [-1]])))
+row("oar.strided_slice,Tensor.strided_slice: stride 0", ValueError,
+    lambda e: oar.strided_slice(e.x, [0], [0], [2], [0]))
+row("oar.unstack,Tensor.unstack: num is not the size of axis", ValueError,
+    lambda e: e.x.unstack(0, 3))
+row("oar.reverse,Tensor.reverse: axis out of range", ValueError,
+    lambda e: oar.reverse(e.x, 5))
+row("oar.multiplex: int64 index", ValueError,
+    lambda e: oar.multiplex([e.x, e.y], oar.to_tensor([[0], [1]])))
+row("oar.combinations,Tensor.combinations: 2-D input", TypeError,
+    lambda e: oar.combinations(e.x, 2))
+row("oar.crop: the block runs past the end", ValueError,
+    lambda e: oar.crop(e.x, [2, 3], [1, 0]))
+row("oar.shard_index,Tensor.shard_index: shard_id not below nshards", ValueError,
+    lambda e: oar.shard_index(e.idx.reshape([2, 1]), 20, 2, 3))
+row("oar.logspace: num 0", ValueError, lambda e: oar.logspace(0, 3, 0))

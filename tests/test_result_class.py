@@ -440,3 +440,20 @@ SAMPLES.update({   # oar/ops/more_ops3.py
     "nanquantile": (lambda: oar.nanquantile(X(), 0.5), False),
     "vander": (lambda: oar.vander(X((4,))), False),
 })
+
+SAMPLES.update({   # oar/ops/paddle_ops.py (Paddle's own ops, fed door tensors)
+    "gather_nd": (lambda: oar.gather_nd(X(), door(np.array([[1, 2], [0, 0]]))), False),
+    "scatter_nd_add": (lambda: oar.scatter_nd_add(X(), door(np.array([[1], [1]])), X((2, 4))),
+                       False),
+    "scatter_nd": (lambda: oar.scatter_nd(door(np.array([[1], [1]])), X((2, 4)), [3, 4]), False),
+    "index_sample": (lambda: oar.index_sample(X(), door(np.array([[0], [3], [1]]))), False),
+    "strided_slice": (lambda: oar.strided_slice(X(), [1], [3], [0], [-1]), False),
+    "unstack": (lambda: oar.unstack(X(), 1), False),
+    "reverse": (lambda: oar.reverse(X(), [0]), False),
+    "multiplex": (lambda: oar.multiplex([X(), X()], door(np.array([[1], [0], [1]], np.int32))),
+                  False),
+    "combinations": (lambda: oar.combinations(X((4,)), 2), False),
+    "crop": (lambda: oar.crop(X(), [2, 2], [1, 1]), False),
+    "shard_index": (lambda: oar.shard_index(door(np.array([[3], [9]])), 10, 2, 1), False),
+})
+NO_TENSOR_INPUT |= {"logspace"}

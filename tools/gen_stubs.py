@@ -34,7 +34,7 @@ COMMAND = "python tools/gen_stubs.py"
 # Result types of hand-written spellings that are not a Tensor (registered spellings
 # default to Tensor, an in-place method to Self; methods defined in tensor.py and
 # unregistered functions to Any).
-_SPLITS = {n: "list[Tensor]" for n in ("chunk", "split", "tensor_split", "unbind")}
+_SPLITS = {n: "list[Tensor]" for n in ("chunk", "split", "tensor_split", "unbind", "unstack")}
 FUNCTION_RETURNS = {
     **_SPLITS, "max": "Any", "min": "Any", "nonzero": "Any", "where": "Any", "seed": "Any",
     "manual_seed": "Any",
