@@ -2802,3 +2802,6 @@ row("oar.crop: the block runs past the end", ValueError,
 row("oar.shard_index,Tensor.shard_index: shard_id not below nshards", ValueError,
     lambda e: oar.shard_index(e.idx.reshape([2, 1]), 20, 2, 3))
 row("oar.logspace: num 0", ValueError, lambda e: oar.logspace(0, 3, 0))
+row("F.hsigmoid_loss,nn.HSigmoidLoss: a label past num_classes", ValueError,
+    lambda e: nn.HSigmoidLoss(3, 4)(f32(2, 3), oar.to_tensor([0, 4])))   # Paddle-only; paddle
+# 3.3.1 checks neither labels nor the weight's shape (it reads past the weight); oar refuses

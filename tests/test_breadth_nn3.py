@@ -508,3 +508,46 @@ def test_paddle_layer_dict_and_parameter_containers_behave_like_paddle():
         pd.update({"x": mod.create_parameter([1], "float32")})
         pd["y"] = mod.create_parameter([2], "float32")
         assert list(pd) == ["x", "y"] and len(pd) == 2 and list(pd["y"].shape) == [2]
+
+
+# ============================================================ hsigmoid_loss (default tree)
+@pytest.mark.parametrize("c,bias", [(6, True), (2, True), (9, False)])
+def test_paddle_hsigmoid_loss_float64(c, bias):
+    n, d = 5, 3
+    x, w, b = _data((n, d)), _data((c - 1, d)), _data((c - 1, 1))
+    lab = RNG.integers(0, c, (n,))
+    lab[0], lab[1] = 0, c - 1
+    px, pw, pb = (paddle.to_tensor(a, stop_gradient=False) for a in (x, w, b))
+    base, ox = _nc(_pd_leaf, x)
+    ow, ob = _pd_leaf(w), _pd_leaf(b)
+    py = paddle.nn.functional.hsigmoid_loss(px, paddle.to_tensor(lab), c, pw,
+                                            pb if bias else None)
+    oy = oar.nn.functional.hsigmoid_loss(ox, oar.to_tensor(lab), c, ow, ob if bias else None)
+    assert list(oy.shape) == list(py.shape) == [n, 1]
+    g = _data((n, 1))
+    (py * paddle.to_tensor(g)).sum().backward()
+    (oy * oar.to_tensor(g)).sum().backward()
+    _close(oy.numpy(), py.numpy(), 1e-12)
+    _close(base.grad.numpy().T, px.grad.numpy(), 1e-12)
+    _close(ow.grad.numpy(), pw.grad.numpy(), 1e-12)
+    if bias:
+        _close(ob.grad.numpy(), pb.grad.numpy(), 1e-12)
+
+
+def test_paddle_hsigmoid_loss_layer_steps_state_dict_repr():
+    pm, om = paddle.nn.HSigmoidLoss(4, 7), oar.nn.HSigmoidLoss(4, 7)
+    assert repr(om) == repr(pm)
+    assert [(k, list(v.shape)) for k, v in om.state_dict().items()] == \
+        [(k, list(v.shape)) for k, v in pm.state_dict().items()]
+    pm.set_state_dict({"weight": pm.weight, "bias": paddle.to_tensor(_data((6, 1), "float32"))})
+    om.set_state_dict({k: oar.to_tensor(v.numpy()) for k, v in pm.state_dict().items()})
+    x, lab = _data((5, 4), "float32"), RNG.integers(0, 7, (5,))
+    # (paddle 3.3.1's backward fails, "Required tensor shall not be nullptr", when the input
+    # needs no gradient: its input is made to need one)
+    _steps_paddle(om, pm, (oar.to_tensor(x), oar.to_tensor(lab)),
+                  (paddle.to_tensor(x, stop_gradient=False), paddle.to_tensor(lab)))
+    p2 = paddle.nn.HSigmoidLoss(4, 7)
+    p2.set_state_dict({k: paddle.to_tensor(v.numpy()) for k, v in om.state_dict().items()})
+    _close(p2.weight.numpy(), om.weight.numpy(), 0)
+    with pytest.raises(NotImplementedError):
+        oar.nn.HSigmoidLoss(4, 7, is_custom=True)

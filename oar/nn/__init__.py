@@ -21,3 +21,4 @@ from ._unpool_layers import MaxUnPool1D, MaxUnPool2D, MaxUnPool3D  # noqa: F401,
 from ._unpool_layers import AdaptiveAvgPool1D, AdaptiveAvgPool3D  # noqa: F401,E402
 from ._nn3_layers import Bilinear  # noqa: F401,E402
 from ._nn3_layers import LayerDict, ParameterDict, ParameterList  # noqa: F401,E402
+from ._nn3_layers import HSigmoidLoss  # noqa: F401,E402

@@ -287,3 +287,65 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, red
     if reduction == "mean":
         return _FN["mean"](loss)
     return loss
+
+
+# --------------------------------------------------------------------------- hsigmoid_loss
+# Note [Hierarchical sigmoid default tree]
+# Paddle's default tree is a heap over num_classes leaves: class c has code c + num_classes;
+# its path visits the inner nodes (code >> (j + 1)) - 1 with branch bits (code >> j) & 1 for
+# j below the code's bit length minus one. Paddle lays every path into a row as long as the
+# longest one, bit_length(num_classes - 1), and the unused slots keep a pre-activation of 0,
+# so each contributes softplus(0) = log 2 to the loss (kept here: the values are Paddle's).
+def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
+                  path_code=None, is_sparse=False, name=None):
+    """Paddle's F.hsigmoid_loss with the default tree (Note [Hierarchical sigmoid default
+    tree]): per sample the sum over its path of softplus(z) - bit * z, z = x . w[node] + b[node]
+    clipped to [-40, 40]; result [N, 1]. A custom tree (path_table/path_code) is not supported."""
+    import numpy as np
+    from ..ops import args as _args
+    from ..ops.creation import to_tensor
+    from . import functional as F
+    op = "hsigmoid_loss"
+    _tensor(input, op, "input")
+    _tensor(label, op, "label")
+    _tensor(weight, op, "weight")
+    _tensor(bias, op, "bias", none=True)
+    if path_table is not None or path_code is not None:
+        raise NotImplementedError("hsigmoid_loss: a custom tree (path_table, path_code) is not "
+                                  "supported by oar; only the default tree")
+    c = _args.integer(num_classes, op, "num_classes")
+    if c < 2:
+        raise ArgValueError(f"{op}(): num_classes must be at least 2, got {c}")
+    if len(input.shape) != 2:
+        raise ArgValueError(f"{op}(): input must be 2-D [N, feature_size], got "
+                            f"{_c.shape_str(tuple(input.shape))}")
+    n, d = input.shape
+    if list(weight.shape) != [c - 1, d]:
+        raise ArgValueError(f"{op}(): weight must be [num_classes - 1, feature_size] = "
+                            f"[{c - 1}, {d}], got {_c.shape_str(tuple(weight.shape))}")
+    if bias is not None and math.prod(bias.shape) != c - 1:
+        raise ArgValueError(f"{op}(): bias must hold num_classes - 1 = {c - 1} values, got "
+                            f"{_c.shape_str(tuple(bias.shape))}")
+    lab = np.asarray(label._data).reshape(-1)
+    if lab.dtype.kind not in "iu" or lab.size != n:
+        raise ArgValueError(f"{op}(): label must hold N={n} integer classes, got "
+                            f"{label.dtype.name} {_c.shape_str(tuple(label.shape))}")
+    if lab.size and (lab.min() < 0 or lab.max() >= c):
+        raise ArgValueError(f"{op}(): label values must lie in [0, {c}), got "
+                            f"[{lab.min()}, {lab.max()}]")
+    width = int(c - 1).bit_length()
+    code = lab.astype(np.int64) + c
+    length = np.array([int(v).bit_length() - 1 for v in code], dtype=np.int64)
+    j = np.arange(width)
+    valid = j[None, :] < length[:, None]                                  # [N, width]
+    node = np.where(valid, (code[:, None] >> (j[None, :] + 1)) - 1, 0)
+    bit = np.where(valid, (code[:, None] >> j[None, :]) & 1, 0).astype(input._data.dtype)
+    w = _FN["reshape"](_FN["index_select"](weight, to_tensor(node.reshape(-1))), [n, width, d])
+    z = _FN["sum"](w * _FN["unsqueeze"](input, 1), axis=-1)
+    if bias is not None:
+        bsel = _FN["index_select"](_FN["reshape"](bias, [c - 1]), to_tensor(node.reshape(-1)))
+        z = z + _FN["reshape"](bsel, [n, width])
+    z = _FN["where"](to_tensor(valid), z, _FN["zeros_like"](z).detach())
+    z = _FN["clip"](z, -40.0, 40.0)
+    loss = F.softplus(z) - z * to_tensor(bit)
+    return _FN["sum"](loss, axis=1, keepdim=True)

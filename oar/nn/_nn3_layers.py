@@ -159,3 +159,31 @@ class ParameterDict(Layer):
         """Adds (or replaces) the parameters of a mapping, ParameterDict or sequence of pairs."""
         for k, v in _pairs(parameters, "parameters", "ParameterDict"):
             self.add_parameter(k, v)
+
+
+class HSigmoidLoss(Layer):
+    """Paddle's HSigmoidLoss over the default tree (Note [Hierarchical sigmoid default tree]):
+    weight [num_classes - 1, feature_size] (Xavier uniform), bias [num_classes - 1, 1] (zeros).
+    is_custom (a user tree) is not supported; is_sparse changes nothing on the CPU."""
+
+    def __init__(self, feature_size, num_classes, weight_attr=None, bias_attr=None,
+                 is_custom=False, is_sparse=False, name=None):
+        super().__init__()
+        if is_custom:
+            raise NotImplementedError("HSigmoidLoss(is_custom=True): a custom tree is not "
+                                      "supported by oar; only the default tree")
+        self._feature_size = _c.count(feature_size, "HSigmoidLoss", "feature_size", 1)
+        self._num_classes = _c.count(num_classes, "HSigmoidLoss", "num_classes", 2)
+        self._is_sparse = is_sparse
+        self.weight = _param([self._num_classes - 1, self._feature_size])
+        init.xavier_uniform_(self.weight)
+        if bias_attr is False:
+            self.bias = None
+            self._parameters["bias"] = None
+        else:
+            self.bias = _param([self._num_classes - 1, 1])
+
+    def forward(self, input, label, path_table=None, path_code=None):
+        """F.hsigmoid_loss with this layer's weight and bias: [N, 1]."""
+        return _nn3.hsigmoid_loss(input, label, self._num_classes, self.weight, self.bias,
+                                  path_table, path_code, self._is_sparse)

@@ -1625,3 +1625,5 @@ from ._nn3 import label_smooth, sequence_mask  # noqa: F401,E402
 __all__ += ["label_smooth", "sequence_mask"]
 from ._nn3 import sigmoid_focal_loss  # noqa: F401,E402
 __all__ += ["sigmoid_focal_loss"]
+from ._nn3 import hsigmoid_loss  # noqa: F401,E402
+__all__ += ["hsigmoid_loss"]
