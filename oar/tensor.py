@@ -140,6 +140,16 @@ def _empty_strides(shape):
     return tuple(reversed(st))
 
 
+_NAME_COUNTS = {}
+
+
+def _next_name(prefix):
+    """prefix_N with a per-prefix counter (Note [Tensor names])."""
+    n = _NAME_COUNTS.get(prefix, 0)
+    _NAME_COUNTS[prefix] = n + 1
+    return f"{prefix}_{n}"
+
+
 class Tensor:
     """An n-dimensional array that is a window onto a shared Storage, with autograd.
 
@@ -157,7 +167,6 @@ class Tensor:
     _hooks = None
     _post_acc_hooks = None   # Note [Post-accumulate hooks]
     _retains_grad = False
-    name = ""
     __array_priority__ = 1000
     # Note [Result class]: the class of what ops on this tensor return (a door's subclass
     # keeps its own; a Parameter's results are plain tensors of its door).
@@ -332,6 +341,26 @@ class Tensor:
         """Sets requires_grad in place and returns self."""
         self.requires_grad = requires_grad
         return self
+
+    # Note [Tensor names]
+    # Paddle names every eager tensor: generated_tensor_N for one made by to_tensor,
+    # eager_tmp_N for an op's result, "<layer full name>.w_K" / ".b_K" for a layer's weight or
+    # bias (Layer.__setattr__). oar gives a tensor its name on first read (so the numbers
+    # count reads, not creations: only the prefixes and identity match Paddle's), keeping the
+    # hot path free of a counter; an in-place op returns the same tensor, hence the same name.
+    @property
+    def name(self):
+        """Paddle's tensor name (Note [Tensor names]); settable."""
+        d = self.__dict__
+        n = d.get("name")
+        if n is None:
+            n = d["name"] = _next_name("generated_tensor" if d.get("_made_by_to_tensor")
+                                       else "eager_tmp")
+        return n
+
+    @name.setter
+    def name(self, value):
+        self.__dict__["name"] = value
 
     @property
     def stop_gradient(self):

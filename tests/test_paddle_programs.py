@@ -56,10 +56,6 @@ XFAIL = {
     "guide_auto_type_promotion": (
         "line 82 `c = a + b` (int64 tensor + float32 tensor): paddle 3.3.1 raises TypeError "
         "(no int/float promotion between two tensors); the Paddle door promotes to float32"),
-    "guide_tensor": (
-        "`stop_gradient = False` on an int64 tensor: paddle 3.3.1 allows it, oar refuses "
-        "(RuntimeError: only Tensors of floating point and complex dtype can require "
-        "gradients)"),
 }
 
 # each program runs twice (paddle alone takes ~2 s to import; all twelve take ~60 s): a fast

@@ -736,6 +736,19 @@ LEAKY_RESULT = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.out),
                      doc="leaky_relu written in place, its backward read from the result.")
 
 
+# Note [Paddle leaky_relu_ keeps a mask]
+# The Paddle door's leaky_relu_ saves neither its input (a copy of the old value, 4 bytes an
+# element in float32) nor its result (which a later in-place op may change: Paddle runs a
+# chain of leaky_relu_, or a scale_ after one, and differentiates it exactly). Its backward
+# reads one thing, where the input was positive, so it saves that: a bool mask made before
+# the write (1 byte an element), set as the node's saved tensor right after dispatch (as
+# Note [BatchNorm op] does). Nothing saved can then be modified, whatever follows.
+LEAKY_MASK = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.input(0)),
+                   needs={"x": ()}, kind="pointwise", attrs=(("negative_slope", 0.01),),
+                   check=_floating_only, method=False, function=False, inplace=True,
+                   doc="Paddle's leaky_relu_, its backward read from a saved sign mask.")
+
+
 def _erf(x):
     from ..ops.pointwise import erf_f64       # float64-accurate, as the erf op
     return erf_f64(np.asarray(x, np.float64))

@@ -51,12 +51,24 @@ def leaky_relu(x, negative_slope=0.01, inplace=False, name=None):
 def leaky_relu_(x, negative_slope=0.01, name=None):
     """Elementwise leaky_relu written into x, in place; returns x. Paddle's gradient stays
     exact whatever later changes x (a chain of leaky_relu_, a scale_ after it): the backward
-    reads the old value of x, which the registry keeps (Note [Saving the old value]); the
-    PyTorch door's form reads the result instead (_leaky_relu_result_)."""
-    from ._kernels import LEAKY
+    reads a mask of x > 0 saved before the write (Note [Paddle leaky_relu_ keeps a mask]);
+    the PyTorch door's form reads the result instead (_leaky_relu_result_)."""
+    from ..autograd.saved import SavedTensor
+    from ._kernels import LEAKY_MASK
     _tensor_in(x, "leaky_relu_")
     slope = _args.number(negative_slope, "leaky_relu_", "negative_slope", allow_bool=False)
-    return R.dispatch_inplace(LEAKY, (x,), (slope,), "leaky_relu_")
+    mask = Tensor._wrap(x._data > 0) if x.requires_grad and grad_mode.is_grad_enabled() \
+        else None
+    y = R.dispatch_inplace(LEAKY_MASK, (x,), (slope,), "leaky_relu_")
+    if mask is not None:
+        # the op's node: y's own, or, after a write through a view, the fn of the base's
+        # CopySlices node (Note [Paddle leaky_relu_ keeps a mask])
+        heads = [y._grad_fn, y._base._grad_fn if y._base is not None else None]
+        for node in heads + [getattr(h, "fn", None) for h in heads]:
+            if getattr(node, "op", None) is LEAKY_MASK:
+                node.saved = [SavedTensor(mask)]
+                break
+    return y
 
 
 def _leaky_relu_result_(x, negative_slope=0.01):

@@ -252,12 +252,22 @@ class Layer:
             d.pop(name, None)
         if isinstance(value, Parameter):
             self._parameters[name] = value
+            if "name" not in value.__dict__:
+                self._name_parameter(value, name)
         elif isinstance(value, Layer):
             self._sub_layers[name] = value
         elif value is None and name in self.__dict__.get("_none_params", ()):
             self._parameters[name] = None
         else:
             object.__setattr__(self, name, value)
+
+    def _name_parameter(self, p, attr):
+        """Paddle's parameter name, "<full name>.w_K" or ".b_K" (Note [Tensor names])."""
+        kind = "b" if "bias" in attr else "w"
+        counts = self.__dict__.setdefault("_param_name_counts", {})
+        k = counts.get(kind, 0)
+        counts[kind] = k + 1
+        p.name = f"{self.full_name()}.{kind}_{k}"
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -303,6 +313,8 @@ class Layer:
                                f"{type(parameter).__name__} object to parameter {name!r} (a "
                                "Parameter or None is required)")
         self._parameters[name] = parameter
+        if parameter is not None and "name" not in parameter.__dict__:
+            self._name_parameter(parameter, name)
         return parameter
 
     register_parameter = add_parameter

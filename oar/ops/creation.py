@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -140,7 +139,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True, *, requires_grad
     _dt.from_numpy_dtype(arr.dtype)   # refuse unsupported dtypes clearly
     if requires_grad is not None:
         stop_gradient = not requires_grad
-    return _finish(np.array(arr, order="C", copy=False) if arr.flags.c_contiguous else np.array(arr, order="C"), stop_gradient=stop_gradient)
+    t = _finish(np.array(arr, order="C", copy=False) if arr.flags.c_contiguous else np.array(arr, order="C"), stop_gradient=stop_gradient)
+    t.__dict__["_made_by_to_tensor"] = True     # Note [Tensor names]
+    return t
 
 
 def _flat(data):
@@ -213,13 +214,14 @@ def _filled(make, shape, dtype, requires_grad, device, kwargs, op):
 
 
 def full(shape, fill_value, dtype=None, name=None, requires_grad=False, device=None):
-    """A new tensor of the given shape filled with fill_value (dtype inferred from it)."""
+    """A new tensor of the given shape filled with fill_value; without a dtype, bool for a
+    bool fill and the default float dtype for any other number, as Paddle's (the PyTorch
+    door's full infers int64 for an integer itself)."""
     _device(device, "full")
     shp = _args.shape(shape, "full")
     fill_value = _args.number(fill_value, "full", "fill_value")
     if dtype is None:
-        dtype = _dt.bool_ if isinstance(fill_value, bool) else (
-            _dt.int64 if isinstance(fill_value, numbers.Integral) else _dt.DEFAULT_FLOAT)
+        dtype = _dt.bool_ if isinstance(fill_value, bool) else _dt.DEFAULT_FLOAT
     with np.errstate(over="ignore", invalid="ignore"):
         return _finish(np.full(shp, fill_value, _dtype(dtype)), requires_grad)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import warnings
 
+import numbers
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -328,6 +330,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     """A tensor of the given size filled with fill_value (its dtype inferred from it)."""
     _device(device, "full")
     _no_out("full", out)
+    if dtype is None and isinstance(fill_value, numbers.Integral) and \
+            not isinstance(fill_value, bool):
+        dtype = "int64"         # torch infers int64 for an integer fill (Paddle: float32)
     return as_door(_creation.full(size, fill_value, dtype=dtype, requires_grad=requires_grad))
 
 
