@@ -2805,3 +2805,7 @@ row("oar.logspace: num 0", ValueError, lambda e: oar.logspace(0, 3, 0))
 row("F.hsigmoid_loss,nn.HSigmoidLoss: a label past num_classes", ValueError,
     lambda e: nn.HSigmoidLoss(3, 4)(f32(2, 3), oar.to_tensor([0, 4])))   # Paddle-only; paddle
 # 3.3.1 checks neither labels nor the weight's shape (it reads past the weight); oar refuses
+row("Tensor.atleast_1d,Tensor.atleast_2d,Tensor.atleast_3d: None among the inputs", TypeError,
+    lambda e: e.x.atleast_2d(None))
+row("Tensor.trapezoid,Tensor.cumulative_trapezoid: both x and dx", ValueError,
+    lambda e: e.x.trapezoid(e.y, dx=0.5))

@@ -336,3 +336,19 @@ def test_put_along_axis_assign_repeated_indices_gradient():
     same_as_paddle(lambda x, i, v: oar.put_along_axis(x, i, v, 0),
                    lambda x, i, v: paddle.put_along_axis(x, i, v, 0),
                    [arr(3, 4), np.array([[0, 1, 0, 2], [1, 1, 1, 1]]), arr(2, 4)])
+
+
+# ------------------------------------------------------------------ method spellings of existing ops
+@pytest.mark.parametrize("name", ["atleast_1d", "atleast_2d", "atleast_3d"])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_atleast_methods(name, shape):
+    same_as_paddle(lambda x: getattr(x, name)(), lambda x: getattr(x, name)(),
+                   [np.asarray(arr(*shape))])
+
+
+@pytest.mark.parametrize("name", ["trapezoid", "cumulative_trapezoid"])
+def test_trapezoid_methods(name):
+    same_as_paddle(lambda y: getattr(y, name)(dx=0.5, axis=0),
+                   lambda y: getattr(y, name)(dx=0.5, axis=0), [arr(3, 4)], contiguous=False)
+    same_as_paddle(lambda y, x: getattr(y, name)(x), lambda y, x: getattr(y, name)(x),
+                   [arr(3, 4), np.sort(arr(4))])

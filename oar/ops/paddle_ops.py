@@ -326,3 +326,9 @@ for _f in (gather_nd, scatter_nd, scatter_nd_add, index_sample, strided_slice, u
 for _f in (crop, logspace, multiplex):
     R.register_function(_f.__name__, _f, method=False)
 del _f
+
+# Paddle 3.3.1 also spells these existing functions as Tensor methods (x.atleast_2d(),
+# y.trapezoid(dx=0.5)): the same function objects, installed as methods only
+for _n in ("atleast_1d", "atleast_2d", "atleast_3d", "trapezoid", "cumulative_trapezoid"):
+    R.register_function(_n, F[_n], function=False)
+del _n
