@@ -740,7 +740,7 @@ def dropout(x, p=0.5, training=True, inplace=False, axis=None, mode="upscale_in_
     from ..ops.random import generator
     keep = (generator().random(x._data.shape) >= p).astype(x._data.dtype)
     if not down:
-        keep /= (1 - p)
+        keep = keep / (1 - p)   # a new array: oar.jit records ufuncs on a draw, not out= ones
     mask = Tensor._wrap(keep)
     return x.mul_(mask) if inplace else x * mask
 
