@@ -2762,6 +2762,12 @@ row("oar.quantile,Tensor.quantile,oar.nanquantile,Tensor.nanquantile: q above 1"
     RuntimeError, lambda e: oar.quantile(e.x, 1.5), lambda t, e: t.quantile(e.x, 1.5))
 row("oar.vander: a 2-D input", RuntimeError,
     lambda e: oar.vander(e.x), lambda t, e: t.vander(e.x))
+row("oar.select_scatter,Tensor.select_scatter: values of the wrong shape", RuntimeError,
+    lambda e: oar.select_scatter(e.x, e.v, 0, 0), lambda t, e: t.select_scatter(e.x, e.v, 0, 0))
+row("oar.diagonal_scatter,Tensor.diagonal_scatter: y of the wrong shape", RuntimeError,
+    lambda e: oar.diagonal_scatter(e.x, e.v), lambda t, e: t.diagonal_scatter(e.x, e.v))
+row("oar.slice_scatter,Tensor.slice_scatter: value of the wrong shape", RuntimeError,
+    lambda e: oar.slice_scatter(e.x, e.v, [1], [0], [2], [1]))
 row("F.gumbel_softmax: temperature 0", ValueError,   # Paddle's class; torch returns NaN
     lambda e: F.gumbel_softmax(e.x, temperature=0))
 row("F.label_smooth: epsilon outside [0, 1]", ValueError,   # Paddle-only: Paddle's class

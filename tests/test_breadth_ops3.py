@@ -331,7 +331,7 @@ def test_matrix_exp_against_torch(shape, scale):
 def test_matrix_exp_gradients_and_complex():
     gc(T.linalg.matrix_exp, arr(2, 3, 3))
     a = arr(3, 3) + 1j * arr(3, 3)
-    close(T.linalg.matrix_exp(ot(a)), torch.linalg.matrix_exp(tt(a)))
+    same_as_torch(T.linalg.matrix_exp, torch.linalg.matrix_exp, [a])   # complex gradient too
     with pytest.raises(RuntimeError, match="square"):
         T.linalg.matrix_exp(ot(arr(2, 3)))
     with pytest.raises(TypeError):
@@ -352,3 +352,67 @@ def test_quantile_q_tensor_gradient_and_zero_dim():
     same_as_torch(lambda a: T.quantile(a, 0.3, 0), lambda a: torch.quantile(a, 0.3, 0),
                   [np.array(1.5)], node=False)
     close(T.linalg.vander(ot(np.array(2.0)), N=3), torch.linalg.vander(tt(np.array(2.0)), N=3))
+
+
+# ------------------------------------------------------------------ scatter into a view, index_copy
+def test_select_slice_diagonal_scatter_against_torch():
+    x = arr(3, 4, 5)
+    same_as_torch(lambda a, b: T.select_scatter(a, b, 1, -2),
+                  lambda a, b: torch.select_scatter(a, b, 1, -2), [x, arr(3, 5)], node=False)
+    same_as_torch(lambda a, b: T.slice_scatter(a, b, 1, 0, 4, 2),
+                  lambda a, b: torch.slice_scatter(a, b, 1, 0, 4, 2), [x, arr(3, 2, 5)],
+                  node=False)
+    same_as_torch(lambda a, b: a.slice_scatter(b, dim=2, start=1),
+                  lambda a, b: a.slice_scatter(b, dim=2, start=1), [x, arr(3, 4, 4)],
+                  node=False)
+    same_as_torch(lambda a, b: T.diagonal_scatter(a, b, 1, 0, 1),
+                  lambda a, b: torch.diagonal_scatter(a, b, 1, 0, 1), [x, arr(5, 3)],
+                  node=False)
+    same_as_torch(lambda a, b: a.diagonal_scatter(b, dim1=2, dim2=1),
+                  lambda a, b: a.diagonal_scatter(b, dim1=2, dim2=1), [x, arr(3, 4)],
+                  node=False)
+    gc(lambda a, b: T.select_scatter(a, b, 0, 1), x, arr(4, 5))
+    gc(lambda a, b: T.diagonal_scatter(a, b, -1, 1, 2), x, arr(3, 3))
+    with pytest.raises(RuntimeError, match="size"):
+        T.select_scatter(ot(x), ot(arr(3, 4)), 1, 0)
+    with pytest.raises(RuntimeError):
+        torch.select_scatter(tt(x), tt(arr(3, 4)), 1, 0)
+
+
+def test_scatters_against_paddle():
+    paddle = pytest.importorskip("paddle")
+    x = arr(3, 4, 5, dtype=np.float32)
+    v, s, dg = arr(3, 5, dtype=np.float32), arr(3, 2, 2, dtype=np.float32), arr(5, 3,
+                                                                               dtype=np.float32)
+    pd_close(oar.select_scatter(oar.to_tensor(x), oar.to_tensor(v), 1, 2),
+             paddle.select_scatter(paddle.to_tensor(x), paddle.to_tensor(v), 1, 2), 0)
+    pd_close(oar.slice_scatter(oar.to_tensor(x), oar.to_tensor(s), [1, 2], [0, 1], [4, 5],
+                               [2, 2]),
+             paddle.slice_scatter(paddle.to_tensor(x), paddle.to_tensor(s), [1, 2], [0, 1],
+                                  [4, 5], [2, 2]), 0)
+    pd_close(oar.diagonal_scatter(oar.to_tensor(x), oar.to_tensor(dg), 1, 0, 1),
+             paddle.diagonal_scatter(paddle.to_tensor(x), paddle.to_tensor(dg), 1, 0, 1), 0)
+
+
+def test_index_copy_against_torch():
+    x, src, idx = arr(3, 4, 5), arr(3, 2, 5), np.array([3, 0])
+    same_as_torch(lambda a, b: T.index_copy(a, 1, T.tensor(idx), b),
+                  lambda a, b: torch.index_copy(a, 1, torch.tensor(idx), b), [x, src],
+                  node=False)
+    same_as_torch(lambda a, b: a.index_copy(1, T.tensor(idx), b),
+                  lambda a, b: a.index_copy(1, torch.tensor(idx), b), [x, src], node=False)
+    o, t = nc(x), tt(x)
+    v = o._version
+    assert o.index_copy_(1, T.tensor(idx), ot(src)) is o and o._version == v + 1
+    t.index_copy_(1, torch.tensor(idx), tt(src))
+    close(o, t)
+    gc(lambda a, b: T.index_copy(a, 1, T.tensor(idx), b), x, src)
+    before = x.copy()
+    o = ot(x)
+    with pytest.raises(IndexError):
+        o.index_copy_(1, T.tensor(idx), ot(arr(3, 3, 5)))
+    with pytest.raises(IndexError):
+        tt(x).index_copy_(1, torch.tensor(idx), tt(arr(3, 3, 5)))
+    with pytest.raises(IndexError):
+        o.index_copy_(1, T.tensor([7, 0]), ot(src))
+    np.testing.assert_array_equal(o.numpy(), before)

@@ -439,6 +439,9 @@ SAMPLES.update({   # oar/ops/more_ops3.py
     "quantile": (lambda: oar.quantile(X(), [0.2, 0.5], 1), False),
     "nanquantile": (lambda: oar.nanquantile(X(), 0.5), False),
     "vander": (lambda: oar.vander(X((4,))), False),
+    "select_scatter": (lambda: oar.select_scatter(X(), X((4,)), 0, 1), False),
+    "diagonal_scatter": (lambda: oar.diagonal_scatter(X(), X((3,))), False),
+    "slice_scatter": (lambda: oar.slice_scatter(X(), X((3, 2)), [1], [0], [4], [2]), False),
 })
 
 SAMPLES.update({   # oar/ops/paddle_ops.py (Paddle's own ops, fed door tensors)

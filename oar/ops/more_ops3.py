@@ -1,7 +1,8 @@
 """More ops real programs call, shared by both doors where both frameworks have them:
-frexp, nextafter (+ in place), diag_embed, nanmedian, quantile / nanquantile, vander and
-matrix_exp (one declaration each where the op is new: nextafter, diag_embed, matrix_exp;
-compositions of core ops elsewhere, so gradients are the core's exact ones).
+frexp, nextafter (+ in place), diag_embed, nanmedian, quantile / nanquantile, vander,
+matrix_exp, select_scatter, slice_scatter (Paddle's lists), diagonal_scatter (one declaration
+each where the op is new: nextafter, diag_embed, matrix_exp; compositions of core ops
+elsewhere, so gradients are the core's exact ones).
 
 The core spellings take Paddle 3.3.1's parameter names and meanings; the torch door binds
 PyTorch 2.13's keywords and out= onto them (Note [Torch signatures]) and adds its own where
@@ -397,3 +398,65 @@ registry.register_function("nanmedian", nanmedian)
 registry.register_function("quantile", quantile)
 registry.register_function("nanquantile", nanquantile)
 registry.register_function("vander", vander, method=False)
+
+
+# ---------------------------------------------------------------- select/slice/diagonal_scatter
+# x with one view of it (a selected index, a slice, a diagonal) replaced by src: a copy of x
+# whose view is then written through copy_, so the gradient is the core's exact one (x's
+# gradient with the view's positions zeroed, src's the view of the gradient).
+def _scatter_view(x, src, view, op, src_name):
+    x = _args.input_tensor(x, op)
+    src = _args.input_tensor(src, op, src_name)
+    target = view(x)
+    if list(src.shape) != list(target.shape):
+        raise ArgValueError(f"{op}(): expected {src_name} to have a size equal to the slice of "
+                            f"input: {src_name} size {list(src.shape)}, slice size "
+                            f"{list(target.shape)}")
+    out = x.clone()
+    F["copy_"](view(out), src)
+    return out
+
+
+def select_scatter(x, values, axis, index, name=None):
+    """x with the slice at `index` along axis replaced by values (x's shape without axis)."""
+    x = _args.input_tensor(x, "select_scatter")
+    d = _args.axis(axis, x.ndim, "select_scatter")
+    i = _args.integer(index, "select_scatter", "index")
+    if x.ndim == 0 or not -x.shape[d] <= i < x.shape[d]:
+        raise ArgValueError(f"select_scatter(): index {i} out of range for tensor of size "
+                            f"{list(x.shape)} at dimension {d}")
+    key = (slice(None),) * d + (i,)
+    return _scatter_view(x, values, lambda t: t[key], "select_scatter", "values")
+
+
+def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
+    """x with its diagonal (offset, in the plane of axis1 and axis2) replaced by y."""
+    x = _args.input_tensor(x, "diagonal_scatter")
+    return _scatter_view(x, y, lambda t: F["diagonal"](t, offset, axis1, axis2),
+                         "diagonal_scatter", "src")
+
+
+def slice_scatter(x, value, axes, starts, ends, strides, name=None):
+    """Paddle's slice_scatter: x with the strided slice starts:ends:strides on each of axes
+    replaced by value."""
+    x = _args.input_tensor(x, "slice_scatter")
+    lists = [list(v) if isinstance(v, (list, tuple)) else None
+             for v in (axes, starts, ends, strides)]
+    if any(v is None for v in lists) or len({len(v) for v in lists}) != 1:
+        raise ArgValueError("slice_scatter(): axes, starts, ends and strides must be lists of "
+                            "one length")
+    key = [slice(None)] * x.ndim
+    for a, s, e, st in zip(*lists):
+        d = _args.axis(a, x.ndim, "slice_scatter", "axes")
+        st = _args.integer(st, "slice_scatter", "strides")
+        if st <= 0:
+            raise ArgValueError(f"slice_scatter(): strides must be positive, got {st}")
+        key[d] = slice(_args.integer(s, "slice_scatter", "starts"),
+                       _args.integer(e, "slice_scatter", "ends"), st)
+    key = tuple(key)
+    return _scatter_view(x, value, lambda t: t[key], "slice_scatter", "value")
+
+
+registry.register_function("select_scatter", select_scatter)
+registry.register_function("diagonal_scatter", diagonal_scatter)
+registry.register_function("slice_scatter", slice_scatter)

@@ -1,13 +1,14 @@
 """The PyTorch door's spellings of oar/ops/more_ops3.py where PyTorch's meaning differs from
 Paddle's (the core's): frexp (an int32 exponent, torch.return_types.frexp), nanmedian (the
 lower middle value; (values, indices) with a dim), vander (torch's N), and PyTorch-only
-names: float_power (+ in place), matrix_exp (top level and method; torch.linalg's too).
+names: float_power (+ in place), matrix_exp (top level and method; torch.linalg's too),
+slice_scatter (torch's dim/start/end/step), index_copy (+ in place).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.errors import ArgTypeError, ArgValueError
+from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..ops import more_ops3 as _m3
 from ..ops import registry as _R
 from ..ops.pointwise import _TORCH_TYPE_NAMES
@@ -116,3 +117,64 @@ Tensor.float_power_ = float_power_
 Tensor.frexp = frexp
 Tensor.nanmedian = nanmedian
 Tensor.matrix_exp = matrix_exp
+
+
+# ---------------------------------------------------------------- slice_scatter, index_copy
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """torch.slice_scatter: input with input[start:end:step] along dim replaced by src."""
+    x = _tensor(input, "slice_scatter")
+    d = _m3._args.axis(dim, x.ndim, "slice_scatter", "dim")
+    step = _m3._args.integer(step, "slice_scatter", "step")
+    if step <= 0:
+        raise ArgValueError(f"slice_scatter(): slice step must be positive, got {step}")
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _m3._scatter_view(x, src, lambda t: t[key], "slice_scatter", "src")
+
+
+def _index_copy_key(x, dim, index, source, op):
+    d = _m3._args.axis(dim, x.ndim, op, "dim")
+    idx = _tensor(index, op, "index")
+    src = _tensor(source, op, "source")
+    if idx._data.dtype != np.int64 or idx.ndim > 1:
+        raise ArgValueError(f"{op}(): index should be a 1-D int64 tensor, got "
+                            f"{idx.dtype.name} of {idx.ndim} dims")
+    n = idx.numel()
+    want = list(x.shape)
+    if x.ndim:
+        want[d] = n
+    if list(src.shape) != want and not (x.ndim == 0 and src.numel() == n):
+        raise AxisError(f"{op}(): source {list(src.shape)} does not match self "
+                            f"{list(x.shape)} with dim {d} of size {n} (the index's length)")
+    if src._data.dtype != x._data.dtype:
+        raise ArgTypeError(f"{op}(): self and source expected to have the same dtype, got "
+                           f"{x.dtype.name} and {src.dtype.name}")
+    size = x.shape[d] if x.ndim else 1
+    if n and (idx._data.min() < -size or idx._data.max() >= size):
+        raise AxisError(f"{op}(): index out of range for dim {d} of size {size}")
+    if x.ndim == 0:
+        return (), src.reshape([])
+    return (slice(None),) * d + (idx.reshape([-1]),), src
+
+
+def index_copy(input, dim, index, source):
+    """torch.index_copy: input with the slices at `index` along dim replaced by source's, in
+    order (a copy whose positions are written by indexing: the core's exact gradient)."""
+    x = _tensor(input, "index_copy")
+    key, src = _index_copy_key(x, dim, index, source, "index_copy")
+    out = x.clone()
+    out[key] = src
+    return out
+
+
+def index_copy_(self, dim, index, source):
+    """Tensor.index_copy_: index_copy written into self (returns self)."""
+    x = _tensor(self, "index_copy_", "self")
+    key, src = _index_copy_key(x, dim, index, source, "index_copy_")
+    x[key] = src
+    return x
+
+
+Tensor.index_copy = index_copy
+Tensor.slice_scatter = slice_scatter
+Tensor.index_copy_ = index_copy_
+__all__ += ["slice_scatter", "index_copy"]
