@@ -8,9 +8,10 @@ deterministic output to 1e-5; where a value depends on the random initialisation
 (oar's generator is not Paddle's), the numbers after a marker listed in MASKS are replaced by a
 placeholder word, so their count and the surrounding text are still compared.
 Progress bars of `paddle.Model` are compared by their final "step a/b" and metric names only.
-Two programs are our own (char_rnn, transformer_lm: a language model per layer family, starting
-from NumPy-drawn weights so that both runs start from the same numbers); their loss curves are
-compared to TRAIN's tolerance.
+Three programs are our own (char_rnn, transformer_lm: a language model per layer family;
+lenet_mnist: the quick-start guide's LeNet on MNIST-format files through paddle.vision and
+paddle.Model), starting from NumPy-drawn weights so that both runs start from the same numbers;
+their loss curves are compared to TRAIN's tolerance.
 
 Programs that fail on oar today are marked xfail(strict=True) with the first error and its cause
 in oar (see the triage); the marks are removed as the missing APIs land.
@@ -44,10 +45,11 @@ MASKS = {
     "guide_gradient_clip": [r"loss: ", r"^grad: .*stop_gradient=\w+,"],
     "char_rnn": [],
     "transformer_lm": [],
+    "lenet_mnist": [],
 }
 # training loops: dozens of float32 updates summed in another order than Paddle's kernels
 TRAIN = dict(rtol=1e-3, atol=1e-4)
-TOLERANCE = {"char_rnn": TRAIN, "transformer_lm": TRAIN}
+TOLERANCE = {"char_rnn": TRAIN, "transformer_lm": TRAIN, "lenet_mnist": TRAIN}
 # lines dropped on both sides: the version string (oar's is not paddle's)
 IGNORE = [r"^\d+\.\d+\.\d+\S*$"]
 
@@ -62,7 +64,8 @@ XFAIL = {
 # sample (tensor_index, model, autograd, gradient_clip) runs by default, the rest with -m slow
 SLOW = {"guide_customize", "guide_quick_start", "guide_train_eval_predict",
         "guide_model_save_load", "guide_tensor", "guide_layer_and_model",
-        "guide_auto_type_promotion", "guide_data_load", "char_rnn", "transformer_lm"}
+        "guide_auto_type_promotion", "guide_data_load", "char_rnn", "transformer_lm",
+        "lenet_mnist"}
 
 _NUM = re.compile(r"(?<![\w.])[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|(?:nan|inf)\b)")
 
