@@ -1,5 +1,6 @@
-"""paddle.vision.datasets for the Paddle door: MNIST, FashionMNIST, Cifar10, Cifar100 read from
-local files in their published formats, and DatasetFolder / ImageFolder over image folders.
+"""paddle.vision.datasets for the Paddle door: MNIST, FashionMNIST, Cifar10, Cifar100, Flowers,
+VOC2012 read from local files in their published formats, and DatasetFolder / ImageFolder over
+image folders.
 
 (Note [Vision datasets read local files only]).
 """
@@ -12,7 +13,10 @@ local files in their published formats, and DatasetFolder / ImageFolder over ima
 # is imported only when a 'pil' image is made.
 
 from .cifar import Cifar10, Cifar100  # noqa: F401
+from .flowers import Flowers  # noqa: F401
 from .folder import DatasetFolder, ImageFolder  # noqa: F401
 from .mnist import MNIST, FashionMNIST  # noqa: F401
+from .voc2012 import VOC2012  # noqa: F401
 
-__all__ = ["MNIST", "FashionMNIST", "Cifar10", "Cifar100", "DatasetFolder", "ImageFolder"]
+__all__ = ["MNIST", "FashionMNIST", "Cifar10", "Cifar100", "DatasetFolder", "ImageFolder",
+           "Flowers", "VOC2012"]
