@@ -1299,15 +1299,16 @@ for _cls in ["MaxPool2D", "AvgPool2D"]:
         lambda e, c=_cls: getattr(nn, c)(0)(e.img),
         lambda t, e, c=_tc: getattr(t.nn, c)(0)(t.ones(2, 3, 4, 4)), build=lambda: dict(img=_img()))
     row(f"nn.{_cls}: kernel larger than the input", RuntimeError,
-        lambda e, c=_cls: getattr(nn, c)(5)(e.img),
-        lambda t, e, c=_tc: getattr(t.nn, c)(5)(t.ones(2, 3, 4, 4)), build=lambda: dict(img=_img()))
+        lambda e, c=_cls: getattr(nn, c)(9, 1)(e.img),
+        lambda t, e, c=_tc: getattr(t.nn, c)(9, 1)(t.ones(2, 3, 4, 4)),
+        build=lambda: dict(img=_img()))
     row(f"nn.{_cls}: stride 0", (RuntimeError, ValueError),
         lambda e, c=_cls: getattr(nn, c)(2, stride=0)(e.img),
         lambda t, e, c=_tc: getattr(t.nn, c)(2, stride=0)(t.ones(2, 3, 4, 4)),
         build=lambda: dict(img=_img()))
-    row(f"nn.{_cls}: padding more than half the kernel", RuntimeError,
-        lambda e, c=_cls: getattr(nn, c)(2, padding=2)(e.img),
-        lambda t, e, c=_tc: getattr(t.nn, c)(2, padding=2)(t.ones(2, 3, 4, 4)),
+    # Paddle accepts any padding (Note [Paddle pooling]); its mistakes are in the forms
+    row(f"nn.{_cls}: padding 'VALID' with ceil_mode", ValueError,   # Paddle: ValueError
+        lambda e, c=_cls: getattr(nn, c)(2, padding="VALID", ceil_mode=True)(e.img),
         build=lambda: dict(img=_img()))
     row(f"nn.{_cls}: negative padding", RuntimeError,
         lambda e, c=_cls: getattr(nn, c)(2, padding=-1)(e.img),
@@ -1532,12 +1533,15 @@ row("F.conv2d: channels differ", RuntimeError, lambda e: F.conv2d(_img(), f32(2,
     lambda t, e: t.nn.functional.conv2d(t.ones(2, 3, 4, 4), t.ones(2, 2, 3, 3)))
 row("F.conv2d: float64 weight", RuntimeError, lambda e: F.conv2d(_img(), f64(2, 3, 3, 3)),
     lambda t, e: t.nn.functional.conv2d(t.ones(2, 3, 4, 4), t.ones(2, 3, 3, 3, dtype=t.float64)))
+# (Paddle pools a kernel a little larger than the input, clipped: 5 on 4 gives 1; 9 fails)
 row("F.max_pool2d: kernel larger than the input", RuntimeError,
-    lambda e: F.max_pool2d(_img(), 5), lambda t, e: t.nn.functional.max_pool2d(t.ones(2, 3, 4, 4), 5))
+    lambda e: F.max_pool2d(_img(), 9, 1),
+    lambda t, e: t.nn.functional.max_pool2d(t.ones(2, 3, 4, 4), 9, 1))
 row("F.max_pool2d: kernel 0", RuntimeError, lambda e: F.max_pool2d(_img(), 0),
     lambda t, e: t.nn.functional.max_pool2d(t.ones(2, 3, 4, 4), 0))
 row("F.avg_pool2d: kernel larger than the input", RuntimeError,
-    lambda e: F.avg_pool2d(_img(), 5), lambda t, e: t.nn.functional.avg_pool2d(t.ones(2, 3, 4, 4), 5))
+    lambda e: F.avg_pool2d(_img(), 9, 1),
+    lambda t, e: t.nn.functional.avg_pool2d(t.ones(2, 3, 4, 4), 9, 1))
 row("F.avg_pool2d: divisor_override 0", RuntimeError,
     lambda e: F.avg_pool2d(_img(), 2, divisor_override=0),
     lambda t, e: t.nn.functional.avg_pool2d(t.ones(2, 3, 4, 4), 2, divisor_override=0))
@@ -2689,23 +2693,21 @@ row("F.conv3d_transpose: output_padding not below stride or dilation", RuntimeEr
     lambda e: F.conv3d_transpose(f32(1, 2, 3, 3, 3), f32(2, 2, 3, 3, 3), output_padding=1),
     lambda t, e: t.nn.functional.conv_transpose3d(t.ones(1, 2, 3, 3, 3), t.ones(2, 2, 3, 3, 3),
                                                   output_padding=1))
-row("F.max_pool3d: padding more than half the kernel", RuntimeError,
-    lambda e: F.max_pool3d(f32(1, 2, 3, 3, 3), 2, 1, 2),
-    lambda t, e: t.nn.functional.max_pool3d(t.ones(1, 2, 3, 3, 3), 2, 1, 2))
+row("F.max_pool3d: unknown padding string", ValueError,        # Paddle: ValueError
+    lambda e: F.max_pool3d(f32(1, 2, 3, 3, 3), 2, 1, "FULL"))
 row("F.avg_pool3d: kernel larger than the input", RuntimeError,
-    lambda e: F.avg_pool3d(f32(1, 2, 3, 3, 3), 4),
-    lambda t, e: t.nn.functional.avg_pool3d(t.ones(1, 2, 3, 3, 3), 4))
+    lambda e: F.avg_pool3d(f32(1, 2, 3, 3, 3), 9, 1),
+    lambda t, e: t.nn.functional.avg_pool3d(t.ones(1, 2, 3, 3, 3), 9, 1))
 row("nn.Conv3D: in_channels not divisible by groups", ValueError,
     lambda e: nn.Conv3D(3, 4, 3, groups=2), lambda t, e: t.nn.Conv3d(3, 4, 3, groups=2))
 row("nn.Conv3DTranspose: out_channels not divisible by groups", ValueError,
     lambda e: nn.Conv3DTranspose(4, 3, 3, groups=2),
     lambda t, e: t.nn.ConvTranspose3d(4, 3, 3, groups=2))
-row("nn.MaxPool3D: padding more than half the kernel", RuntimeError,
-    lambda e: nn.MaxPool3D(2, 1, 2)(f32(1, 2, 3, 3, 3)),
-    lambda t, e: t.nn.MaxPool3d(2, 1, 2)(t.ones(1, 2, 3, 3, 3)))
+row("nn.MaxPool3D: padding pairs of the wrong length", ValueError,   # Paddle: ValueError
+    lambda e: nn.MaxPool3D(2, 1, [1, 2])(f32(1, 2, 3, 3, 3)))
 row("nn.AvgPool3D: kernel larger than the input", RuntimeError,
-    lambda e: nn.AvgPool3D(4)(f32(1, 2, 3, 3, 3)),
-    lambda t, e: t.nn.AvgPool3d(4)(t.ones(1, 2, 3, 3, 3)))
+    lambda e: nn.AvgPool3D(9, 1)(f32(1, 2, 3, 3, 3)),
+    lambda t, e: t.nn.AvgPool3d(9, 1)(t.ones(1, 2, 3, 3, 3)))
 row("F.adaptive_max_pool2d,nn.AdaptiveMaxPool2D,nn.AdaptiveMaxPool2d: 2-D input", RuntimeError,
     lambda e: nn.AdaptiveMaxPool2D(2)(f32(4, 4)),
     lambda t, e: t.nn.AdaptiveMaxPool2d(2)(t.ones(4, 4)))
@@ -2815,3 +2817,15 @@ row("Tensor.atleast_1d,Tensor.atleast_2d,Tensor.atleast_3d: None among the input
     lambda e: e.x.atleast_2d(None))
 row("Tensor.trapezoid,Tensor.cumulative_trapezoid: both x and dx", ValueError,
     lambda e: e.x.trapezoid(e.y, dx=0.5))
+
+# Paddle's pools (oar/nn/_paddle_pool.py, Note [Paddle pooling]; tests/test_breadth_pools3.py)
+row("F.max_pool1d,nn.MaxPool1D: kernel larger than the input", RuntimeError,
+    lambda e: F.max_pool1d(f32(1, 2, 4), 9, 1),
+    lambda t, e: t.nn.functional.max_pool1d(t.ones(1, 2, 4), 9, 1))
+row("F.avg_pool1d,nn.AvgPool1D: count_include_pad (PyTorch's keyword)", TypeError,  # Paddle
+    lambda e: F.avg_pool1d(f32(1, 2, 4), 2, count_include_pad=True))
+row("F.lp_pool1d,F.lp_pool2d: kernel larger than the input", RuntimeError,
+    lambda e: F.lp_pool2d(f32(1, 2, 4, 4), 2, 9, 1),
+    lambda t, e: t.nn.functional.lp_pool2d(t.ones(1, 2, 4, 4), 2, 9, 1))
+row("nn.LPPool1D,nn.LPPool2D: a 2-D input", ValueError,                       # Paddle
+    lambda e: nn.LPPool2D(2, 2)(f32(4, 4)))

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import oar
+import oar.torch  # noqa: F401  (the torch door's pools keep PyTorch's checks)
 from oar import nn
 from oar.nn import functional as F
 
@@ -267,15 +268,19 @@ def _ox():
 
 
 NN_CASES = [
-    ("MaxPool2D kernel > input", lambda: tnn.MaxPool2d(5)(_tx()), lambda: nn.MaxPool2D(5)(_ox())),
+    # (Paddle's pools clip a kernel a little larger than the input and take any padding,
+    # Note [Paddle pooling]: the torch door's layer keeps PyTorch's checks)
+    ("MaxPool2D kernel > input", lambda: tnn.MaxPool2d(9, 1)(_tx()),
+     lambda: nn.MaxPool2D(9, 1)(_ox())),
     ("MaxPool2D(0)", lambda: tnn.MaxPool2d(0)(_tx()), lambda: nn.MaxPool2D(0)(_ox())),
     ("MaxPool2D stride 0", lambda: tnn.MaxPool2d(2, 0)(_tx()), lambda: nn.MaxPool2D(2, 0)(_ox())),
     ("MaxPool2D pad > k/2", lambda: tnn.MaxPool2d(2, padding=2)(_tx()),
-     lambda: nn.MaxPool2D(2, padding=2)(_ox())),
+     lambda: oar.torch.nn.MaxPool2d(2, padding=2)(_ox())),
     ("MaxPool2D pad < 0", lambda: tnn.MaxPool2d(2, padding=-1)(_tx()),
      lambda: nn.MaxPool2D(2, padding=-1)(_ox())),
     ("max_pool2d 2-D input", lambda: TF.max_pool2d(_tx()[0, 0], 2), lambda: F.max_pool2d(_ox()[0, 0], 2)),
-    ("AvgPool2D kernel > input", lambda: tnn.AvgPool2d(5)(_tx()), lambda: nn.AvgPool2D(5)(_ox())),
+    ("AvgPool2D kernel > input", lambda: tnn.AvgPool2d(9, 1)(_tx()),
+     lambda: nn.AvgPool2D(9, 1)(_ox())),
     ("AvgPool2D(0)", lambda: tnn.AvgPool2d(0)(_tx()), lambda: nn.AvgPool2d(0)(_ox())),
     ("Conv2D stride 0", lambda: tnn.Conv2d(3, 4, 3, stride=0)(_tx()),
      lambda: nn.Conv2D(3, 4, 3, stride=0)(_ox())),
@@ -414,7 +419,8 @@ def test_nn_legal_corners_match_torch():
         tconv.bias.copy_(torch.tensor(conv.bias.numpy()))
     np.testing.assert_allclose(conv(oar.to_tensor(x)).numpy(), tconv(torch.tensor(x)).detach().numpy(),
                                rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(F.max_pool2d(oar.to_tensor(x), 2).numpy(),
+    # unbatched pooling is PyTorch's (Paddle's pools take 4-D input only)
+    np.testing.assert_allclose(oar.torch.nn.functional.max_pool2d(oar.to_tensor(x), 2).numpy(),
                                TF.max_pool2d(torch.tensor(x), 2).numpy())
     np.testing.assert_allclose(F.pad(oar.to_tensor(x), [-1, 2, 1, -2]).numpy(),
                                TF.pad(torch.tensor(x), (-1, 2, 1, -2)).numpy())
@@ -428,7 +434,7 @@ def test_nn_legal_corners_match_torch():
     np.testing.assert_allclose(nn.AvgPool2D(3, 2, 1)(oar.to_tensor(x4)).numpy(), want, rtol=1e-6)
     ox = oar.to_tensor(x4).requires_grad_()
     tx = torch.tensor(x4, requires_grad=True)
-    F.avg_pool2d(ox, 3, 2, 1, count_include_pad=False).sum().backward()
+    oar.torch.nn.functional.avg_pool2d(ox, 3, 2, 1, count_include_pad=False).sum().backward()
     TF.avg_pool2d(tx, 3, 2, 1, count_include_pad=False).sum().backward()
     np.testing.assert_allclose(ox.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
     assert nn.AdaptiveAvgPool2D(0)(oar.to_tensor(x4)).shape == list(tnn.AdaptiveAvgPool2d(0)(torch.tensor(x4)).shape)

@@ -20,5 +20,7 @@ AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (  # Paddle's aliases
 from ._unpool_layers import MaxUnPool1D, MaxUnPool2D, MaxUnPool3D  # noqa: F401,E402
 from ._unpool_layers import AdaptiveAvgPool1D, AdaptiveAvgPool3D  # noqa: F401,E402
 from ._nn3_layers import Bilinear  # noqa: F401,E402
+from ._paddle_pool import (AvgPool1D, AvgPool2D, AvgPool3D, LPPool1D,  # noqa: F401,E402,F811
+                           LPPool2D, MaxPool1D, MaxPool2D, MaxPool3D)
 from ._nn3_layers import LayerDict, ParameterDict, ParameterList  # noqa: F401,E402
 from ._nn3_layers import HSigmoidLoss  # noqa: F401,E402

@@ -25,13 +25,44 @@ from ._kernels import _first_order_only, _input
 #   avg: zeros, and the divisor counts what PyTorch counts: the window clipped to the
 #        padded input (count_include_pad), or to the input itself, or divisor_override.
 # A window that holds no input element (an average pool window in the padding only) gives 0.
+# Paddle's geometry (the Paddle door's pools) is told apart by its padding: a (before, after)
+# pair per dim, possibly unequal (Paddle's [top, bottom, left, right] and 'SAME'), and then
+# the output size is Paddle's: (n + before + after - d(k-1) - 1 [+ s-1]) / s + 1 truncated
+# toward zero as C does, with no ceil_mode correction and no bound on the padding, so windows
+# may lie in the padding only; such a window gives Paddle's values: -FLT_MAX (max, its
+# initial value) or nan (exclusive average, 0 / 0).
+def _lo(p):
+    return p[0] if isinstance(p, tuple) else p
+
+
 def _out_len(n, k, s, p, d, ceil):
-    """PyTorch's pooling_output_shape for one dim (Note [Pooling geometry])."""
+    """PyTorch's pooling_output_shape for one dim, or Paddle's when p is a pair (Note
+    [Pooling geometry])."""
+    if isinstance(p, tuple):
+        num = n + p[0] + p[1] - d * (k - 1) - 1 + (s - 1 if ceil else 0)
+        return int(num / s) + 1
     num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
     o = num // s + 1
     if ceil and (o - 1) * s >= n + p:
         o -= 1
     return o
+
+
+def _paddle_geometry(g):
+    return bool(g[2]) and isinstance(g[2][0], tuple)
+
+
+def _real_counts(sp, g, padded=False):
+    """The number of input elements in each window (an (*O) int64 array), or of elements of
+    the padded input (Paddle geometry)."""
+    k, s, p, d, o = g
+    div = None
+    for i in range(len(k)):
+        lo = _starts(o[i], s[i], _lo(p[i]))
+        a, b = (-p[i][0], sp[i] + p[i][0]) if padded else (0, sp[i])
+        r = np.maximum(np.minimum(lo + (k[i] - 1) * d[i] + 1, b) - np.maximum(lo, a), 0)
+        div = r if div is None else np.multiply.outer(div, r)
+    return div
 
 
 def _tuple(value, op, name, minimum, n=2):
@@ -100,6 +131,7 @@ def _padded(x, g, fill):
     k, s, p, d, o = g
     nd = len(k)
     sp = x.shape[-nd:]
+    p = [_lo(v) for v in p]
     r = [max((o[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 - sp[i] - p[i], 0) for i in range(nd)]
     if not (any(p) or any(r)):
         return x
@@ -118,7 +150,7 @@ def _offsets(xp, g):
 
 
 def _starts(o, s, p):
-    return np.arange(o) * s - p
+    return np.arange(o) * s - _lo(p)
 
 
 def _pool_input(x, op, nd=2):
@@ -151,11 +183,13 @@ def _k_maxpool(x, k, s, p, d, ceil):
     # whole-array maxima over the kernel offsets (a strided 6-D reduction is far slower);
     # np.maximum propagates NaN, as PyTorch's max pooling does
     parts = [part for _, part in _offsets(_padded(x, g, _lowest(x.dtype)), g)]
-    if len(parts) == 1:
-        return parts[0].copy()
-    out = np.maximum(parts[0], parts[1])
-    for part in parts[2:]:
+    out = parts[0].copy()
+    for part in parts[1:]:
         np.maximum(out, part, out=out)
+    if _paddle_geometry(g) and x.dtype.kind == "f":
+        empty = _real_counts(x.shape[-len(k):], g) == 0
+        if empty.any():
+            out[..., empty] = np.finfo(np.float32).max * -1.0
     return out
 
 
@@ -253,7 +287,7 @@ def _b_maxpool(c, g):
             fpart = part.view(x.dtype)
             fpart += np.bitwise_and(mask[t], gbits).view(x.dtype)
     if xp.shape[-nd:] != sp:
-        dxp = np.ascontiguousarray(dxp[(Ellipsis,) + tuple(slice(p[i], p[i] + sp[i])
+        dxp = np.ascontiguousarray(dxp[(Ellipsis,) + tuple(slice(_lo(p[i]), _lo(p[i]) + sp[i])
                                                            for i in range(nd))])
     return (Tensor._wrap(dxp),)
 
@@ -278,7 +312,10 @@ def max_pool_indices(x, conf):
     geo = _geometry(xa.shape, conf, _pname("max", conf[0]))
     out = _k_maxpool(xa, *conf)
     hit = _choice(_padded(xa, geo, _lowest(xa.dtype)), out, geo, xa.shape[-nd:])
-    return wrap_as(x._result_class, _indices(hit, geo, xa.shape[-nd:]))
+    idx = _indices(hit, geo, xa.shape[-nd:])
+    if _paddle_geometry(geo):       # Paddle's mask of a window in the padding only
+        idx = np.where(_real_counts(xa.shape[-nd:], geo) == 0, -1, idx)
+    return wrap_as(x._result_class, idx)
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, *, dilation=1, ceil_mode=False,
@@ -312,8 +349,15 @@ def _avg_divisor(sp, g, mode):
     if isinstance(mode, int) and not isinstance(mode, bool):
         return mode
     k, s, p, _, o = g
-    if isinstance(mode, tuple):     # Paddle's exclusive divisor_override (avg_divisor_mode)
-        return _avg_divisor(sp, g, "exclude") * (mode[1] / np.prod(k))
+    if isinstance(mode, tuple):     # Paddle's divisor_override: its divisor scaled by
+        # divisor / prod(kernel) (avg_divisor_mode; the Paddle door names the divisor)
+        return _avg_divisor(sp, g, mode[2] if len(mode) > 2 else "exclude") * (
+            mode[1] / np.prod(k))
+    if _paddle_geometry(g):
+        # Paddle divides by the window clipped to the padded input, or (exclusive) by its
+        # input elements: 0 for a window in the padding only, whose 0 / 0 is nan as Paddle's
+        div = _real_counts(sp, g, mode == "include")
+        return int(np.prod(k)) if (div == np.prod(k)).all() else div
 
     def one(n, o, k, s, p):
         lo = _starts(o, s, p)
@@ -338,7 +382,8 @@ def _k_avgpool(x, k, s, p, d, ceil, mode):
         out = part.astype(x.dtype, copy=True) if out is None else np.add(out, part, out=out)
     div = _avg_divisor(x.shape[-len(k):], g, mode)
     if x.dtype.kind == "f":
-        out /= np.asarray(div, x.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):   # Paddle's empty windows: nan
+            out /= np.asarray(div, x.dtype)
         return out
     # integers: C's division, truncating toward zero (PyTorch)
     q, r = np.divmod(out, div)
@@ -352,12 +397,14 @@ def _b_avgpool(c, g):
     nd = len(k)
     geo = _geometry(shape, (k, s, p, d, ceil), c.op.name)
     ga = g._data
-    part = ga / np.asarray(_avg_divisor(shape[-nd:], geo, mode), ga.dtype)
+    div = np.asarray(_avg_divisor(shape[-nd:], geo, mode), ga.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):   # empty windows reach no input
+        part = ga / div
     dxp = _padded(np.zeros(shape, ga.dtype), geo, 0)
     for _, view in _offsets(dxp, geo):
         view += part
     return (Tensor._wrap(np.ascontiguousarray(dxp[(Ellipsis,) + tuple(
-        slice(p[i], p[i] + shape[-nd + i]) for i in range(nd))])),)
+        slice(_lo(p[i]), _lo(p[i]) + shape[-nd + i]) for i in range(nd))])),)
 
 
 AVGPOOL = R.OpDef("avg_pool2d", _k_avgpool, _b_avgpool,

@@ -1629,6 +1629,10 @@ from ._adaptive_avg import (paddle_adaptive_avg_pool1d as adaptive_avg_pool1d,  
                             paddle_adaptive_avg_pool3d as adaptive_avg_pool3d)
 from ._nn3 import bilinear  # noqa: F401,E402
 __all__ += ["bilinear"]
+# Paddle's pools with its positional order, padding forms and geometry (Note [Paddle pooling])
+from ._paddle_pool import (avg_pool1d, avg_pool2d, avg_pool3d, lp_pool1d,  # noqa: F401,E402,F811
+                           lp_pool2d, max_pool1d, max_pool2d, max_pool3d)
+__all__ += ["avg_pool1d", "lp_pool1d", "lp_pool2d", "max_pool1d"]
 from ._nn3 import pdist  # noqa: F401,E402
 __all__ += ["pdist"]
 from ._nn3 import gumbel_softmax  # noqa: F401,E402

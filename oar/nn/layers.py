@@ -983,7 +983,7 @@ class MaxPool2D(_Pool):
 
     def forward(self, x):
         """Max pooling of x (and the indices of the maxima with return_indices/return_mask)."""
-        return F.max_pool2d(x, self.k, _parsed=self._parsed, **self._returns)
+        return _K.max_pool2d(x, self.k, _parsed=self._parsed, **self._returns)
 
 
 class AvgPool2D(_Pool):
@@ -1001,7 +1001,7 @@ class AvgPool2D(_Pool):
 
     def forward(self, x):
         """Average pooling of x."""
-        return F.avg_pool2d(x, self.k, _parsed=self._parsed)
+        return _K.avg_pool2d(x, self.k, _parsed=self._parsed)
 
 
 class AvgPool2d(AvgPool2D):
