@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import oar
+import oar.torch  # noqa: F401
 from tests.reference.harness import tensor_diffs, torch
 
 # name -> L -> tensor (the same code on both frameworks)
@@ -35,7 +36,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_creation_matches_torch(name):
-    a, b = CASES[name](oar), CASES[name](torch)
+    a, b = CASES[name](oar.torch), CASES[name](torch)     # PyTorch's spellings: its door
     assert tuple(a.stride()) == tuple(b.stride())
     assert bool(a.requires_grad) == bool(b.requires_grad)
     if name.startswith("empty"):   # uninitialised memory: shape and dtype only
