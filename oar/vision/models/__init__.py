@@ -21,6 +21,7 @@ from .squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1
 from .vgg import VGG, vgg11, vgg13, vgg16, vgg19
 from ._utils import PretrainedWeightsError
 
+# in Paddle's order (programs print it)
 __all__ = [
     "ResNet", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
     "resnext50_64x4d", "resnext101_32x4d", "resnext101_64x4d", "resnext152_32x4d",
@@ -28,8 +29,8 @@ __all__ = [
     "vgg19", "MobileNetV1", "mobilenet_v1", "MobileNetV2", "mobilenet_v2", "MobileNetV3Small",
     "MobileNetV3Large", "mobilenet_v3_small", "mobilenet_v3_large", "LeNet", "DenseNet",
     "densenet121", "densenet161", "densenet169", "densenet201", "densenet264", "AlexNet",
-    "alexnet", "SqueezeNet", "squeezenet1_0", "squeezenet1_1", "GoogLeNet", "googlenet",
-    "ShuffleNetV2", "shufflenet_v2_x0_25", "shufflenet_v2_x0_33", "shufflenet_v2_x0_5",
-    "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0", "shufflenet_v2_swish",
-    "InceptionV3", "inception_v3",
+    "alexnet", "InceptionV3", "inception_v3", "SqueezeNet", "squeezenet1_0", "squeezenet1_1",
+    "GoogLeNet", "googlenet", "ShuffleNetV2", "shufflenet_v2_x0_25", "shufflenet_v2_x0_33",
+    "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
+    "shufflenet_v2_swish",
 ]

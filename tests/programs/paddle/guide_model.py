@@ -1,47 +1,17 @@
 """Paddle guide "模型组网" (building models), ported to oar's Paddle door.
 
 Source: PaddlePaddle/docs, docs/guides/beginner/model_cn.ipynb (Apache-2.0), code cells 2-23 in
-order. Changes, each marked `# oar-port:`: cell 2 (lists paddle.vision.models.__all__) dropped as
-oar has no paddle.vision; vision.models.LeNet replaced by a copy of Paddle's LeNet source; the
-notebook's displayed values are printed; a seed is set (shapes and tables are compared).
+order. Changes, each marked `# oar-port:`: the notebook's displayed values are printed; a seed is
+set (shapes and tables are compared).
 """
 import paddle
 
 paddle.seed(2022)  # oar-port: seeded
 
-# oar-port: cell 2, print("飞桨框架内置模型：", paddle.vision.models.__all__), dropped (no paddle.vision)
-
-# oar-port: paddle.vision.models.LeNet (oar has no paddle.vision) copied from Paddle's source
-# (python/paddle/vision/models/lenet.py, Apache-2.0), unchanged.
-class LeNet(paddle.nn.Layer):
-    def __init__(self, num_classes=10):
-        super().__init__()
-        self.num_classes = num_classes
-        self.features = paddle.nn.Sequential(
-            paddle.nn.Conv2D(1, 6, 3, stride=1, padding=1),
-            paddle.nn.ReLU(),
-            paddle.nn.MaxPool2D(2, 2),
-            paddle.nn.Conv2D(6, 16, 5, stride=1, padding=0),
-            paddle.nn.ReLU(),
-            paddle.nn.MaxPool2D(2, 2),
-        )
-        if num_classes > 0:
-            self.fc = paddle.nn.Sequential(
-                paddle.nn.Linear(400, 120),
-                paddle.nn.Linear(120, 84),
-                paddle.nn.Linear(84, num_classes),
-            )
-
-    def forward(self, inputs):
-        x = self.features(inputs)
-        if self.num_classes > 0:
-            x = paddle.flatten(x, 1)
-            x = self.fc(x)
-        return x
-
+print("飞桨框架内置模型：", paddle.vision.models.__all__)
 
 # 模型组网并初始化网络
-lenet = LeNet(num_classes=10)  # oar-port: paddle.vision.models.LeNet
+lenet = paddle.vision.models.LeNet(num_classes=10)
 
 # 可视化模型组网结构和参数
 print(paddle.summary(lenet, (1, 1, 28, 28)))  # oar-port: print the displayed value
