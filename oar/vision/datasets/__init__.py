@@ -18,5 +18,6 @@ from .folder import DatasetFolder, ImageFolder  # noqa: F401
 from .mnist import MNIST, FashionMNIST  # noqa: F401
 from .voc2012 import VOC2012  # noqa: F401
 
-__all__ = ["MNIST", "FashionMNIST", "Cifar10", "Cifar100", "DatasetFolder", "ImageFolder",
-           "Flowers", "VOC2012"]
+# in Paddle's order (programs print it)
+__all__ = ["DatasetFolder", "ImageFolder", "MNIST", "FashionMNIST", "Flowers", "Cifar10",
+           "Cifar100", "VOC2012"]

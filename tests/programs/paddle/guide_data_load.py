@@ -1,55 +1,59 @@
 """Paddle guide "数据集定义与加载" (datasets and loading), ported to oar's Paddle door.
 
-Source: PaddlePaddle/docs, docs/guides/beginner/data_load_cn.ipynb (Apache-2.0), code cells 4-20
-in order. Changes, each marked `# oar-port:`: cell 2 (lists paddle.vision.datasets / paddle.text)
-dropped; MNIST -> scikit-learn digits upscaled to 1x28x28; Normalize as numpy; cell 10 (wget of
-mnist.tar) replaced by writing the digits as .npy files plus label.txt in a temp dir, and
-cv2.imread by np.load; plotting dropped. Lines printing random indices are compared by shape only.
+Source: PaddlePaddle/docs, docs/guides/beginner/data_load_cn.ipynb (Apache-2.0), code cells 2-20
+in order. Changes, each marked `# oar-port:`: cell 2's paddle.text line dropped (oar has no
+paddle.text); MNIST's idx-ubyte files written from scikit-learn's digits upscaled to 28x28 and
+passed as image_path=/label_path=; cell 10 (wget of mnist.tar) replaced by writing the same digits
+as .npy files plus label.txt, and cv2.imread by np.load (no OpenCV here); plotting dropped. Lines
+printing random indices are compared by shape only.
 """
 import paddle
 
 
-# oar-port: paddle.vision.datasets.MNIST (a 60000-image download) swapped for a small Dataset
-# over scikit-learn's digits, each 8x8 image upscaled to MNIST's 1x28x28 (np.kron by 3, padded by 2,
-# scaled to 0..255) so the guide's layer sizes stay as written; a few hundred images keep it fast.
+# oar-port: paddle.vision.datasets.MNIST downloads 60000 images; instead MNIST's idx-ubyte .gz
+# files are written here from scikit-learn's digits (each 8x8 image upscaled to 28x28: np.kron by
+# 3, padded by 2, scaled to 0..255) and passed as image_path=/label_path= (a few hundred images
+# keep it fast; Paddle's reader needs counts that are multiples of 100)
+import gzip
+import os
+import struct
+import tempfile
+
 import numpy as np
 from sklearn.datasets import load_digits
 
 
-class DigitsMNIST(paddle.io.Dataset):
-    def __init__(self, mode="train", transform=None):
-        super().__init__()
-        d = load_digits()
-        imgs = np.pad(np.kron(d.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
-        sl = slice(0, 256) if mode == "train" else slice(1500, 1628)
-        self.images = imgs[sl].astype("float32")[:, None]
-        self.labels = d.target[sl].astype("int64")
-        self.transform = transform
-
-    def __getitem__(self, idx):
-        image = self.images[idx]
-        if self.transform is not None:
-            image = self.transform(image)
-        return image.astype("float32"), np.array([self.labels[idx]]).astype("int64")
-
-    def __len__(self):
-        return len(self.labels)
+def write_mnist(folder, prefix, images, labels):
+    paths = (os.path.join(folder, prefix + "-images-idx3-ubyte.gz"),
+             os.path.join(folder, prefix + "-labels-idx1-ubyte.gz"))
+    with gzip.open(paths[0], "wb") as f:
+        f.write(struct.pack(">IIII", 2051, len(images), 28, 28) + images.tobytes())
+    with gzip.open(paths[1], "wb") as f:
+        f.write(struct.pack(">II", 2049, len(labels)) + labels.tobytes())
+    return paths
 
 
-# oar-port: paddle.vision.transforms.Normalize(mean=[127.5], std=[127.5], data_format="CHW") as numpy
-def Normalize(mean, std, data_format="CHW"):
-    mean = np.array(mean, dtype="float32").reshape(-1, 1, 1)
-    std = np.array(std, dtype="float32").reshape(-1, 1, 1)
-    return lambda img: (img - mean) / std
+digits = load_digits()
+pixels = np.pad(np.kron(digits.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
+pixels, targets = np.round(pixels).astype("uint8"), digits.target.astype("uint8")
+mnist_dir = tempfile.mkdtemp()
+train_images, train_labels = write_mnist(mnist_dir, "train", pixels[:300], targets[:300])
+test_images, test_labels = write_mnist(mnist_dir, "t10k", pixels[1500:1700], targets[1500:1700])
 
+print("计算机视觉（CV）相关数据集：", paddle.vision.datasets.__all__)
+# oar-port: print("自然语言处理（NLP）相关数据集：", paddle.text.__all__) dropped: oar has no paddle.text
 
-# oar-port: cell 2 (paddle.vision.datasets.__all__, paddle.text.__all__) dropped
+from paddle.vision.transforms import Normalize
 
 # 定义图像归一化处理方法，这里的CHW指图像格式需为 [C通道数，H图像高度，W图像宽度]
 transform = Normalize(mean=[127.5], std=[127.5], data_format="CHW")
 # 下载数据集并初始化 DataSet
-train_dataset = DigitsMNIST(mode="train", transform=transform)  # oar-port: digits
-test_dataset = DigitsMNIST(mode="test", transform=transform)  # oar-port: digits
+train_dataset = paddle.vision.datasets.MNIST(
+    image_path=train_images, label_path=train_labels,  # oar-port: the files written above
+    mode="train", transform=transform)
+test_dataset = paddle.vision.datasets.MNIST(
+    image_path=test_images, label_path=test_labels,  # oar-port: the files written above
+    mode="test", transform=transform)
 print(
     "train images: ", len(train_dataset), ", test images: ", len(test_dataset)
 )
@@ -62,19 +66,19 @@ for data in train_dataset:
 # oar-port: cell 10 (wget + tar of mnist.tar) replaced by writing digits files in the same layout
 import os  # oar-port
 
-for _mode, _ds in (("train", DigitsMNIST("train")), ("val", DigitsMNIST("test"))):
+for _mode, _sl in (("train", slice(0, 300)), ("val", slice(1500, 1700))):
     os.makedirs(os.path.join("mnist", _mode, "imgs"))
     with open(os.path.join("mnist", _mode, "label.txt"), "w", encoding="utf-8") as _f:
-        for _i in range(len(_ds)):
-            _img, _lab = _ds[_i]
-            np.save(os.path.join("mnist", _mode, "imgs", "%d.npy" % _i), _img[0].astype("uint8"))
-            _f.write("imgs/%d.npy\t%d\n" % (_i, _lab[0]))
+        for _i, (_img, _lab) in enumerate(zip(pixels[_sl], targets[_sl])):
+            np.save(os.path.join("mnist", _mode, "imgs", "%d.npy" % _i), _img)
+            _f.write("imgs/%d.npy\t%d\n" % (_i, _lab))
 
 import os
 import numpy as np
 from paddle.io import Dataset
 
-# oar-port: `import cv2` and `from paddle.vision.transforms import Normalize` dropped (see above)
+# oar-port: `import cv2` dropped (OpenCV is not installed here; the images are read by np.load)
+from paddle.vision.transforms import Normalize
 
 
 class MyDataset(Dataset):
