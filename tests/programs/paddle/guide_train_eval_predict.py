@@ -1,9 +1,9 @@
 """Paddle guide "模型训练、评估与推理" (train, evaluate, predict), ported to oar's Paddle door.
 
 Source: PaddlePaddle/docs, docs/guides/beginner/train_eval_predict_cn.ipynb (Apache-2.0), code
-cells 4-31 in order (cell 2 is a pip install). Changes, each marked `# oar-port:`: MNIST ->
-scikit-learn digits upscaled to 1x28x28; Normalize and vision.models.LeNet as numpy code / a copy
-of Paddle's LeNet source; epochs 5 -> 1, print intervals 900/30 -> 2/1 (the data set is small);
+cells 4-31 in order (cell 2 is a pip install). Changes, each marked `# oar-port:`: MNIST's
+idx-ubyte files written from scikit-learn's digits upscaled to 28x28 and passed as
+image_path=/label_path=; epochs 5 -> 1, print intervals 900/30 -> 2/1 (the data set is small);
 the notebook's displayed values are printed; plotting dropped; seeded. Loss/accuracy/logit values
 depend on the random init and are compared by shape only.
 """
@@ -15,73 +15,47 @@ print(paddle.device.set_device("cpu"))  # oar-port: print the displayed value
 # 指定在 GPU 第 0 号卡上训练
 # paddle.device.set_device('gpu:0')
 
-# oar-port: paddle.vision.datasets.MNIST (a 60000-image download) swapped for a small Dataset
-# over scikit-learn's digits, each 8x8 image upscaled to MNIST's 1x28x28 (np.kron by 3, padded by 2,
-# scaled to 0..255) so the guide's layer sizes stay as written; a few hundred images keep it fast.
+# oar-port: paddle.vision.datasets.MNIST downloads 60000 images; instead MNIST's idx-ubyte .gz
+# files are written here from scikit-learn's digits (each 8x8 image upscaled to 28x28: np.kron by
+# 3, padded by 2, scaled to 0..255) and passed as image_path=/label_path= (a few hundred images
+# keep it fast; Paddle's reader needs counts that are multiples of 100)
+import gzip
+import os
+import struct
+import tempfile
+
 import numpy as np
 from sklearn.datasets import load_digits
 
 
-class DigitsMNIST(paddle.io.Dataset):
-    def __init__(self, mode="train", transform=None):
-        super().__init__()
-        d = load_digits()
-        imgs = np.pad(np.kron(d.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
-        sl = slice(0, 256) if mode == "train" else slice(1500, 1628)
-        self.images = imgs[sl].astype("float32")[:, None]
-        self.labels = d.target[sl].astype("int64")
-        self.transform = transform
-
-    def __getitem__(self, idx):
-        image = self.images[idx]
-        if self.transform is not None:
-            image = self.transform(image)
-        return image.astype("float32"), np.array([self.labels[idx]]).astype("int64")
-
-    def __len__(self):
-        return len(self.labels)
+def write_mnist(folder, prefix, images, labels):
+    paths = (os.path.join(folder, prefix + "-images-idx3-ubyte.gz"),
+             os.path.join(folder, prefix + "-labels-idx1-ubyte.gz"))
+    with gzip.open(paths[0], "wb") as f:
+        f.write(struct.pack(">IIII", 2051, len(images), 28, 28) + images.tobytes())
+    with gzip.open(paths[1], "wb") as f:
+        f.write(struct.pack(">II", 2049, len(labels)) + labels.tobytes())
+    return paths
 
 
-# oar-port: paddle.vision.transforms.Normalize(mean=[127.5], std=[127.5], data_format="CHW") as numpy
-def Normalize(mean, std, data_format="CHW"):
-    mean = np.array(mean, dtype="float32").reshape(-1, 1, 1)
-    std = np.array(std, dtype="float32").reshape(-1, 1, 1)
-    return lambda img: (img - mean) / std
-
-# oar-port: paddle.vision.models.LeNet (oar has no paddle.vision) copied from Paddle's source
-# (python/paddle/vision/models/lenet.py, Apache-2.0), unchanged.
-class LeNet(paddle.nn.Layer):
-    def __init__(self, num_classes=10):
-        super().__init__()
-        self.num_classes = num_classes
-        self.features = paddle.nn.Sequential(
-            paddle.nn.Conv2D(1, 6, 3, stride=1, padding=1),
-            paddle.nn.ReLU(),
-            paddle.nn.MaxPool2D(2, 2),
-            paddle.nn.Conv2D(6, 16, 5, stride=1, padding=0),
-            paddle.nn.ReLU(),
-            paddle.nn.MaxPool2D(2, 2),
-        )
-        if num_classes > 0:
-            self.fc = paddle.nn.Sequential(
-                paddle.nn.Linear(400, 120),
-                paddle.nn.Linear(120, 84),
-                paddle.nn.Linear(84, num_classes),
-            )
-
-    def forward(self, inputs):
-        x = self.features(inputs)
-        if self.num_classes > 0:
-            x = paddle.flatten(x, 1)
-            x = self.fc(x)
-        return x
-
+digits = load_digits()
+pixels = np.pad(np.kron(digits.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
+pixels, targets = np.round(pixels).astype("uint8"), digits.target.astype("uint8")
+mnist_dir = tempfile.mkdtemp()
+train_images, train_labels = write_mnist(mnist_dir, "train", pixels[:300], targets[:300])
+test_images, test_labels = write_mnist(mnist_dir, "t10k", pixels[1500:1700], targets[1500:1700])
 
 paddle.seed(2022)  # oar-port: seeded
+from paddle.vision.transforms import Normalize
+
 transform = Normalize(mean=[127.5], std=[127.5], data_format="CHW")
 # 加载 MNIST 训练集和测试集
-train_dataset = DigitsMNIST(mode="train", transform=transform)  # oar-port: digits
-test_dataset = DigitsMNIST(mode="test", transform=transform)  # oar-port: digits
+train_dataset = paddle.vision.datasets.MNIST(
+    image_path=train_images, label_path=train_labels,  # oar-port: the files written above
+    mode="train", transform=transform)
+test_dataset = paddle.vision.datasets.MNIST(
+    image_path=test_images, label_path=test_labels,  # oar-port: the files written above
+    mode="test", transform=transform)
 
 # 模型组网，构建并初始化一个模型 mnist
 mnist = paddle.nn.Sequential(
@@ -213,7 +187,7 @@ print(
 )
 # oar-port: plt.imshow(img[0][0]) dropped
 
-# oar-port: `from paddle.vision.models import LeNet` -> the copy of LeNet above
+from paddle.vision.models import LeNet
 
 
 class FaceNet(paddle.nn.Layer):
