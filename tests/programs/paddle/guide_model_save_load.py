@@ -1,10 +1,11 @@
 """Paddle guide "模型保存与载入" (saving and loading), ported to oar's Paddle door.
 
 Source: PaddlePaddle/docs, docs/guides/beginner/model_save_load_cn.ipynb (Apache-2.0), code cells
-4-14 in order. Changes, each marked `# oar-port:`: cells 10-14 use vision.models.LeNet, vision.transforms and MNIST -> a copy of Paddle's LeNet
-source, numpy transforms and scikit-learn digits upscaled to 1x28x28; cell 14 saves an inference
-model through paddle.jit (static graph) and cells 16-32 are static-graph (paddle.enable_static,
-paddle.static) -- dropped. Losses depend on random data/init and are compared by shape only.
+4-14 in order. Changes, each marked `# oar-port:`: MNIST's idx-ubyte files are written from
+scikit-learn's digits upscaled to 28x28 and passed as image_path=/label_path=; cell 14 saves an
+inference model through paddle.jit (static graph) and cells 16-32 are static-graph
+(paddle.enable_static, paddle.static) -- dropped. Losses depend on random data/init and are
+compared by shape only.
 """
 
 import numpy as np
@@ -104,84 +105,49 @@ print(
 # oar-port: check that the loaded parameters are the saved ones (the guide only prints)
 print(all(np.array_equal(layer.state_dict()[k].numpy(), v.numpy()) for k, v in layer_state_dict.items()))
 
-import paddle
-import paddle.nn as nn
+# oar-port: paddle.vision.datasets.MNIST downloads 60000 images; instead MNIST's idx-ubyte .gz
+# files are written here from scikit-learn's digits (each 8x8 image upscaled to 28x28: np.kron by
+# 3, padded by 2, scaled to 0..255) and passed as image_path=/label_path= (a few hundred images
+# keep it fast; Paddle's reader needs counts that are multiples of 100)
+import gzip
+import os
+import struct
+import tempfile
 
-# oar-port: `import paddle.vision.transforms as T` and `from paddle.vision.models import LeNet`
-# replaced by numpy code and a copy of Paddle's LeNet source
-# oar-port: paddle.vision.datasets.MNIST (a 60000-image download) swapped for a small Dataset
-# over scikit-learn's digits, each 8x8 image upscaled to MNIST's 1x28x28 (np.kron by 3, padded by 2,
-# scaled to 0..255) so the guide's layer sizes stay as written; a few hundred images keep it fast.
 import numpy as np
 from sklearn.datasets import load_digits
 
 
-class DigitsMNIST(paddle.io.Dataset):
-    def __init__(self, mode="train", transform=None):
-        super().__init__()
-        d = load_digits()
-        imgs = np.pad(np.kron(d.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
-        sl = slice(0, 256) if mode == "train" else slice(1500, 1628)
-        self.images = imgs[sl].astype("float32")[:, None]
-        self.labels = d.target[sl].astype("int64")
-        self.transform = transform
-
-    def __getitem__(self, idx):
-        image = self.images[idx]
-        if self.transform is not None:
-            image = self.transform(image)
-        return image.astype("float32"), np.array([self.labels[idx]]).astype("int64")
-
-    def __len__(self):
-        return len(self.labels)
+def write_mnist(folder, prefix, images, labels):
+    paths = (os.path.join(folder, prefix + "-images-idx3-ubyte.gz"),
+             os.path.join(folder, prefix + "-labels-idx1-ubyte.gz"))
+    with gzip.open(paths[0], "wb") as f:
+        f.write(struct.pack(">IIII", 2051, len(images), 28, 28) + images.tobytes())
+    with gzip.open(paths[1], "wb") as f:
+        f.write(struct.pack(">II", 2049, len(labels)) + labels.tobytes())
+    return paths
 
 
-# oar-port: paddle.vision.transforms.Normalize(mean=[127.5], std=[127.5], data_format="CHW") as numpy
-def Normalize(mean, std, data_format="CHW"):
-    mean = np.array(mean, dtype="float32").reshape(-1, 1, 1)
-    std = np.array(std, dtype="float32").reshape(-1, 1, 1)
-    return lambda img: (img - mean) / std
+digits = load_digits()
+pixels = np.pad(np.kron(digits.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
+pixels, targets = np.round(pixels).astype("uint8"), digits.target.astype("uint8")
+mnist_dir = tempfile.mkdtemp()
+train_images, train_labels = write_mnist(mnist_dir, "train", pixels[:300], targets[:300])
+test_images, test_labels = write_mnist(mnist_dir, "t10k", pixels[1500:1700], targets[1500:1700])
 
-# oar-port: paddle.vision.models.LeNet (oar has no paddle.vision) copied from Paddle's source
-# (python/paddle/vision/models/lenet.py, Apache-2.0), unchanged.
-class LeNet(paddle.nn.Layer):
-    def __init__(self, num_classes=10):
-        super().__init__()
-        self.num_classes = num_classes
-        self.features = paddle.nn.Sequential(
-            paddle.nn.Conv2D(1, 6, 3, stride=1, padding=1),
-            paddle.nn.ReLU(),
-            paddle.nn.MaxPool2D(2, 2),
-            paddle.nn.Conv2D(6, 16, 5, stride=1, padding=0),
-            paddle.nn.ReLU(),
-            paddle.nn.MaxPool2D(2, 2),
-        )
-        if num_classes > 0:
-            self.fc = paddle.nn.Sequential(
-                paddle.nn.Linear(400, 120),
-                paddle.nn.Linear(120, 84),
-                paddle.nn.Linear(84, num_classes),
-            )
-
-    def forward(self, inputs):
-        x = self.features(inputs)
-        if self.num_classes > 0:
-            x = paddle.flatten(x, 1)
-            x = self.fc(x)
-        return x
-
-
-# oar-port: T.Compose([T.Transpose(), T.Normalize([127.5], [127.5])]) on MNIST's HWC uint8 images;
-# the digits images are already CHW
-def transform(img):
-    return (img - 127.5) / 127.5
-
+import paddle
+import paddle.nn as nn
+import paddle.vision.transforms as T
+from paddle.vision.models import LeNet
 
 model = paddle.Model(LeNet())
 optim = paddle.optimizer.SGD(learning_rate=1e-3, parameters=model.parameters())
 model.prepare(optim, paddle.nn.CrossEntropyLoss())
 
-data = DigitsMNIST(mode="train", transform=transform)  # oar-port: digits
+transform = T.Compose([T.Transpose(), T.Normalize([127.5], [127.5])])
+data = paddle.vision.datasets.MNIST(
+    image_path=train_images, label_path=train_labels,  # oar-port: the files written above
+    mode="train", transform=transform)
 
 # 方式一：设置训练过程中保存模型
 model.fit(data, epochs=1, batch_size=32, save_freq=1)
@@ -192,11 +158,19 @@ import os  # oar-port: for the listing below
 
 print(sorted(os.listdir("checkpoint")))  # oar-port: show what was saved
 
+import paddle
+import paddle.nn as nn
+import paddle.vision.transforms as T
+from paddle.vision.models import LeNet
+
 model = paddle.Model(LeNet())
 optim = paddle.optimizer.SGD(learning_rate=1e-3, parameters=model.parameters())
 model.prepare(optim, paddle.nn.CrossEntropyLoss())
 
-data = DigitsMNIST(mode="train", transform=transform)  # oar-port: digits
+transform = T.Compose([T.Transpose(), T.Normalize([127.5], [127.5])])
+data = paddle.vision.datasets.MNIST(
+    image_path=train_images, label_path=train_labels,  # oar-port: the files written above
+    mode="train", transform=transform)
 # 加载模型参数和优化器参数
 model.load("checkpoint/test")
 model.fit(data, epochs=1, batch_size=32, save_freq=1)
