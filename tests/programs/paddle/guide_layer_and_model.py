@@ -2,52 +2,53 @@
 
 Source: PaddlePaddle/docs, docs/guides/advanced/layer_and_model_cn.md (Apache-2.0), the python
 code blocks in order; blocks that are printed outputs (2, 6, 8, 10, 12, 17, 19, 25, 27, 29, 31,
-36) and the partial repeats (14, 15) are left out. Changes, each marked `# oar-port:`: MNIST ->
-scikit-learn digits upscaled to 1x28x28, Normalize as numpy; seeded; weights are random, so
-values that depend on them are compared by shape only.
+36) and the partial repeats (14, 15) are left out. Changes, each marked `# oar-port:`: MNIST's
+idx-ubyte files written from scikit-learn's digits upscaled to 28x28 and passed as
+image_path=/label_path=; seeded; weights are random, so values that depend on them are compared by
+shape only.
 """
-import paddle
-import math
-# oar-port: `from paddle.vision.transforms import Compose, Normalize` -> numpy code below
+# oar-port: paddle.vision.datasets.MNIST downloads 60000 images; instead MNIST's idx-ubyte .gz
+# files are written here from scikit-learn's digits (each 8x8 image upscaled to 28x28: np.kron by
+# 3, padded by 2, scaled to 0..255) and passed as image_path=/label_path= (a few hundred images
+# keep it fast; Paddle's reader needs counts that are multiples of 100)
+import gzip
+import os
+import struct
+import tempfile
 
-# oar-port: paddle.vision.datasets.MNIST (a 60000-image download) swapped for a small Dataset
-# over scikit-learn's digits, each 8x8 image upscaled to MNIST's 1x28x28 (np.kron by 3, padded by 2,
-# scaled to 0..255) so the guide's layer sizes stay as written; a few hundred images keep it fast.
 import numpy as np
 from sklearn.datasets import load_digits
 
 
-class DigitsMNIST(paddle.io.Dataset):
-    def __init__(self, mode="train", transform=None):
-        super().__init__()
-        d = load_digits()
-        imgs = np.pad(np.kron(d.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
-        sl = slice(0, 256) if mode == "train" else slice(1500, 1628)
-        self.images = imgs[sl].astype("float32")[:, None]
-        self.labels = d.target[sl].astype("int64")
-        self.transform = transform
-
-    def __getitem__(self, idx):
-        image = self.images[idx]
-        if self.transform is not None:
-            image = self.transform(image)
-        return image.astype("float32"), np.array([self.labels[idx]]).astype("int64")
-
-    def __len__(self):
-        return len(self.labels)
+def write_mnist(folder, prefix, images, labels):
+    paths = (os.path.join(folder, prefix + "-images-idx3-ubyte.gz"),
+             os.path.join(folder, prefix + "-labels-idx1-ubyte.gz"))
+    with gzip.open(paths[0], "wb") as f:
+        f.write(struct.pack(">IIII", 2051, len(images), 28, 28) + images.tobytes())
+    with gzip.open(paths[1], "wb") as f:
+        f.write(struct.pack(">II", 2049, len(labels)) + labels.tobytes())
+    return paths
 
 
-# oar-port: paddle.vision.transforms.Normalize(mean=[127.5], std=[127.5], data_format="CHW") as numpy
-def Normalize(mean, std, data_format="CHW"):
-    mean = np.array(mean, dtype="float32").reshape(-1, 1, 1)
-    std = np.array(std, dtype="float32").reshape(-1, 1, 1)
-    return lambda img: (img - mean) / std
+digits = load_digits()
+pixels = np.pad(np.kron(digits.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
+pixels, targets = np.round(pixels).astype("uint8"), digits.target.astype("uint8")
+mnist_dir = tempfile.mkdtemp()
+train_images, train_labels = write_mnist(mnist_dir, "train", pixels[:300], targets[:300])
+test_images, test_labels = write_mnist(mnist_dir, "t10k", pixels[1500:1700], targets[1500:1700])
 
+import paddle
+import math
+from paddle.vision.transforms import Compose, Normalize
 
 paddle.seed(2022)  # oar-port: seeded
-transform = Normalize(mean=[127.5], std=[127.5], data_format='CHW')  # oar-port: Compose([..]) of one
+transform = Compose([Normalize(mean=[127.5],
+                               std=[127.5],
+                               data_format='CHW')])
 
-train_dataset = DigitsMNIST(mode='train', transform=transform)  # oar-port: digits
+train_dataset = paddle.vision.datasets.MNIST(
+    image_path=train_images, label_path=train_labels,  # oar-port: the files written above
+    mode='train', transform=transform)
 
 train_data0 = train_dataset[0]
 x_data = paddle.to_tensor(train_data0[0])
