@@ -3,9 +3,10 @@
 Source: PaddlePaddle/docs, docs/guides/beginner/tensor_cn.md (Apache-2.0), python blocks 1-33 in
 order. Changes, each marked `# oar-port:`: block 0 (a fragment using undefined train_loader and
 LeNet) dropped; blocks 5-6 are API templates with placeholders (m, n, start, ...) -> given values;
-block 8 (PIL + paddle.vision.transforms.ToTensor) and block 9 (MNIST) -> numpy / scikit-learn
-digits; blocks 19-20 need a GPU: dropped; listing blocks 24-27 (results not shown) are printed; a
-name counter differs by construction, so tensor names are printed only as prefixes.
+block 8's random image is seeded; block 9's MNIST idx-ubyte files are written from
+scikit-learn's digits upscaled to 28x28 and passed as image_path=/label_path=; blocks 19-20 need
+a GPU: dropped; listing blocks 24-27 (results not shown) are printed; a name counter differs by
+construction, so tensor names are printed only as prefixes.
 """
 import paddle # 后面的示例代码默认已导入 paddle 模块
 ndim_1_Tensor = paddle.to_tensor([2.0, 3.0, 4.0])
@@ -36,51 +37,57 @@ print(paddle.linspace(start, stop, num)) # 创建以元素个数 num 均匀分�
 print(paddle.arange(start=1, end=5, step=1))  # oar-port: print
 
 import numpy as np
-# oar-port: block 8 (PIL.Image + paddle.vision.transforms.ToTensor on a random 224x224x3 image)
-# -> ToTensor's numpy equivalent: HWC uint8 -> CHW float32 / 255
-fake_img = (np.random.rand(224, 224, 3) * 255.).astype(np.uint8) # 创建随机图片
-tensor = paddle.to_tensor(fake_img.transpose(2, 0, 1).astype("float32") / 255.0)
-print(tensor.shape, tensor.dtype)  # oar-port: random values; print shape and dtype
+from PIL import Image
+import paddle.vision.transforms as T
+import paddle.vision.transforms.functional as F
 
-import paddle
+np.random.seed(2022)  # oar-port: seeded
+fake_img = Image.fromarray((np.random.rand(224, 224, 3) * 255.).astype(np.uint8)) # 创建随机图片
+transform = T.ToTensor()
+tensor = transform(fake_img) # 使用 ToTensor()将图片转换为 Tensor
+print(tensor)
 
-# oar-port: paddle.vision.datasets.MNIST (a 60000-image download) swapped for a small Dataset
-# over scikit-learn's digits, each 8x8 image upscaled to MNIST's 1x28x28 (np.kron by 3, padded by 2,
-# scaled to 0..255) so the guide's layer sizes stay as written; a few hundred images keep it fast.
+# oar-port: paddle.vision.datasets.MNIST downloads 60000 images; instead MNIST's idx-ubyte .gz
+# files are written here from scikit-learn's digits (each 8x8 image upscaled to 28x28: np.kron by
+# 3, padded by 2, scaled to 0..255) and passed as image_path=/label_path= (a few hundred images
+# keep it fast; Paddle's reader needs counts that are multiples of 100)
+import gzip
+import os
+import struct
+import tempfile
+
 import numpy as np
 from sklearn.datasets import load_digits
 
 
-class DigitsMNIST(paddle.io.Dataset):
-    def __init__(self, mode="train", transform=None):
-        super().__init__()
-        d = load_digits()
-        imgs = np.pad(np.kron(d.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
-        sl = slice(0, 256) if mode == "train" else slice(1500, 1628)
-        self.images = imgs[sl].astype("float32")[:, None]
-        self.labels = d.target[sl].astype("int64")
-        self.transform = transform
-
-    def __getitem__(self, idx):
-        image = self.images[idx]
-        if self.transform is not None:
-            image = self.transform(image)
-        return image.astype("float32"), np.array([self.labels[idx]]).astype("int64")
-
-    def __len__(self):
-        return len(self.labels)
+def write_mnist(folder, prefix, images, labels):
+    paths = (os.path.join(folder, prefix + "-images-idx3-ubyte.gz"),
+             os.path.join(folder, prefix + "-labels-idx1-ubyte.gz"))
+    with gzip.open(paths[0], "wb") as f:
+        f.write(struct.pack(">IIII", 2051, len(images), 28, 28) + images.tobytes())
+    with gzip.open(paths[1], "wb") as f:
+        f.write(struct.pack(">II", 2049, len(labels)) + labels.tobytes())
+    return paths
 
 
-# oar-port: paddle.vision.transforms.Normalize(mean=[127.5], std=[127.5], data_format="CHW") as numpy
-def Normalize(mean, std, data_format="CHW"):
-    mean = np.array(mean, dtype="float32").reshape(-1, 1, 1)
-    std = np.array(std, dtype="float32").reshape(-1, 1, 1)
-    return lambda img: (img - mean) / std
+digits = load_digits()
+pixels = np.pad(np.kron(digits.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
+pixels, targets = np.round(pixels).astype("uint8"), digits.target.astype("uint8")
+mnist_dir = tempfile.mkdtemp()
+train_images, train_labels = write_mnist(mnist_dir, "train", pixels[:300], targets[:300])
+test_images, test_labels = write_mnist(mnist_dir, "t10k", pixels[1500:1700], targets[1500:1700])
 
+import paddle
 
-transform = Normalize(mean=[127.5], std=[127.5], data_format='CHW')  # oar-port: Compose([..]) of one
+from paddle.vision.transforms import Compose, Normalize
 
-test_dataset = DigitsMNIST(mode='test', transform=transform)  # oar-port: digits
+transform = Compose([Normalize(mean=[127.5],
+                               std=[127.5],
+                               data_format='CHW')])
+
+test_dataset = paddle.vision.datasets.MNIST(
+    image_path=test_images, label_path=test_labels,  # oar-port: the files written above
+    mode='test', transform=transform)
 print(test_dataset[0][1]) # 打印原始数据集的第一个数据的 label
 loader = paddle.io.DataLoader(test_dataset)
 for data in enumerate(loader):
