@@ -1,7 +1,8 @@
 """paddle.callbacks: hooks that paddle.Model.fit / evaluate / predict call around epochs and
 batches (Callback), and the ones it adds itself: ProgBarLogger (the progress lines),
 ModelCheckpoint (save_dir), LRScheduler (steps a learning-rate scheduler), plus
-EarlyStopping. Their behaviour and printed text follow Paddle 3.3's hapi/callbacks.py."""
+EarlyStopping, ReduceLROnPlateau, and VisualDL / WandbCallback (which need the visualdl / wandb
+packages and raise ImportError saying so when they are absent). Their behaviour and printed text follow Paddle 3.3's hapi/callbacks.py."""
 from __future__ import annotations
 
 import numbers
@@ -14,7 +15,8 @@ import numpy as np
 from ..autograd.errors import ArgValueError
 from .progressbar import ProgressBar
 
-__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "LRScheduler", "EarlyStopping"]
+__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "VisualDL", "LRScheduler",
+           "EarlyStopping", "ReduceLROnPlateau", "WandbCallback"]
 
 _MODES = ("train", "eval", "predict")
 
@@ -425,3 +427,176 @@ class EarlyStopping(Callback):
                     print("Best checkpoint has been saved at "
                           f"{os.path.abspath(os.path.join(self.save_dir, 'best_model'))}")
         self.stopped_epoch += 1
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiplies the optimizer's learning rate by `factor` (not below min_lr) when the
+    monitored evaluation value has not improved by min_delta for `patience` evaluations, then
+    waits `cooldown` evaluations. A learning rate driven by a scheduler is left alone (with a
+    warning), as in Paddle."""
+
+    def __init__(self, monitor="loss", factor=0.1, patience=10, verbose=1, mode="auto",
+                 min_delta=1e-4, cooldown=0, min_lr=0):
+        super().__init__()
+        if factor >= 1.0:
+            raise ArgValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
+        self.monitor = monitor
+        self.factor = factor
+        self.min_lr = min_lr
+        self.min_delta = min_delta
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        self.cooldown_counter = 0
+        self.wait = 0
+        self.best = 0
+        self.mode = mode
+        self.monitor_op = None
+        self.epoch = 0
+        self._reset()
+
+    def _reset(self):
+        if self.mode not in ("auto", "min", "max"):
+            warnings.warn(f"Learning rate reduction mode {self.mode} is unknown, fallback to "
+                          f"auto mode.")
+            self.mode = "auto"
+        if self.mode == "min" or (self.mode == "auto" and "acc" not in self.monitor):
+            self.monitor_op = lambda a, b: np.less(a, b - self.min_delta)
+            self.best = np.inf
+        else:
+            self.monitor_op = lambda a, b: np.greater(a, b + self.min_delta)
+            self.best = -np.inf
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def in_cooldown(self):
+        """Whether the last reduction's cooldown is still running."""
+        return self.cooldown_counter > 0
+
+    def on_train_begin(self, logs=None):
+        """Resets the counters and the best value."""
+        self._reset()
+
+    def on_eval_end(self, logs=None):
+        """Compares the monitored value with the best so far; reduces the rate on a plateau."""
+        if logs is None or self.monitor not in logs:
+            warnings.warn("Monitor of ReduceLROnPlateau should be loss or metric name.")
+            return
+        opt = getattr(self.model, "_optimizer", None)
+        groups = getattr(opt, "param_groups", None)
+        if not groups:
+            warnings.warn("There are something wrong when get learning_rate from optimizer: "
+                          "the model has no optimizer.")
+            return
+        lr = groups[0]["lr"]
+        if not isinstance(lr, float):
+            warnings.warn(f"Expected learning_rate be float, bug got {type(lr)}.")
+            return
+        current = logs[self.monitor]
+        if isinstance(current, (list, tuple)):
+            current = current[0]
+        elif not isinstance(current, numbers.Number):
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self.monitor_op(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience:
+                old_lr = opt.get_lr()
+                if old_lr > np.float32(self.min_lr):
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    opt.set_lr(new_lr)
+                    if self.verbose > 0:
+                        print(f"\nEpoch {self.epoch + 1}: ReduceLROnPlateau reducing learning "
+                              f"rate to {new_lr}.")
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+        self.epoch += 1
+
+
+class VisualDL(Callback):
+    """Writes the training and evaluation loss and metrics to a VisualDL log in log_dir
+    (scalars "train/<name>" by step, "eval/<name>" by epoch). Needs the visualdl package: the
+    first write raises ImportError saying how to install it when it is absent."""
+
+    def __init__(self, log_dir):
+        super().__init__()
+        self.log_dir = log_dir
+        self.epochs = None
+        self.steps = None
+        self.epoch = 0
+
+    def on_train_begin(self, logs=None):
+        """Remembers the run's epochs and metric names."""
+        self.epochs = self.params["epochs"]
+        assert self.epochs
+        self.train_metrics = self.params["metrics"]
+        assert self.train_metrics
+        self._is_fit = True
+        self.train_step = 0
+
+    def on_epoch_begin(self, epoch=None, logs=None):
+        """Remembers the epoch."""
+        self.steps = self.params["steps"]
+        self.epoch = epoch
+
+    def _updates(self, logs, mode):
+        if not hasattr(self, "writer"):
+            from ..utils._imports import try_import
+            self.writer = try_import("visualdl").LogWriter(self.log_dir)
+        step = self.train_step if mode == "train" else self.epoch
+        for k in getattr(self, f"{mode}_metrics"):
+            if k not in logs:
+                continue
+            value = logs[k]
+            if isinstance(value, (list, tuple)):
+                value = value[0]
+            elif not isinstance(value, numbers.Number):
+                continue
+            self.writer.add_scalar(tag=f"{mode}/{k}", step=step, value=value)
+
+    def on_train_batch_end(self, step, logs=None):
+        """Writes the batch's loss and metrics."""
+        self.train_step += 1
+        self._updates(logs or {}, "train")
+
+    def on_eval_begin(self, logs=None):
+        """Remembers the evaluation's metric names."""
+        self.eval_steps = logs.get("steps", None)
+        self.eval_metrics = logs.get("metrics", [])
+        self.eval_step = 0
+        self.evaled_samples = 0
+
+    def on_train_end(self, logs=None):
+        """Closes the log."""
+        if hasattr(self, "writer"):
+            self.writer.close()
+            del self.writer
+
+    def on_eval_end(self, logs=None):
+        """Writes the evaluation's loss and metrics (and closes the log outside fit)."""
+        self._updates(logs or {}, "eval")
+        if not hasattr(self, "_is_fit") and hasattr(self, "writer"):
+            self.writer.close()
+            del self.writer
+
+
+class WandbCallback(Callback):
+    """Logs to Weights & Biases; needs the wandb package (ImportError saying so at
+    construction when it is absent)."""
+
+    def __init__(self, project=None, entity=None, name=None, dir=None, mode=None,
+                 job_type=None, **kwargs):
+        super().__init__()
+        from ..utils._imports import try_import
+        self.wandb = try_import("wandb", "You want to use `wandb` which is not installed yet "
+                                         "install it with `pip install wandb`")
+        self.wandb_args = {"project": project, "name": name, "entity": entity, "dir": dir,
+                           "mode": mode, "job_type": job_type, **kwargs}
+        self._run = None
+        raise NotImplementedError("WandbCallback: logging to wandb is not implemented in oar; "
+                                  "log from a custom paddle.callbacks.Callback instead")

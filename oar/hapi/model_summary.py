@@ -130,6 +130,34 @@ def _output_shape(output):
     return []
 
 
+# Note [Summary rows as Paddle's]
+# paddle.summary's rows and counts follow how Paddle 3.3.1 holds things, where oar differs:
+# - a Paddle BatchNorm keeps its running mean and variance as (non-trainable) parameters, and
+#   its summary counts them; oar keeps them as buffers (the _stat_names of a Paddle-door batch
+#   norm), so they are counted here, after the layer's own parameters, as Paddle lists them.
+# - Paddle's LSTM / GRU / SimpleRNN derive from LayerList, which gets no row, yet get one when
+#   their flat weights make them eligible for the fused kernel (`could_use_cudnn`: four
+#   parameters per layer and direction), and then no row for their RNN / cell sublayers, which
+#   the fused kernel never calls. oar runs its cells, so their hooks are left out instead.
+
+
+def _paddle_parameters(layer):
+    """The tensors Paddle's summary counts for `layer`: its parameters, then the batch-norm
+    statistics Paddle holds as parameters (Note [Summary rows as Paddle's])."""
+    out = [p for p in layer._parameters.values() if p is not None]
+    if getattr(type(layer), "_stat_names", None) == ("_mean", "_variance"):
+        out += [b for b in (layer._buffers.get(n) for n in layer._stat_names) if b is not None]
+    return out
+
+
+def _fused_rnn(layer):
+    """A Paddle-door LSTM / GRU / SimpleRNN with its four flat parameters per layer and
+    direction (Paddle's `could_use_cudnn`)."""
+    from ..nn.rnn import _RNNBase
+    return isinstance(layer, _RNNBase) and len(layer.parameters()) == \
+        layer.num_layers * 4 * layer.num_directions
+
+
 def _is_trainable(p):
     return bool(getattr(p, "trainable", True)) and not p.stop_gradient
 
@@ -163,9 +191,7 @@ def summary_string(model, input_size=None, dtypes=None, input=None):
         params = 0
         row["trainable_params"] = 0
         trainable_seen = False
-        for p in layer._parameters.values():
-            if p is None:
-                continue
+        for p in _paddle_parameters(layer):
             n = np.prod(p.shape)
             params += n
             if _is_trainable(p):
@@ -176,8 +202,14 @@ def summary_string(model, input_size=None, dtypes=None, input=None):
                 row["trainable"] = False
         row["nb_params"] = params
 
+    inside_fused = {id(sub) for layer in model.sublayers(include_self=True)
+                    if _fused_rnn(layer) for sub in layer.sublayers()}
     for layer in model.sublayers(include_self=True):
+        if id(layer) in inside_fused:
+            continue
         if not isinstance(layer, (Sequential, LayerList)) and (layer is not model or depth < 1):
+            hooks.append(layer.register_forward_post_hook(hook))
+        elif _fused_rnn(layer):      # Note [Summary rows as Paddle's]
             hooks.append(layer.register_forward_post_hook(hook))
 
     if isinstance(input_size, tuple):
