@@ -2829,3 +2829,8 @@ row("F.lp_pool1d,F.lp_pool2d: kernel larger than the input", RuntimeError,
     lambda t, e: t.nn.functional.lp_pool2d(t.ones(1, 2, 4, 4), 2, 9, 1))
 row("nn.LPPool1D,nn.LPPool2D: a 2-D input", ValueError,                       # Paddle
     lambda e: nn.LPPool2D(2, 2)(f32(4, 4)))
+
+# Paddle's dtype predicates (oar/ops/complex.py; tests/test_paddle_exact2.py)
+row("oar.is_floating_point,Tensor.is_floating_point,oar.is_integer,Tensor.is_integer: not a "
+    "tensor", TypeError, lambda e: oar.is_integer([1.0]),
+    lambda t, e: t.is_floating_point([1.0]))

@@ -994,3 +994,10 @@ EXEMPT += [
             "unstack", "reverse", "multiplex", "combinations", "crop", "shard_index",
             "logspace")),
 ]
+
+# Paddle's dtype predicates beside is_complex (oar/ops/complex.py)
+EXEMPT += [
+    Exempt("dtype predicates: every dtype in both spellings (function, method) and the "
+           "non-tensor refusal against paddle 3.3.1", ("tests/test_paddle_exact2.py",),
+           ("is_floating_point", "is_integer")),
+]

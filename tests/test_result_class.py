@@ -372,6 +372,10 @@ SAMPLES.update({
     "view_as_complex": (lambda: oar.view_as_complex(X((3, 2))), False),
     "view_as_real": (lambda: oar.view_as_real(_cx()), False),
 })
+SAMPLES.update({   # Paddle's dtype predicates (tests/test_paddle_exact2.py)
+    "is_floating_point": (lambda: oar.is_floating_point(X()), False),
+    "is_integer": (lambda: oar.is_integer(X()), False),
+})
 
 # oar/ops/pointwise_more.py composites and Paddle's cast_
 SAMPLES.update({

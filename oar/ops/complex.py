@@ -30,6 +30,23 @@ def is_complex(x, name=None):
 register_function("is_complex", is_complex)
 
 
+# Paddle's dtype predicates beside is_complex (paddle.is_floating_point / is_integer, also
+# Tensor methods): float16, bfloat16, float32, float64 are floating; the signed and unsigned
+# integer dtypes are integer; bool is neither (as in both frameworks).
+def is_floating_point(x, name=None):
+    """Whether x's dtype is a floating dtype (float16, bfloat16, float32 or float64)."""
+    return _dt.is_float(A.tensor(x, "is_floating_point", "x")._data.dtype)
+
+
+def is_integer(x, name=None):
+    """Whether x's dtype is an integer dtype (uint8, int8, int16, int32 or int64; not bool)."""
+    return A.tensor(x, "is_integer", "x")._data.dtype.kind in "iu"
+
+
+register_function("is_floating_point", is_floating_point)
+register_function("is_integer", is_integer)
+
+
 def _complex_only(op):
     def check(x):
         if x._data.dtype.kind != "c":

@@ -18,6 +18,7 @@ from . import args as _args
 from . import registry
 from .pointwise import _UNSAFE, _cj, _no_kernel, _torch_door, float_result, pointwise_op
 from .reduce import _expand_back, _reduction
+from .scans import complex_logaddexp
 from .registry import OpDef
 
 F = registry.FUNCTIONS
@@ -41,6 +42,16 @@ def _float_only(kernel):
 
 # ---------------------------------------------------------------- atan2, logaddexp(2)
 def _atan2_k(out, rdt, x, y):
+    if rdt == np.float64 and all(np.asarray(a).dtype.kind in "biu" for a in (x, y)):
+        # the Paddle door's integer atan2 (_atan2_dtype): paddle 3.3.1 returns float64 holding
+        # float32-precision values (within 1 ulp of float32 of the exact angle, not always
+        # the nearest); oar gives the exact angle rounded to float32, widened to float64
+        r = np.arctan2(*_in_float(np.dtype(np.float64), x, y)).astype(np.float32)
+        r = r.astype(np.float64)
+        if out is None:
+            return r
+        np.copyto(out, r, casting=_UNSAFE)
+        return out
     x, y = _in_float(rdt, x, y)
     return np.arctan2(x, y, out=out, dtype=rdt, casting=_UNSAFE)
 
@@ -51,14 +62,29 @@ def _atan2_back(ctx, g):
     return (g * y / r if ctx.needs[0] else None, g * -x / r if ctx.needs[1] else None)
 
 
+def _atan2_dtype(rdt, operands):
+    # Paddle 3.3.1 computes atan2 of int32/int64 tensors in float64, PyTorch in its default
+    # float32 (Note [Door conflicts]); floating and complex operands keep their dtype in both
+    if rdt.kind in "biu" and not _torch_door(operands):
+        return np.dtype(np.float64)
+    return float_result(rdt)
+
+
+_atan2_dtype.door_aware = True
 pointwise_op("atan2", _atan2_k, _atan2_back, needs={"x": ("x", "y"), "y": ("x", "y")},
-  inputs=("x", "y"), result_dtype=float_result, aliases=("arctan2",),
+  inputs=("x", "y"), result_dtype=_atan2_dtype, aliases=("arctan2",),
   doc="Elementwise arctangent of x / y, in the quadrant of (y, x), with broadcasting.")
 
 
 def _logaddexp_k(base):
     def k(out, rdt, x, y):
         x, y = _in_float(rdt, x, y)
+        if rdt.kind == "c":   # logaddexp only: logaddexp2 refuses complex operands
+            r = complex_logaddexp(x, y)
+            if out is None:
+                return r.astype(rdt, copy=False)
+            np.copyto(out, r, casting=_UNSAFE)
+            return out
         uf = np.logaddexp if base == "e" else np.logaddexp2
         with np.errstate(invalid="ignore"):
             return uf(x, y, out=out, dtype=rdt, casting=_UNSAFE)
@@ -70,15 +96,27 @@ def _logaddexp_back(two):
     def back(ctx, g):
         x, y = ctx.input(0), ctx.input(1)
         d = (x - y) * _LN2 if two else x - y
-        return (g * F["sigmoid"](d) if ctx.needs[0] else None,
-                g * F["sigmoid"](-d) if ctx.needs[1] else None)
+        # Note [Complex autograd]: g * conj(f'(z)) (conj is the identity for real d)
+        return (g * _cj(F["sigmoid"](d)) if ctx.needs[0] else None,
+                g * _cj(F["sigmoid"](-d)) if ctx.needs[1] else None)
     return back
 
 
-pointwise_op("logaddexp", _logaddexp_k("e"), _logaddexp_back(False),
+def _logaddexp_check(op_name, args, attrs, rdt):
+    # PyTorch 2.13 computes logaddexp of complex tensors; Paddle 3.3.1 has no complex kernel
+    # (its maximum is not registered for complex64), so its door refuses them
+    if rdt.kind == "c" and not _torch_door(args):
+        _no_kernel(op_name, "maximum", rdt, "Paddle has no complex logaddexp; compute "
+                   "log(exp(x) + exp(y)) with complex exp and log.")
+    return _float_only("logaddexp_cpu")(op_name, args, attrs, rdt)
+
+
+LOGADDEXP = pointwise_op("logaddexp", _logaddexp_k("e"), _logaddexp_back(False),
   needs={"x": ("x", "y"), "y": ("x", "y")}, inputs=("x", "y"), result_dtype=float_result,
-  check=_float_only("logaddexp_cpu"), inplace=False,
+  check=_logaddexp_check, inplace=False,
   doc="Elementwise log(exp(x) + exp(y)), without overflow, with broadcasting.")
+# Note [Complex autograd]: checked against torch in tests/test_paddle_exact2.py
+LOGADDEXP.complex_grad = True
 pointwise_op("logaddexp2", _logaddexp_k("2"), _logaddexp_back(True),
   needs={"x": ("x", "y"), "y": ("x", "y")}, inputs=("x", "y"), result_dtype=float_result,
   check=_float_only("logaddexp2_cpu"), inplace=False,

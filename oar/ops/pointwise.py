@@ -38,6 +38,41 @@ FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("ex
                      ("less_equal", np.less_equal)))
 
 
+# Note [Ops without a complex kernel]
+# NumPy has no complex loop for many ufuncs (arctan2, copysign, fmod, the bitwise ones,
+# logaddexp2) and a float64 kernel (_f64_kernel: erf, lgamma, the Bessel functions) would cast
+# a complex operand to real, dropping its imaginary part with only a ComplexWarning. PyTorch
+# 2.13 has no complex kernel for these either and raises NotImplementedError naming its kernel
+# (`"atan2_cpu" not implemented for 'ComplexFloat'`); Paddle 3.3.1 a RuntimeError. So every
+# pointwise op named below, or whose kernel carries `no_complex` (each _f64_kernel's does),
+# refuses a complex operand in its check, before anything is allocated or written, with
+# DtypeNotImplementedError (both classes). A new real-only kernel joins by setting
+# `no_complex` to PyTorch's kernel name; ordering ops refuse complex operands in ops/complex.py.
+_NO_COMPLEX_KERNELS = {
+    "atan2": "atan2_cpu", "bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu",
+    "bitwise_xor": "bitwise_xor_cpu", "bitwise_not": "bitwise_not_cpu",
+    "bitwise_left_shift": "lshift_cpu", "bitwise_right_shift": "rshift_cpu",
+    "copysign": "copysign_cpu", "fmod": "fmod_cpu", "logaddexp2": "logaddexp2_cpu",
+    "logit": "logit_cpu", "erf": "erf_vml_cpu", "erfc": "erfc_vml_cpu",
+    "erfinv": "erfinv_vml_cpu", "lgamma": "lgamma_vml_cpu", "digamma": "digamma",
+    "i0": "i0_vml_cpu"}
+
+
+def _refusing_complex(kernel, inner):
+    def check(op_name, args, attrs, rdt):
+        for a in args:
+            if isinstance(a, Tensor) and a._data.dtype.kind == "c":
+                _no_kernel(op_name, kernel, a._data.dtype, "this function has no complex "
+                           "kernel (in PyTorch or Paddle either); apply it to the real or "
+                           "imaginary part or the magnitude (x.real, x.imag, x.abs()).")
+        if isinstance(rdt, np.dtype) and rdt.kind == "c":
+            _no_kernel(op_name, kernel, rdt, "this function has no complex kernel; apply it "
+                       "to real operands (a complex number promoted the result to complex).")
+        if inner is not None:
+            return inner(op_name, args, attrs, rdt)
+    return check
+
+
 def pointwise_op(name, kernel, backward=None, needs=None, inputs=("x",), attrs=(),
                  backward_inplace=None, inplace=True, result_dtype=None, aliases=(), method=True, fast=None, check=None,
                  number_attrs=None, promote=None, doc=None, function=True, node_name=None):
@@ -46,6 +81,9 @@ def pointwise_op(name, kernel, backward=None, needs=None, inputs=("x",), attrs=(
     needs it (floating operands, default attrs). `promote`: indices of the operands whose
     dtypes decide the result (default: all; where: not the condition). `needs`: what each
     input's gradient needs, by name (OpDef)."""
+    kname = _NO_COMPLEX_KERNELS.get(name) or getattr(kernel, "no_complex", None)
+    if kname:
+        check = _refusing_complex(kname, check)
     op = OpDef(name, kernel, backward, needs=needs, kind="pointwise",
                backward_inplace=backward_inplace,
                inputs=inputs, attrs=attrs, inplace=inplace, result_dtype=result_dtype,
@@ -86,7 +124,8 @@ def _bool_result(rdt):
 # [Result class]) is the core's Tensor for the Paddle door.
 _TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                      "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
-                     "float64": "Double"}
+                     "float64": "Double", "complex64": "ComplexFloat",
+                     "complex128": "ComplexDouble"}
 
 
 def _no_kernel(op_name, kernel, dt, fix):
@@ -1177,6 +1216,7 @@ def _f64_kernel(fn, name):
         np.copyto(out, r, casting=_UNSAFE)
         return out
     k.__doc__ = f"Elementwise {name}, computed in float64."
+    k.no_complex = name + "_cpu"   # Note [Ops without a complex kernel]
     return k
 
 
@@ -1255,15 +1295,32 @@ def _sinc(x):
         return np.where(x == 0, 1.0, np.sin(px) / px)
 
 
+_sinc_real = _f64_kernel(_sinc, "sinc")
+
+
+def _sinc_k(out, rdt, x):
+    # sinc has a complex kernel in both frameworks (sin(pi z) / (pi z), 1 at 0): complex
+    # operands are computed in complex128 and rounded once
+    if rdt.kind != "c":
+        return _sinc_real(out, rdt, x)
+    with np.errstate(all="ignore"):
+        r = _sinc(np.asarray(x, np.complex128))
+    if out is None:
+        return np.asarray(r).astype(rdt, copy=False)
+    np.copyto(out, r, casting=_UNSAFE)
+    return out
+
+
 def _sinc_back(ctx, g):
     x = ctx.input(0)
     px = x * float(np.pi)
     d = (px * px.cos() - px.sin()) / (px * x)
-    return (_where(x == 0, 0.0, g * d),)
+    return (_where(x == 0, 0.0, g * _cj(d)),)   # Note [Complex autograd]: g * conj(f'(z))
 
 
-pointwise_op("sinc", _f64_kernel(_sinc, "sinc"), _sinc_back, needs={"x": ("x",)},
+SINC = pointwise_op("sinc", _sinc_k, _sinc_back, needs={"x": ("x",)},
   result_dtype=float_result, doc="Elementwise normalised sinc, sin(pi x) / (pi x) (1 at 0).")
+SINC.complex_grad = True   # Note [Complex autograd]: checked in tests/test_paddle_exact2.py
 
 
 def _k_logit(out, rdt, x, eps):

@@ -271,6 +271,7 @@ def pointwise_dtype(op, args):
     dims = []
     zeros = []
     skinds = []
+    operands = args
     if op.promote is not None:
         args = [args[i] for i in op.promote]
     for a in args:
@@ -281,7 +282,10 @@ def pointwise_dtype(op, args):
             skinds.append(_dt.scalar_kind(a))
     rdt = _dt.promote(tuple(dims), tuple(zeros), tuple(skinds))
     if op.result_dtype is not None:
-        rdt = op.result_dtype(rdt)
+        # a rule marked door_aware also reads the operands, whose result class names the door
+        # (Note [Door conflicts]: atan2 of integers is float64 in Paddle, float32 in PyTorch)
+        rdt = (op.result_dtype(rdt, operands) if getattr(op.result_dtype, "door_aware", False)
+               else op.result_dtype(rdt))
     return rdt
 
 

@@ -99,6 +99,24 @@ declare(CUMPROD)
 
 
 # ------------------------------------------------------------------------------- logcumsumexp
+def complex_logaddexp(x, y):
+    """log(exp(x) + exp(y)) of complex arrays (NumPy's logaddexp has no complex loop):
+    m + log1p(exp(n - m)) with m the operand of larger real part, so exp never overflows;
+    the imaginary part is not wrapped into (-pi, pi] (as PyTorch 2.13's complex logaddexp
+    and logcumsumexp). Both real parts -inf give -inf + i*imag(m) terms as that formula."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    first = x.real >= y.real
+    m = np.where(first, x, y)
+    n = np.where(first, y, x)
+    with np.errstate(all="ignore"):
+        r = m + np.log1p(np.exp(n - m))
+        # both real parts -inf (exp of both is 0): log 0 = -inf, PyTorch's result too
+        both = np.isneginf(m.real)
+        if both.any():
+            r = np.where(both, m, r)
+    return r
+
+
 def _k_logcumsumexp(x, axis, dtype):
     # the refusal lives here: a general op's check runs only for in-place spellings, and the
     # kernel runs before anything is written
@@ -110,7 +128,13 @@ def _k_logcumsumexp(x, axis, dtype):
     dt = _np_dtype(dtype)
     if dt is not None:
         a = a.astype(dt)
-    r = np.logaddexp.accumulate(a, axis=ax) if a.size else a.copy()
+    if a.dtype.kind == "c":
+        r = np.moveaxis(a.copy(), ax, 0)
+        for k in range(1, r.shape[0]):
+            r[k] = complex_logaddexp(r[k - 1], r[k])
+        r = np.moveaxis(r, 0, ax)
+    else:
+        r = np.logaddexp.accumulate(a, axis=ax) if a.size else a.copy()
     return r.reshape(()) if axis is not None and x.ndim == 0 else r
 
 

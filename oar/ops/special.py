@@ -365,6 +365,7 @@ def _f64_kernel(fn, name):
             np.copyto(out, r, casting=_UNSAFE)
         return out
     k.__doc__ = f"Elementwise {name}, computed in float64."
+    k.no_complex = name + "_cpu"   # Note [Ops without a complex kernel]
     return k
 
 
