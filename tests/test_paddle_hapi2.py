@@ -124,6 +124,21 @@ RUNS = {
     "predict_v2_even": lambda fw, m: m.predict(_dataset(fw, 20, 4), batch_size=2, verbose=2),
     "predict_defaults": lambda fw, m: m.predict(_dataset(fw, 23, labels=False)),
     "predict_unknown_length": lambda fw, m: m.predict(_iterable(fw, 14), verbose=1),
+    "predict_own_logger": lambda fw, m: m.predict(
+        _dataset(fw, 9, labels=False), batch_size=2, verbose=2,
+        callbacks=[fw.callbacks.ProgBarLogger(log_freq=2, verbose=2)]),
+    "fit_own_logger": lambda fw, m: m.fit(
+        _dataset(fw, 10), _dataset(fw, 5), batch_size=2, verbose=2, shuffle=False,
+        callbacks=[fw.callbacks.ProgBarLogger(log_freq=2, verbose=1)]),
+    "fit_batch_size_pair": lambda fw, m: m.fit(_dataset(fw, 10), _dataset(fw, 7),
+                                               batch_size=[3, 2], verbose=2, log_freq=2,
+                                               shuffle=False, drop_last=True),
+    "fit_accumulate": lambda fw, m: m.fit(_dataset(fw, 10), batch_size=2, verbose=2,
+                                          log_freq=2, shuffle=False,
+                                          accumulate_grad_batches=2),
+    "fit_dataloaders_v1": lambda fw, m: m.fit(
+        fw.io.DataLoader(_dataset(fw, 10), batch_size=3),
+        fw.io.DataLoader(_dataset(fw, 5), batch_size=2), epochs=2, verbose=1, log_freq=2),
 }
 
 
