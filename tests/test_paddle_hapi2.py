@@ -330,7 +330,9 @@ def summaries():
     for which in ("paddle", "oar"):
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "summaries", which],
                               capture_output=True, text=True, timeout=600, cwd=ROOT,
-                              env={**os.environ, "COLUMNS": "80"})
+                              env={**os.environ, "COLUMNS": "80",   # this tree's oar
+                                   "PYTHONPATH": os.pathsep.join(
+                                       [ROOT, os.environ.get("PYTHONPATH", "")])})
         assert proc.returncode == 0, proc.stderr[-3000:]
         got[which] = json.loads(proc.stdout.rsplit("\n@@JSON@@\n", 1)[1])
     return got
@@ -345,7 +347,6 @@ def test_summary_text_and_result_are_paddles(summaries, name):
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["summaries"]:
-    sys.path.insert(0, ROOT)
     framework = paddle if sys.argv[2] == "paddle" else oar
     framework.seed(0)
     print("\n@@JSON@@\n" + json.dumps(_run_summaries(framework)))
