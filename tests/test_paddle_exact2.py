@@ -198,3 +198,149 @@ def test_atan2_floating_keeps_dtype_in_paddle_door():
     a = np.array([1.0, -2.0], "float32")
     assert str(oar.atan2(oar.to_tensor(a), oar.to_tensor(a)).dtype) == str(
         paddle.atan2(paddle.to_tensor(a), paddle.to_tensor(a)).dtype)
+
+
+# ---------------------------------------------------------------- uint8 bilinear (Note [uint8 bilinear])
+_U8_CASES = [((2, 3, 7, 9), dict(size=(5, 13))), ((1, 2, 16, 16), dict(size=(7, 30))),
+             ((1, 1, 5, 40), dict(size=(11, 17))), ((2, 2, 33, 31), dict(size=(8, 9))),
+             ((1, 1, 6, 6), dict(size=(6, 6))), ((1, 2, 4, 5), dict(scale_factor=1.7)),
+             ((2, 2, 9, 11), dict(scale_factor=0.6))]
+
+
+@pytest.mark.parametrize("shape,kw", _U8_CASES)
+@pytest.mark.parametrize("ac", [False, True])
+def test_uint8_bilinear_torch_door_exact(shape, kw, ac):
+    torch = torch_()
+    x = np.random.default_rng(3).integers(0, 256, size=shape).astype(np.uint8)
+    want = torch.nn.functional.interpolate(torch.tensor(x), mode="bilinear", align_corners=ac,
+                                           **kw)
+    ox = otorch.tensor(x)
+    if shape[0] == 2:   # a non-contiguous input (transposed copy transposed back)
+        ox = otorch.tensor(np.ascontiguousarray(x.transpose(0, 1, 3, 2))).transpose(2, 3)
+        assert not ox.is_contiguous()
+    got = otorch.nn.functional.interpolate(ox, mode="bilinear", align_corners=ac, **kw)
+    assert got.dtype == otorch.uint8 and want.dtype == torch.uint8
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("shape,kw", _U8_CASES)
+@pytest.mark.parametrize("ac", [False, True])
+def test_uint8_bilinear_paddle_door_truncates(shape, kw, ac):
+    paddle = paddle_()
+    x = np.random.default_rng(3).integers(0, 256, size=shape).astype(np.uint8)
+    want = paddle.nn.functional.interpolate(paddle.to_tensor(x), mode="bilinear",
+                                            align_corners=ac, **kw).numpy()
+    # paddle's uint8 result is its float32 result truncated
+    pf = paddle.nn.functional.interpolate(paddle.to_tensor(x.astype("float32")), mode="bilinear",
+                                          align_corners=ac, **kw).numpy()
+    np.testing.assert_array_equal(want, np.trunc(pf))
+    got = oar.nn.functional.interpolate(oar.to_tensor(x), mode="bilinear", align_corners=ac,
+                                        **kw)
+    assert str(got.dtype) == "paddle.uint8" and got.shape == list(want.shape)
+    of = oar.nn.functional.interpolate(oar.to_tensor(x.astype("float32")), mode="bilinear",
+                                       align_corners=ac, **kw).numpy()
+    np.testing.assert_array_equal(got.numpy(), np.trunc(of))
+    # oar's float32 result is within float32 rounding of paddle's, so the truncations differ
+    # by at most 1, at a few elements that straddle an integer
+    diff = np.abs(got.numpy().astype(int) - want.astype(int))
+    assert diff.max() <= 1 and (diff != 0).mean() < 0.01
+
+
+def test_uint8_other_resamplings_still_refused():
+    torch = torch_()
+    x = np.zeros((1, 1, 4, 4), np.uint8)
+    with pytest.raises(NotImplementedError):
+        torch.nn.functional.interpolate(torch.tensor(x), size=(3, 3), mode="area")
+    with pytest.raises(NotImplementedError, match="Byte"):
+        otorch.nn.functional.interpolate(otorch.tensor(x), size=(3, 3), mode="area")
+    with pytest.raises(NotImplementedError, match="Byte"):
+        otorch.nn.functional.interpolate(otorch.tensor(x[:, :, 0]), size=3, mode="linear")
+
+
+# ---------------------------------------------------------------- Paddle's flattening cumsum_ / cumprod_
+# Note [Paddle's flattening cumsum_ and cumprod_]
+@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
+@pytest.mark.parametrize("shape", [(2, 3), (2, 1, 3), ()])
+def test_paddle_inplace_scan_without_axis_flattens(op, shape):
+    paddle = paddle_()
+    a = np.random.default_rng(5).uniform(0.5, 1.5, size=shape).astype("float32")
+    p = paddle.to_tensor(a)
+    pv = p.reshape([-1])    # a view of p's memory in both frameworks
+    r = getattr(p, op)()
+    o = oar.to_tensor(a)
+    ov = o.reshape([-1])
+    got = getattr(o, op)()
+    assert got is o and r is p
+    assert o.shape == p.shape and str(o.dtype) == str(p.dtype)
+    np.testing.assert_allclose(o.numpy(), p.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(ov.numpy(), pv.numpy(), rtol=1e-6)
+    # one bump per call; paddle's cumprod_ bumps twice (once per internal kernel, as its
+    # other composite in-place ops: the ratchet note in tests/test_paddle_own_inplace.py)
+    assert o.inplace_version == 1 and p.inplace_version == (1 if op == "cumsum_" else 2)
+    # the function spelling too
+    o2, p2 = oar.to_tensor(a), paddle.to_tensor(a)
+    getattr(oar, op)(o2)
+    getattr(paddle, op)(p2)
+    assert o2.shape == p2.shape
+    np.testing.assert_allclose(o2.numpy(), p2.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
+def test_paddle_flattening_scan_gradient(op):
+    paddle = paddle_()
+    a = np.random.default_rng(6).uniform(0.5, 1.5, size=(2, 3))
+    w = np.arange(6.0)
+
+    def run(m, t):
+        x = t(a)
+        x.stop_gradient = False
+        b = x * 2
+        getattr(b, op)()
+        (b * t(w)).sum().backward()
+        return b.shape, x.grad.numpy()
+
+    (os_, og), (ps, pg) = run(oar, oar.to_tensor), run(paddle, paddle.to_tensor)
+    assert list(os_) == list(ps) == [6]
+    np.testing.assert_allclose(og, pg, rtol=1e-12)
+
+
+def test_flattening_scan_on_a_view_gradient():
+    # a view's in-place scan: the base sees the flat scan, gradients as the chain rule says
+    # (paddle 3.3.1 drops in-place ops on a view from the gradient, so NumPy is the oracle)
+    w = np.arange(8.0).reshape(1, 2, 2, 2)
+    a = oar.to_tensor(np.ones((1, 2, 2, 2)), stop_gradient=False)
+    y = a * 1
+    z = y[0]
+    z.cumsum_()
+    assert z.shape == [8] and y.shape == [1, 2, 2, 2]
+    np.testing.assert_array_equal(y.numpy().ravel(), np.arange(1.0, 9.0))
+    (y * oar.to_tensor(w)).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy().ravel(), np.cumsum(w.ravel()[::-1])[::-1])
+
+
+def test_flattening_scan_refusals_change_nothing():
+    paddle = paddle_()
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], "float32")
+    # a window that needs a copy (transposed): paddle refuses with ValueError too
+    with pytest.raises(ValueError):
+        paddle.to_tensor(a).t().cumsum_()
+    o = oar.to_tensor(a).t()
+    with pytest.raises(ValueError, match="cumsum_"):
+        o.cumsum_()
+    assert o.shape == [2, 2] and o.inplace_version == 0
+    np.testing.assert_array_equal(o.numpy(), a.T)
+    # a leaf that requires grad
+    leaf = oar.to_tensor(a, stop_gradient=False)
+    with pytest.raises(RuntimeError):
+        leaf.cumsum_()
+    assert leaf.shape == [2, 2] and leaf.inplace_version == 0
+    # dtype= other than x's (paddle changes x's dtype; oar refuses, before the flatten)
+    x = oar.to_tensor(a)
+    with pytest.raises(TypeError):
+        x.cumsum_(dtype="float64")
+    assert x.shape == [2, 2] and x.inplace_version == 0
+    # the torch door keeps torch's cumsum_(dim)
+    t = otorch.tensor(a)
+    with pytest.raises(TypeError):
+        t.cumsum_()
+    assert list(t.shape) == [2, 2]

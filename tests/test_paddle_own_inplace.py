@@ -47,8 +47,6 @@ SKIP = {
 # case -> why it fails on oar while it passes on paddle 3.3.1 (a ratchet, see the module doc)
 _VERSIONS = ("Paddle's composite in-place op bumps inplace_version once per internal kernel "
              "(hypot_ 3, nan_to_num_ 3, index_fill_ 3, lcm_ 4, ldexp_ 2); oar once per call")
-_CUMSUM_FLAT = ("Paddle's cumsum_ without an axis flattens x in place (its shape changes); oar "
-                "refuses an in-place op that changes its tensor's shape")
 _CHAIN = ("the Paddle door's {op}_ saves its result (torch's {node}), so a second in-place op "
           "on the tensor invalidates it; Paddle's keeps a copy of the input")
 _T = "test_inplace.py::TestDygraphInplace"
@@ -60,9 +58,6 @@ EXPECTED_FAILURES: dict[str, str] = {
         "cumprod_(x float32, dtype='float64'): oar refuses an in-place op that changes the dtype"),
     _T + "Cumsum::test_backward_error": (
         "cumsum_(x float64, dtype='float32'): oar refuses an in-place op that changes the dtype"),
-    **{_T + "Cumsum::" + t: _CUMSUM_FLAT for t in (
-        "test_backward_success_1", "test_backward_success_2", "test_continuous_inplace_backward",
-        "test_forward_result", "test_forward_version", "test_inplace_api")},
     _T + "Gcd::test_leaf_inplace_var_error": (
         "stop_gradient = False on an int32 tensor: oar records the flag, but integer tensors "
         "take no part in autograd, so an in-place gcd_ on that leaf is not refused as Paddle's "

@@ -571,8 +571,10 @@ def _dirty_view(fn_name, view, outs, tensors):
 # (Note [View grad_fn regeneration]).
 
 
-def metadata_inplace(x, name, out_of_place, args, kwargs):
-    """Note [Metadata in-place ops]: x takes the window of out_of_place(x, *args, **kwargs)."""
+def metadata_inplace(x, name, out_of_place, args, kwargs, bump_version=True):
+    """Note [Metadata in-place ops]: x takes the window of out_of_place(x, *args, **kwargs).
+    bump_version=False: for a caller that writes x (not a view) at once with an op that bumps
+    (Paddle's flattening cumsum_, Note [Paddle's flattening cumsum_ and cumprod_])."""
     grad_mode.check_inference(x, name)
     need_grad = grad_mode.is_grad_enabled() and x.requires_grad
     if need_grad:
@@ -588,7 +590,8 @@ def metadata_inplace(x, name, out_of_place, args, kwargs):
             "cannot change in place without a copy. Fix: `x = x.reshape(...)` or "
             "`x = x.contiguous()` first.")
     x._data = y._data
-    bump(x, name)
+    if bump_version or x._view is not None:   # a view's stale grad_fn is found by the bump
+        bump(x, name)
     if x._view is None:
         x._grad_fn = y._grad_fn if track else x._grad_fn
         x._out_nr = 0

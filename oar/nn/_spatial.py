@@ -183,6 +183,50 @@ def _b_resample_adjoint(c, gg):
     return (R.dispatch(RESAMPLE, (gg,), c.attrs),)
 
 
+# Note [uint8 bilinear]
+# Both frameworks resample uint8 images bilinearly (4-D input, no antialias), each with its own
+# arithmetic, and oar follows each door's:
+# - PyTorch 2.13 filters the last dim first, then the one before, each pass with integer
+#   weights round(w * 2**p) (p the largest precision keeping the biggest weight of that dim
+#   below 2**15 once doubled, capped at 22) and rounding to nearest: (sum + 2**(p-1)) >> p,
+#   clamped to [0, 255], so the intermediate image is uint8 too;
+# - Paddle 3.3.1's uint8 result is its float32 result truncated (its static_cast to uint8);
+#   oar truncates its own float32 result, so it can differ from paddle's by 1 where the two
+#   float32 results straddle an integer (a few elements in a thousand).
+# No gradient: integer tensors never require one.
+def _fixed_point_pass(x, axis, idx, w):
+    big = float(np.abs(w).max())
+    p = 0
+    while p < 22 and int(0.5 + big * (1 << (p + 1))) < (1 << 15):
+        p += 1
+    wi = np.where(w >= 0, np.floor(w * (1 << p) + 0.5), np.ceil(w * (1 << p) - 0.5))
+    wi = wi.astype(np.int64)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    acc = np.full(x.shape[:axis] + (idx.shape[0],) + x.shape[axis + 1:], 1 << (p - 1),
+                  np.int64) if p else 0
+    for k in range(idx.shape[1]):
+        acc = acc + np.take(x, idx[:, k], axis=axis).astype(np.int64) * wi[:, k].reshape(shape)
+    return np.clip(acc >> p, 0, 255).astype(np.uint8)
+
+
+def _k_resample_uint8(x, plan, torch_rounding):
+    if torch_rounding:
+        for axis, _n_in, idx, w, _mask in reversed(plan):
+            x = _fixed_point_pass(x, axis, idx, w)
+        return np.ascontiguousarray(x)
+    # Paddle's uint8 result is its float32 result truncated: the same float32 arithmetic as
+    # a float32 input here (whose exactness against paddle is that path's), then the cast
+    xf = _k_resample(x.astype(np.float32), plan)
+    return np.clip(xf, 0, 255).astype(np.uint8)
+
+
+RESAMPLE_UINT8 = R.OpDef(
+    "upsample_bilinear2d_uint8", _k_resample_uint8, None,
+    attrs=(("plan", None), ("torch_rounding", True)), node_name="UpsampleBilinear2DBackward0",
+    doc="A uint8 image resampled bilinearly with its door's rounding (Note [uint8 bilinear]).")
+
+
 def _resample_def(name, node):
     return R.OpDef(name, _k_resample, _b_resample, attrs=(("plan", None),), node_name=node,
                    doc="x resampled along its spatial dims (Note [Separable resampling]).")
@@ -218,7 +262,8 @@ def resample(x, mode, out_sizes, axes, align_corners=False, scales=None, asymmet
         if dt.kind not in "fu" or dt == np.uint16:
             _no_kernel(op, f"upsample_{mode.replace('-', '_')}", dt,
                        "cast the input to a floating dtype (or uint8) first")
-    elif dt.kind != "f":
+    elif dt.kind != "f" and not (dt == np.uint8 and mode == "bilinear" and not antialias):
+        # Note [uint8 bilinear]: uint8 bilinear is computed, other integer resamplings refused
         _no_kernel(op, f"upsample_{mode}", dt, "cast the input to a floating dtype first")
     in_sizes = [xa.shape[a] for a in axes]
     if min(in_sizes) <= 0 or min(out_sizes) <= 0:
@@ -226,6 +271,8 @@ def resample(x, mode, out_sizes, axes, align_corners=False, scales=None, asymmet
                             f"input {tuple(in_sizes)} and output {tuple(out_sizes)} (mode "
                             f"{mode!r}, input {_c.shape_str(xa.shape)})")
     cdt = dt if dt.kind == "f" else np.dtype(np.float32)
+    if dt == np.uint8 and kind == "linear" and torch_rules:
+        cdt = np.dtype(np.float64)   # PyTorch's uint8 weights are made in double
     scales = scales or [None] * len(axes)
     plan = []
     for a, n_in, n_out, s in zip(axes, in_sizes, out_sizes, scales):
@@ -235,6 +282,8 @@ def resample(x, mode, out_sizes, axes, align_corners=False, scales=None, asymmet
             idx, w, mask = _taps(kind, n_in, n_out, align_corners, s, cdt, asymmetric,
                                  torch_rules)
         plan.append((a, n_in, idx, w, mask))
+    if dt == np.uint8 and kind == "linear":
+        return R.dispatch(RESAMPLE_UINT8, (x,), (tuple(plan), bool(torch_rules)))
     if antialias:     # PyTorch filters the last dim first
         return R.dispatch(_RESAMPLE_OPS[mode + "-aa", len(axes)], (x,), (tuple(plan[::-1]),))
     return R.dispatch(_RESAMPLE_OPS[mode, len(axes)], (x,), (tuple(plan),))

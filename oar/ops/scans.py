@@ -10,7 +10,7 @@ from ..tensor import Tensor, wrap_as
 from . import args as _args
 from . import registry
 from .registry import OpDef, declare
-from .reduce import _np_dtype
+from .reduce import CUMSUM, _np_dtype
 
 
 def _scan_axis(x, axis):
@@ -96,6 +96,41 @@ CUMPROD = OpDef("cumprod", _k_cumprod, _b_cumprod, needs={"x": ("x", "out")},
                 attrs=(("axis", None), ("dtype", None)), inplace=True, check=_check_cum_,
                 doc="Cumulative product of x along axis (flattened when None).")
 declare(CUMPROD)
+
+
+# Note [Paddle's flattening cumsum_ and cumprod_]
+# Paddle 3.3.1's x.cumsum_() and x.cumprod_() without an axis flatten x in place: x itself
+# becomes the 1-D scan (views of its memory see the new values; inplace_version + 1). The
+# Paddle door does that as flatten_ (Note [Metadata in-place ops]: same storage, the shape
+# change recorded in x's history, so gradients flow back in x's old shape) and then the
+# scan in place along axis 0, after every check of both has passed, so a refused call
+# changes nothing: the scan's own check (dtype=, bool) with axis 0, then flatten_'s
+# (inference, leaf and view rules; a window that needs a copy is refused with ValueError,
+# as Paddle refuses a non-contiguous x). The version is bumped once, by the scan (twice for
+# a view, whose stale grad_fn the first bump marks). The torch door's cumsum_ needs dim.
+def _flattening_inplace(op_name, op):
+    spelling = registry.FUNCTIONS[op_name]
+
+    def fn(x, *args, **kwargs):
+        axis = args[0] if args else kwargs.get("axis", kwargs.get("dim"))
+        if axis is not None or not isinstance(x, Tensor) or x._data.ndim == 1:
+            return spelling(x, *args, **kwargs)
+        from ..autograd.inplace import metadata_inplace
+        dtype = args[1] if len(args) > 1 else kwargs.get("dtype")
+        op.check(x, (x,), (0, dtype), op_name)
+        metadata_inplace(x, op_name, registry.FUNCTIONS["flatten"], (), {},
+                         bump_version=False)
+        rest = {k: v for k, v in kwargs.items() if k not in ("axis", "dim")}
+        return spelling(x, 0, *args[1:], **rest)
+
+    fn.__wrapped__ = spelling
+    fn.__name__ = fn.__qualname__ = op_name
+    fn.__doc__ = spelling.__doc__
+    registry.register_function(op_name, fn)
+
+
+_flattening_inplace("cumsum_", CUMSUM)
+_flattening_inplace("cumprod_", CUMPROD)
 
 
 # ------------------------------------------------------------------------------- logcumsumexp
