@@ -133,8 +133,10 @@ def _output_shape(output):
 # Note [Summary rows as Paddle's]
 # paddle.summary's rows and counts follow how Paddle 3.3.1 holds things, where oar differs:
 # - a Paddle BatchNorm keeps its running mean and variance as (non-trainable) parameters, and
-#   its summary counts them; oar keeps them as buffers (the _stat_names of a Paddle-door batch
-#   norm), so they are counted here, after the layer's own parameters, as Paddle lists them.
+#   its summary counts them; oar's BatchNorm1D/2D/3D do too (Note [Paddle batch-norm
+#   statistics are parameters]), so they come with the layer's parameters; oar's other
+#   batch norms with Paddle's _stat_names (oar.nn.BatchNorm1d/2d, InPlaceABN) keep them as
+#   buffers, counted here after the layer's own parameters, as Paddle would list them.
 # - Paddle's LSTM / GRU / SimpleRNN derive from LayerList, which gets no row, yet get one when
 #   their flat weights make them eligible for the fused kernel (`could_use_cudnn`: four
 #   parameters per layer and direction), and then no row for their RNN / cell sublayers, which
@@ -143,7 +145,8 @@ def _output_shape(output):
 
 def _paddle_parameters(layer):
     """The tensors Paddle's summary counts for `layer`: its parameters, then the batch-norm
-    statistics Paddle holds as parameters (Note [Summary rows as Paddle's])."""
+    statistics Paddle holds as parameters where oar keeps buffers (Note [Summary rows as
+    Paddle's])."""
     out = [p for p in layer._parameters.values() if p is not None]
     if getattr(type(layer), "_stat_names", None) == ("_mean", "_variance"):
         out += [b for b in (layer._buffers.get(n) for n in layer._stat_names) if b is not None]

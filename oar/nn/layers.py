@@ -1073,6 +1073,16 @@ class _BatchNorm(Layer):
     # the running statistics' buffer names: Paddle's state-dict keys (PyTorch's door uses
     # running_mean / running_var)
     _stat_names = ("_mean", "_variance")
+    # Note [Paddle batch-norm statistics are parameters]
+    # Paddle 3.3.1's BatchNorm1D/2D/3D hold _mean and _variance as parameters with
+    # stop_gradient=True (named_parameters lists 4, each named "<layer>.w_K"), not buffers;
+    # the Paddle-door classes set _stats_as_params so parameters(), named_parameters() and the
+    # parameter names match. The state-dict order is unchanged (parameters first, in
+    # registration order). An optimizer given model.parameters() skips them, as they never get
+    # a gradient (_checked_grads in oar/optimizer). The PyTorch door's layers keep buffers
+    # (torch's named_buffers); paddle.summary counts them either way (Note [Summary rows as
+    # Paddle's] in oar/hapi/model_summary.py).
+    _stats_as_params = False
 
     def __init__(self, num_features, momentum=None, epsilon=1e-5, weight_attr=None,
                  bias_attr=None, data_format=None, name=None, *, eps=None, affine=True,
@@ -1102,8 +1112,12 @@ class _BatchNorm(Layer):
         else:
             self._parameters["bias"] = None
         for n in self._stat_names:
-            self.register_buffer(n, Tensor._wrap(np.zeros(num_features, np.float32))
-                                 if track_running_stats else None)
+            if self._stats_as_params and track_running_stats:
+                self.add_parameter(n, Parameter(np.zeros(num_features, np.float32),
+                                                requires_grad=False))
+            else:
+                self.register_buffer(n, Tensor._wrap(np.zeros(num_features, np.float32))
+                                     if track_running_stats else None)
         self.reset_parameters()
 
     def reset_running_stats(self):
@@ -1122,16 +1136,17 @@ class _BatchNorm(Layer):
             init.zeros_(self.bias)
 
     def _stats(self):
-        return self._buffers.get(self._stat_names[0]), self._buffers.get(self._stat_names[1])
+        d = self._parameters if self._stats_as_params else self._buffers
+        return d.get(self._stat_names[0]), d.get(self._stat_names[1])
 
     @property
     def running_mean(self):
-        """The running mean buffer."""
+        """The running mean (a buffer, or Paddle's non-trainable parameter)."""
         return self._stats()[0]
 
     @property
     def running_var(self):
-        """The running variance buffer."""
+        """The running variance (a buffer, or Paddle's non-trainable parameter)."""
         return self._stats()[1]
 
     _ndims = None
@@ -1165,11 +1180,13 @@ class _BatchNorm(Layer):
 
 class BatchNorm1D(_BatchNorm):
     """Batch normalisation over [N, C] or [N, C, L] input (Paddle momentum, default 0.9)."""
+    _stats_as_params = True   # Note [Paddle batch-norm statistics are parameters]
     _ndims = (2, 3)
 
 
 class BatchNorm2D(_BatchNorm):
     """Batch normalisation over [N, C, H, W] input (Paddle momentum, default 0.9)."""
+    _stats_as_params = True   # Note [Paddle batch-norm statistics are parameters]
     _ndims = (4,)
 
 

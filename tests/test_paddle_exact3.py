@@ -1,0 +1,93 @@
+"""Paddle-door fidelity against paddle 3.3.1: batch-norm statistics as non-trainable
+parameters, channels-last convolutions, hardtanh_ in a chain of in-place ops, summary's
+dtype error."""
+import numpy as np
+import pytest
+
+import oar
+import oar.torch as otorch
+
+paddle = pytest.importorskip("paddle")
+
+
+# ------------------------------------------- Note [Paddle batch-norm statistics are parameters]
+BN = [("BatchNorm1D", (4, 3, 5)), ("BatchNorm2D", (4, 3, 2, 3)), ("BatchNorm3D", (2, 3, 2, 2, 3))]
+
+
+@pytest.mark.parametrize("cls,shape", BN)
+def test_batchnorm_statistics_are_parameters(cls, shape):
+    ours, theirs = getattr(oar.nn, cls)(3), getattr(paddle.nn, cls)(3)
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert len(ours.parameters()) == len(theirs.parameters()) == 4
+    assert [p.stop_gradient for p in ours.parameters()] == \
+        [p.stop_gradient for p in theirs.parameters()]
+    assert [p.trainable for p in ours.parameters()] == [p.trainable for p in theirs.parameters()]
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()] == []
+    # the suffixes of Paddle's parameter names (the layer counter differs by process)
+    assert [p.name.split(".")[-1] for p in ours.parameters()] == \
+        [p.name.split(".")[-1] for p in theirs.parameters()]
+
+
+def test_batchnorm_without_affine_lists_only_statistics():
+    ours = oar.nn.BatchNorm2D(3, weight_attr=False, bias_attr=False)
+    theirs = paddle.nn.BatchNorm2D(3, weight_attr=False, bias_attr=False)
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "Momentum", "AdamW"])
+def test_batchnorm_training_with_optimizer_over_all_parameters(opt_name):
+    rng = np.random.default_rng(0)
+    ours, theirs = oar.nn.BatchNorm2D(3), paddle.nn.BatchNorm2D(3)
+    w, b = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    ours.set_state_dict({"weight": w, "bias": b})
+    theirs.set_state_dict({"weight": paddle.to_tensor(w), "bias": paddle.to_tensor(b)})
+    kw = {"weight_decay": 0.1} if opt_name == "AdamW" else {}
+    o_opt = getattr(oar.optimizer, opt_name)(learning_rate=0.1, parameters=ours.parameters(), **kw)
+    t_opt = getattr(paddle.optimizer, opt_name)(learning_rate=0.1, parameters=theirs.parameters(),
+                                                **kw)
+    for _ in range(3):
+        x = rng.standard_normal((4, 3, 2, 5)).astype(np.float32)[..., ::2]   # non-contiguous
+        target = rng.standard_normal((4, 3, 2, 3)).astype(np.float32)
+        yo = ours(oar.to_tensor(x))
+        yt = theirs(paddle.to_tensor(np.ascontiguousarray(x)))
+        np.testing.assert_allclose(yo.numpy(), yt.numpy(), rtol=1e-5, atol=1e-5)
+        ((yo - oar.to_tensor(target)) ** 2).mean().backward()
+        ((yt - paddle.to_tensor(target)) ** 2).mean().backward()
+        assert ours._mean.grad is None and theirs._mean.grad is None
+        o_opt.step(); t_opt.step(); o_opt.clear_grad(); t_opt.clear_grad()
+    for k, v in theirs.state_dict().items():
+        np.testing.assert_allclose(ours.state_dict()[k].numpy(), v.numpy(), rtol=1e-5, atol=1e-5)
+    # the running statistics were updated by the forward passes only (no decay applied)
+    ours.eval(); theirs.eval()
+    x = rng.standard_normal((2, 3, 2, 3)).astype(np.float32)
+    np.testing.assert_allclose(ours(oar.to_tensor(x)).numpy(), theirs(paddle.to_tensor(x)).numpy(),
+                               rtol=1e-5, atol=1e-5)
+    theirs.set_state_dict({k: paddle.to_tensor(v.numpy()) for k, v in ours.state_dict().items()})
+
+
+def test_batchnorm_running_update_bumps_version_in_place():
+    bn = oar.nn.BatchNorm1D(3)
+    m = bn._mean
+    v0 = m.inplace_version
+    bn(oar.randn([4, 3]))
+    assert bn._mean is m and m.inplace_version > v0
+    assert not np.allclose(m.numpy(), 0)
+
+
+def test_torch_door_batchnorm_keeps_buffers():
+    torch = pytest.importorskip("torch")
+    for ours, theirs in ((otorch.nn.BatchNorm1d(3), torch.nn.BatchNorm1d(3)),
+                         (otorch.nn.BatchNorm2d(3), torch.nn.BatchNorm2d(3)),
+                         (otorch.nn.BatchNorm3d(3), torch.nn.BatchNorm3d(3))):
+        assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+        assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+def test_summary_counts_batchnorm_as_paddle():
+    net_o = oar.nn.Sequential(oar.nn.Conv2D(3, 4, 3), oar.nn.BatchNorm2D(4), oar.nn.ReLU())
+    net_t = paddle.nn.Sequential(paddle.nn.Conv2D(3, 4, 3), paddle.nn.BatchNorm2D(4),
+                                 paddle.nn.ReLU())
+    assert oar.summary(net_o, (1, 3, 8, 8)) == paddle.summary(net_t, (1, 3, 8, 8))
