@@ -91,3 +91,90 @@ def test_summary_counts_batchnorm_as_paddle():
     net_t = paddle.nn.Sequential(paddle.nn.Conv2D(3, 4, 3), paddle.nn.BatchNorm2D(4),
                                  paddle.nn.ReLU())
     assert oar.summary(net_o, (1, 3, 8, 8)) == paddle.summary(net_t, (1, 3, 8, 8))
+
+
+# ------------------------------------------------------- Note [Channels-last convolutions]
+CONV = [
+    ("Conv1D", "conv1d", "NLC", (2, 7, 4), dict(stride=2, padding=1, dilation=1)),
+    ("Conv2D", "conv2d", "NHWC", (2, 6, 7, 4), dict(stride=(1, 2), padding=1, dilation=(2, 1))),
+    ("Conv3D", "conv3d", "NDHWC", (2, 4, 5, 6, 4), dict(stride=1, padding=(1, 0, 1))),
+    ("Conv1DTranspose", "conv1d_transpose", "NLC", (2, 7, 4),
+     dict(stride=2, padding=1, output_padding=1)),
+    ("Conv2DTranspose", "conv2d_transpose", "NHWC", (2, 5, 6, 4),
+     dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2))),
+    ("Conv3DTranspose", "conv3d_transpose", "NDHWC", (2, 3, 4, 5, 4), dict(stride=2, padding=1)),
+]
+
+
+def _weights(layer):
+    return {k: v.numpy() for k, v in layer.state_dict().items()}
+
+
+@pytest.mark.parametrize("cls,fn,fmt,shape,kw", CONV, ids=[c[0] for c in CONV])
+def test_channels_last_conv_layer_matches_paddle(cls, fn, fmt, shape, kw):
+    rng = np.random.default_rng(1)
+    groups = 2
+    theirs = getattr(paddle.nn, cls)(4, 6, 3, groups=groups, data_format=fmt, **kw)
+    ours = getattr(oar.nn, cls)(4, 6, 3, groups=groups, data_format=fmt, **kw)
+    ours.set_state_dict(_weights(theirs))
+    assert repr(ours).endswith(f"data_format={fmt})")
+    # non-contiguous input: every other element of the last-but-one dim
+    big = list(shape)
+    big[-2] *= 2
+    x = rng.standard_normal(big).astype(np.float32)
+    xo = oar.to_tensor(x)[..., ::2, :]
+    xt = paddle.to_tensor(np.ascontiguousarray(x[..., ::2, :]))
+    xo.stop_gradient = False
+    xt.stop_gradient = False
+    yo, yt = ours(xo), theirs(xt)
+    assert list(yo.shape) == list(yt.shape)
+    np.testing.assert_allclose(yo.numpy(), yt.numpy(), rtol=1e-4, atol=1e-4)
+    g = rng.standard_normal(list(yt.shape)).astype(np.float32)
+    (yo * oar.to_tensor(g)).sum().backward()
+    (yt * paddle.to_tensor(g)).sum().backward()
+    np.testing.assert_allclose(xo.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-4)
+    for n, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), dict(theirs.named_parameters())[n].grad.numpy(),
+                                   rtol=1e-4, atol=1e-4, err_msg=n)
+
+
+@pytest.mark.parametrize("cls,fn,fmt,shape,kw", CONV, ids=[c[1] for c in CONV])
+def test_channels_last_conv_functional_float64_gradients(cls, fn, fmt, shape, kw):
+    rng = np.random.default_rng(2)
+    nd = len(shape) - 2
+    transpose = "transpose" in fn
+    wshape = (4, 3) + (3,) * nd if transpose else (6, 2) + (3,) * nd
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal(wshape)
+    b = rng.standard_normal(6 if transpose else 6)
+    args = {}
+    outs = []
+    for lib in (oar, paddle):
+        ts = [lib.to_tensor(a) for a in (x, w, b)]
+        for t in ts:
+            t.stop_gradient = False
+        y = getattr(lib.nn.functional, fn)(ts[0], ts[1], ts[2], groups=2, data_format=fmt, **kw)
+        g = np.random.default_rng(3).standard_normal(list(y.shape))
+        (y * lib.to_tensor(g)).sum().backward()
+        outs.append([y.numpy()] + [t.grad.numpy() for t in ts])
+    for a, b_ in zip(*outs):
+        assert a.dtype == np.float64
+        np.testing.assert_allclose(a, b_, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("fn,fmt,bad", [("conv2d", "NHWC", (5, 6, 4)), ("conv1d", "NLC", (7, 4))])
+def test_channels_last_conv_needs_batched_input(fn, fmt, bad):
+    w = np.ones((2, 4) + (3,) * (len(bad) - 1), np.float32)
+    with pytest.raises(ValueError):
+        getattr(paddle.nn.functional, fn)(paddle.ones(list(bad)), paddle.to_tensor(w),
+                                          data_format=fmt)
+    with pytest.raises(ValueError, match="Input x should be"):
+        getattr(oar.nn.functional, fn)(oar.ones(list(bad)), oar.to_tensor(w), data_format=fmt)
+
+
+@pytest.mark.parametrize("cls", ["Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose"])
+def test_conv_unknown_data_format_is_value_error(cls):
+    with pytest.raises(ValueError):
+        getattr(paddle.nn, cls)(3, 4, 3, data_format="NXHW")
+    with pytest.raises(ValueError):
+        getattr(oar.nn, cls)(3, 4, 3, data_format="NXHW")

@@ -10,7 +10,7 @@ from ..ops import registry as R
 from ..tensor import Tensor
 from . import _activation_ops as _A
 from . import _checks as _c
-from ._kernels import (adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d, pad)  # noqa: F401
+from ._kernels import (adaptive_avg_pool2d, avg_pool2d, max_pool2d, pad)  # noqa: F401
 from . import _kernels as _K
 
 _F = R.FUNCTIONS
@@ -1243,10 +1243,10 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
 # ----------------------------------------------------------------- conv1d, norms, dropout2d
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
            name=None):
-    """1-D convolution of NCL x with weight [out_channels, in_channels / groups, k]."""
-    if data_format != "NCL":
-        raise NotImplementedError(f"conv1d: data_format {data_format!r} is not supported (NCL "
-                                  "only)")
+    """1-D convolution of NCL (or NLC) x with weight [out_channels, in_channels / groups, k]."""
+    if data_format != "NCL":        # Note [Channels-last convolutions]
+        x, moved = _conv_channels_first(x, data_format, "conv1d", 1)
+        return _channels_back(conv1d(x, weight, bias, stride, padding, dilation, groups), moved)
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
         raise ArgTypeError(f"conv1d: input and weight must be Tensors, got {type(x).__name__} "
                            f"and {type(weight).__name__}")
@@ -1261,8 +1261,19 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     p = one(padding, "padding")
     p2 = p if isinstance(p, str) else (0, p)
     # one op (PyTorch's ConvolutionBackward0), computed as a height-1 conv2d
-    return conv2d(x, weight, bias, stride=(1, s), padding=p2, dilation=(1, d), groups=groups,
-                  _one_d=True)
+    return _K.conv2d(x, weight, bias, stride=(1, s), padding=p2, dilation=(1, d),
+                     groups=groups, _one_d=True)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW",
+           name=None, *, _parsed=None):
+    """2-D convolution of NCHW (or NHWC) x with weight [out_channels, in_channels / groups,
+    kh, kw], plus bias."""
+    if data_format != "NCHW":       # Note [Channels-last convolutions]
+        x, moved = _conv_channels_first(x, data_format, "conv2d", 2)
+        return _channels_back(_K.conv2d(x, weight, bias, stride, padding, dilation, groups,
+                                         _parsed=_parsed), moved)
+    return _K.conv2d(x, weight, bias, stride, padding, dilation, groups, _parsed=_parsed)
 
 
 def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
@@ -1284,9 +1295,10 @@ def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, di
                     output_size, data_format, nd):
     op = f"conv{nd}d_transpose"
     layout = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[nd]
-    if data_format != layout:
-        raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
-                                  f"({layout} only)")
+    if data_format != layout:       # Note [Channels-last convolutions]
+        x, moved = _conv_channels_first(x, data_format, op, nd)
+        return _channels_back(_conv_transpose(x, weight, bias, stride, padding, output_padding,
+                                              groups, dilation, output_size, layout, nd), moved)
     if isinstance(padding, str):
         raise NotImplementedError(f"{op}: string padding {padding!r} is not supported (give "
                                   "the padding as integers)")
@@ -1439,13 +1451,31 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
 
 def _channels_first(x, data_format, op, nd, last):
     """x moved from channels-last (data_format == last) to channels-first, or as it is."""
-    first = {2: "NCHW", 3: "NCDHW"}[nd]
+    first = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[nd]
     if data_format not in (first, last):
         raise ArgValueError(f"{op}: data_format must be {first!r} or {last!r}, got "
                             f"{data_format!r}")
     if data_format == last and isinstance(x, Tensor):
         return x.transpose([0, x.ndim - 1] + list(range(1, x.ndim - 1))), True
     return x, False
+
+
+# Note [Channels-last convolutions]
+# Paddle's convolutions and transposed convolutions take channels-last input (NLC, NHWC,
+# NDHWC): oar moves the channels to dim 1 (a view, recorded in autograd), runs the one
+# channels-first op, and moves them back, so values and gradients are the channels-first op's.
+# Channels-last input must be batched (Paddle: "Input x should be 4D tensor" for conv2d), as a
+# 3-D NHWC tensor would otherwise be read with its width as the channels.
+def _conv_channels_first(x, data_format, op, nd):
+    last = {1: "NLC", 2: "NHWC", 3: "NDHWC"}[nd]
+    first = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[nd]
+    if data_format not in (first, last):
+        raise ArgValueError(f"{op}: Attr(data_format) should be {first!r} or {last!r}. "
+                            f"Received Attr(data_format): {data_format!r}")
+    if data_format == last and isinstance(x, Tensor) and x.ndim != nd + 2:
+        raise ArgValueError(f"{op}: Input x should be {nd + 2}D tensor in {last} layout, but "
+                            f"received x with the shape of {list(x.shape)}")
+    return _channels_first(x, data_format, op, nd, last)
 
 
 def _channels_back(out, moved):
@@ -1478,7 +1508,7 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCDHW", name=None):
     """3-D convolution of NCDHW (or NDHWC) x with weight [out_channels, in_channels / groups,
     kd, kh, kw] (Note [N-d convolution])."""
-    x, moved = _channels_first(x, data_format, "conv3d", 3, "NDHWC")
+    x, moved = _conv_channels_first(x, data_format, "conv3d", 3)
     return _channels_back(_K.conv3d(x, weight, bias, stride, padding, dilation, groups), moved)
 
 
@@ -1486,7 +1516,7 @@ def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                      dilation=1, output_size=None, data_format="NCDHW", name=None):
     """3-D transposed convolution of NCDHW (or NDHWC) x with weight [in_channels,
     out_channels / groups, kd, kh, kw]; output_size picks output_padding."""
-    x, moved = _channels_first(x, data_format, "conv3d_transpose", 3, "NDHWC")
+    x, moved = _conv_channels_first(x, data_format, "conv3d_transpose", 3)
     return _channels_back(_conv_transpose(x, weight, bias, stride, padding, output_padding,
                                           groups, dilation, output_size, "NCDHW", 3), moved)
 

@@ -700,9 +700,8 @@ class Conv2D(Layer):
         if padding_mode not in _c_modes:
             raise ArgValueError(f"{op}: padding_mode must be one of {list(_c_modes)}, but got "
                                 f"padding_mode={padding_mode!r}")
-        if data_format != "NCHW":
-            raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
-                                      "(NCHW only)")
+        F._conv_channels_first(None, data_format, op, 2)   # Note [Channels-last convolutions]
+        self._data_format = data_format
         # checked and parsed once (Note [nn checks at construction])
         self._parsed = _K.conv_args((out_channels, in_channels, *k), stride, padding, dilation,
                                     g, op)
@@ -734,13 +733,15 @@ class Conv2D(Layer):
 
     def forward(self, x):
         """The convolution of x with weight, plus bias."""
+        x, moved = F._conv_channels_first(x, self._data_format, type(self).__name__, 2)
         if self._mode_pad is not None:
             x = _K.pad(x, self._mode_pad[1], self._mode_pad[0])   # core order, any rank
-        return F.conv2d(x, self.weight, self.bias, _parsed=self._parsed)
+        return F._channels_back(F.conv2d(x, self.weight, self.bias, _parsed=self._parsed), moved)
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
-        return self._desc + f", stride={self._conf['stride']}, padding={self._conf['padding']}"
+        s = self._desc + f", stride={self._conf['stride']}, padding={self._conf['padding']}"
+        return s if self._data_format == "NCHW" else s + f", data_format={self._data_format}"
 
 
 Conv2d = Conv2D
@@ -765,9 +766,8 @@ class Conv1D(Layer):
         if padding_mode not in modes:
             raise ArgValueError(f"{op}: padding_mode must be one of {list(modes)}, but got "
                                 f"padding_mode={padding_mode!r}")
-        if data_format != "NCL":
-            raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
-                                      "(NCL only)")
+        F._conv_channels_first(None, data_format, op, 1)   # Note [Channels-last convolutions]
+        self._data_format = data_format
         # checked once (Note [nn checks at construction]): the height-1 conv2d it runs
         parsed = _K.conv_args((out_channels, in_channels, 1, k), (1, s),
                               p if isinstance(p, str) else (0, p), (1, d), groups, op)
@@ -788,14 +788,16 @@ class Conv1D(Layer):
 
     def forward(self, x):
         """The 1-D convolution of x with weight, plus bias."""
+        x, moved = F._conv_channels_first(x, self._data_format, type(self).__name__, 1)
         if self._mode_pad is not None:
             x = _K.pad(x, self._mode_pad[1], self._mode_pad[0])   # core order, any rank
-        return F.conv1d(x, self.weight, self.bias, **self._conf)
+        return F._channels_back(F.conv1d(x, self.weight, self.bias, **self._conf), moved)
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size=[{self.kernel_size}], "
-                f"stride={self._conf['stride']}, padding={self._conf['padding']}")
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size=[{self.kernel_size}], "
+             f"stride={self._conf['stride']}, padding={self._conf['padding']}")
+        return s if self._data_format == "NCL" else s + f", data_format={self._data_format}"
 
 
 class Conv3D(Layer):
@@ -875,11 +877,8 @@ class _ConvTransposeNd(Layer):
             if n % g:
                 raise ArgValueError(f"{op}: {what} must be divisible by groups ({what}={n}, "
                                     f"groups={g})")
-        layout = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[nd]
         self._data_format = data_format
-        if self._data_format != layout and (nd, data_format) != (3, "NDHWC"):
-            raise NotImplementedError(f"{op}: data_format {data_format!r} is not supported "
-                                      f"({layout} only)")
+        F._conv_channels_first(None, data_format, op, nd)   # Note [Channels-last convolutions]
         k = (F._single(kernel_size, op, "kernel_size"),) if nd == 1 else \
             _c.pair(kernel_size, op, "kernel_size", 1) if nd == 2 else \
             _K._ntuple(kernel_size, op, "kernel_size", 1, 3)
