@@ -521,13 +521,12 @@ class Tensor:
                 self._grad = wrap_as(self._result_class, self._grad._data + arr)
 
     def retain_grad(self):
-        """Keep .grad for this non-leaf tensor on the next backward."""
+        """Keep .grad for this non-leaf tensor on the next backward. On a tensor outside
+        autograd (stop_gradient=True) it does nothing, as in Paddle (the PyTorch door's
+        retain_grad refuses it, as PyTorch does)."""
         fn = self.grad_fn
         if fn is None:
-            if not self._requires_grad:
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False "
-                                   "(stop_gradient=True)")
-            return   # a leaf keeps its .grad anyway
+            return   # a leaf keeps its .grad anyway; a tensor outside autograd has none
         self._retains_grad = True
         add_retained(fn, self._out_nr, self)   # Note [Retained gradients]
 

@@ -1142,8 +1142,6 @@ row("Tensor.grad: setter with another dtype", RuntimeError,
 row("Tensor.grad: setter with a list", TypeError,
     lambda e: setattr(e.w, "grad", [[0.0] * 3] * 2),
     lambda t, e: setattr(e.w, "grad", [[0.0] * 3] * 2))
-row("Tensor.retain_grad,Tensor.retain_grads: does not require grad", RuntimeError,
-    lambda e: e.x.retain_grad(), lambda t, e: e.x.retain_grad())
 row("Tensor.requires_grad_: int64 tensor", RuntimeError, lambda e: e.n.requires_grad_(),
     lambda t, e: e.n.requires_grad_())
 row("Tensor.requires_grad_: False on a non-leaf", RuntimeError,

@@ -253,6 +253,9 @@ NO_BAD_INPUT = {
     "Tensor.bfloat16",
     "Tensor.long", "Tensor.bool", "Tensor.short", "Tensor.char", "Tensor.byte",
     "Tensor.cfloat", "Tensor.cdouble",   # casts without arguments (Note [Complex dtypes])
+    # Paddle's retain_grad(s) accept every tensor (nothing happens on one outside autograd;
+    # the PyTorch door's refusal is tested in tests/test_paddle_door_retain_grads.py)
+    "Tensor.retain_grad", "Tensor.retain_grads",
     # (x, name=None): the only argument is Paddle's `name`, which accepts any value
     "Tensor.detach", "Tensor.logical_not",
     # nn containers and the base class

@@ -296,6 +296,13 @@ class Tensor(_CoreTensor):
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
+    def retain_grad(self):
+        """Keep .grad for this non-leaf tensor on the next backward; refused on a tensor that
+        does not require grad, as in PyTorch (Paddle's does nothing there)."""
+        if self.grad_fn is None and not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        _CoreTensor.retain_grad(self)
+
     def register_hook(self, hook):
         """hook(grad) -> new grad or None. On a non-leaf tensor the hook also runs, with None,
         when its grad_fn runs without a gradient for it (another output of unbind, split, a
