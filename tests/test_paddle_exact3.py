@@ -178,3 +178,69 @@ def test_conv_unknown_data_format_is_value_error(cls):
         getattr(paddle.nn, cls)(3, 4, 3, data_format="NXHW")
     with pytest.raises(ValueError):
         getattr(oar.nn, cls)(3, 4, 3, data_format="NXHW")
+
+
+# ------------------------------------------------ Note [Paddle leaky_relu_ keeps a mask]
+def _hardtanh_chain(lib, x, view):
+    x0 = lib.to_tensor(x)
+    x0.stop_gradient = False
+    a = x0 * 1.0
+    t = a[:, ::2] if view else a          # an in-place write through a view
+    y = lib.nn.functional.hardtanh_(t, -1.0, 1.0)
+    z = lib.nn.functional.hardtanh_(y, -0.5, 0.25)
+    z.scale_(3.0)
+    lib.nn.functional.leaky_relu_(z, 0.1)
+    (a * a).sum().backward()
+    return a.numpy(), x0.grad.numpy()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardtanh_inplace_chain_gradient_matches_paddle(dtype):
+    x = np.random.default_rng(5).uniform(-2, 2, (3, 8)).astype(dtype)
+    x[0, :4] = [-1.0, 1.0, -0.5, 0.25]    # the bounds themselves: gradient 0, as Paddle
+    ours, theirs = _hardtanh_chain(oar, x, False), _hardtanh_chain(paddle, x, False)
+    for a, b in zip(ours, theirs):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_hardtanh_inplace_chain_through_a_view_follows_the_chain_rule():
+    # paddle 3.3.1 gives these elements the gradient of `a` as if the in-place ops on its
+    # strided view had not happened (its leaky_relu_ too), so the chain rule in NumPy decides
+    x = np.random.default_rng(7).uniform(-2, 2, (3, 8))
+    x[0, :4] = [-1.0, 1.0, -0.5, 0.25]
+    a, g = _hardtanh_chain(oar, x, True)
+    t = x[:, ::2]
+    y1 = np.clip(t, -1.0, 1.0)
+    y3 = 3 * np.clip(y1, -0.5, 0.25)
+    y4 = np.where(y3 > 0, y3, 0.1 * y3)
+    want_a = x.copy()
+    want_a[:, ::2] = y4
+    want_g = 2 * x
+    want_g[:, ::2] = 2 * y4 * np.where(y3 > 0, 1.0, 0.1) * 3 * ((y1 > -0.5) & (y1 < 0.25)) \
+        * ((t > -1.0) & (t < 1.0))
+    np.testing.assert_allclose(a, want_a, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g, want_g, rtol=1e-12, atol=1e-12)
+
+
+def test_hardtanh_inplace_gradcheck_and_version():
+    x = oar.to_tensor(np.random.default_rng(6).uniform(-2, 2, (4, 5)))
+    x.stop_gradient = False
+    assert oar.autograd.gradcheck(lambda t: oar.nn.functional.hardtanh_(t * 1.0, -0.7, 0.9),
+                                  (x,))
+    y = x * 1.0
+    v = y.inplace_version
+    assert oar.nn.functional.hardtanh_(y) is y and y.inplace_version == v + 1
+
+
+def test_torch_door_hardtanh_inplace_still_saves_result():
+    torch = pytest.importorskip("torch")
+    out = []
+    for lib in (otorch, torch):
+        x = lib.tensor([-2.0, 0.3, 0.9, 1.0], dtype=lib.float64, requires_grad=True)
+        y = x * 1.0
+        lib.nn.functional.hardtanh_(y)
+        assert type(y.grad_fn).__name__ == "HardtanhBackward0"
+        y.sum().backward()
+        out.append(x.grad.numpy())
+    np.testing.assert_array_equal(*out)

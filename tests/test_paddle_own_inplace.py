@@ -59,8 +59,6 @@ SKIP = {
 # case -> why it fails on oar while it passes on paddle 3.3.1 (a ratchet, see the module doc)
 _VERSIONS = ("Paddle's composite in-place op bumps inplace_version once per internal kernel "
              "(hypot_ 3, nan_to_num_ 3, index_fill_ 3, lcm_ 4, ldexp_ 2); oar once per call")
-_CHAIN = ("the Paddle door's {op}_ saves its result (torch's {node}), so a second in-place op "
-          "on the tensor invalidates it; Paddle's keeps a copy of the input")
 _T = "test_inplace.py::TestDygraphInplace"
 _INT_GRAD = ("the int32/int64 dtypes of the loop: Paddle differentiates integer tensors "
              "(x.stop_gradient=False gives b an int gradient of ones); oar's integer tensors "
@@ -77,8 +75,6 @@ EXPECTED_FAILURES: dict[str, str] = {
         "stop_gradient = False on an int32 tensor: oar records the flag, but integer tensors "
         "take no part in autograd, so an in-place gcd_ on that leaf is not refused as Paddle's "
         "leaf rule refuses it"),
-    _T + "HardTanh::test_continuous_inplace_backward": _CHAIN.format(
-        op="hardtanh", node="HardtanhBackward"),
     **{_T + c: _VERSIONS for c in (
         "Hypot::test_backward_error", "Hypot::test_forward_version",
         "IndexFill::test_backward_error", "IndexFill::test_forward_version",

@@ -485,7 +485,11 @@ def _k_hardtanh(out, rdt, x, lo, hi):
 def _b_hardtanh(c, g, v=None):
     lo, hi = c.attrs
     v = c.input(0) if v is None else v
-    inside = (v._data > lo) & (v._data < hi)
+    return _b_hardtanh_inside(c, g, (v._data > lo) & (v._data < hi))
+
+
+def _b_hardtanh_inside(c, g, inside):
+    """g where inside (a bool array: lo < x < hi), else 0."""
     if grad_mode.is_grad_enabled():
         return (_where(Tensor._wrap(inside), g, g * 0.0),)
     return _select(c, g, inside)
@@ -498,6 +502,15 @@ HARDTANH_RESULT = _pointwise("hardtanh", _k_hardtanh, lambda c, g: _b_hardtanh(c
                              attrs=(("min_val", -1.0), ("max_val", 1.0)), save="out",
                              node_name="HardtanhBackward", floating=False,
                              doc="hardtanh written in place, its backward read from the result.")
+# the Paddle door's hardtanh_: its backward reads a bool mask of min < x < max made before the
+# write (Note [Paddle leaky_relu_ keeps a mask] in oar/nn/_kernels.py), so a chain of in-place
+# ops after it differentiates exactly, as Paddle's
+HARDTANH_MASK = R.OpDef("hardtanh", _k_hardtanh,
+                        lambda c, g: _b_hardtanh_inside(c, g, c.input(0)._data),
+                        needs={"x": ()}, kind="pointwise",
+                        attrs=(("min_val", -1.0), ("max_val", 1.0)), method=False,
+                        function=False, inplace=True,
+                        doc="Paddle's hardtanh_, its backward read from a saved mask.")
 
 
 # softplus: log1p(exp(beta * x)) / beta, x itself where beta * x > threshold

@@ -742,7 +742,9 @@ LEAKY_RESULT = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.out),
 # chain of leaky_relu_, or a scale_ after one, and differentiates it exactly). Its backward
 # reads one thing, where the input was positive, so it saves that: a bool mask made before
 # the write (1 byte an element), set as the node's saved tensor right after dispatch (as
-# Note [BatchNorm op] does). Nothing saved can then be modified, whatever follows.
+# Note [BatchNorm op] does). Nothing saved can then be modified, whatever follows. The Paddle
+# door's hardtanh_ does the same with a mask of min < x < max (HARDTANH_MASK in
+# oar/nn/_activation_ops.py; the attaching is functional._save_mask).
 LEAKY_MASK = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.input(0)),
                    needs={"x": ()}, kind="pointwise", attrs=(("negative_slope", 0.01),),
                    check=_floating_only, method=False, function=False, inplace=True,

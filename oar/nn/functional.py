@@ -53,19 +53,25 @@ def leaky_relu_(x, negative_slope=0.01, name=None):
     exact whatever later changes x (a chain of leaky_relu_, a scale_ after it): the backward
     reads a mask of x > 0 saved before the write (Note [Paddle leaky_relu_ keeps a mask]);
     the PyTorch door's form reads the result instead (_leaky_relu_result_)."""
-    from ..autograd.saved import SavedTensor
     from ._kernels import LEAKY_MASK
     _tensor_in(x, "leaky_relu_")
     slope = _args.number(negative_slope, "leaky_relu_", "negative_slope", allow_bool=False)
     mask = Tensor._wrap(x._data > 0) if x.requires_grad and grad_mode.is_grad_enabled() \
         else None
-    y = R.dispatch_inplace(LEAKY_MASK, (x,), (slope,), "leaky_relu_")
+    return _save_mask(R.dispatch_inplace(LEAKY_MASK, (x,), (slope,), "leaky_relu_"),
+                      LEAKY_MASK, mask)
+
+
+def _save_mask(y, op, mask):
+    """y, after setting mask as the saved tensor of op's node (Note [Paddle leaky_relu_ keeps
+    a mask]); mask None: nothing recorded."""
+    from ..autograd.saved import SavedTensor
     if mask is not None:
         # the op's node: y's own, or, after a write through a view, the fn of the base's
-        # CopySlices node (Note [Paddle leaky_relu_ keeps a mask])
+        # CopySlices node
         heads = [y._grad_fn, y._base._grad_fn if y._base is not None else None]
         for node in heads + [getattr(h, "fn", None) for h in heads]:
-            if getattr(node, "op", None) is LEAKY_MASK:
+            if getattr(node, "op", None) is op:
                 node.saved = [SavedTensor(mask)]
                 break
     return y
@@ -1035,8 +1041,15 @@ def elu_(x, alpha=1.0, name=None):
 
 
 def hardtanh_(x, min=-1.0, max=1.0, name=None):
-    """hardtanh written into x, in place; returns x."""
-    return hardtanh(x, min, max, inplace=True)
+    """hardtanh written into x, in place; returns x. As Paddle's, the gradient stays exact
+    whatever later changes x: the backward reads a mask of min < x < max saved before the
+    write (Note [Paddle leaky_relu_ keeps a mask]); the PyTorch door's hardtanh_ reads the
+    result (HardtanhBackward0)."""
+    min, max = _hardtanh_bounds(x, min, max)
+    mask = Tensor._wrap((x._data > min) & (x._data < max)) \
+        if x.requires_grad and grad_mode.is_grad_enabled() else None
+    return _save_mask(R.dispatch_inplace(_A.HARDTANH_MASK, (x,), (min, max), "hardtanh_"),
+                      _A.HARDTANH_MASK, mask)
 
 
 def softmax_(x, axis=-1, dtype=None, name=None):
@@ -1058,14 +1071,19 @@ def relu6(x, inplace=False, name=None):
 def hardtanh(x, min=-1.0, max=1.0, inplace=False, name=None):
     """x clamped into [min, max], elementwise; one op (HardtanhBackward0, gradient 0 at the
     bounds)."""
+    min, max = _hardtanh_bounds(x, min, max)
+    op = _A.HARDTANH_RESULT if inplace else _A.HARDTANH
+    return _A.activation(op, x, (min, max), inplace=inplace)
+
+
+def _hardtanh_bounds(x, min, max):
     _tensor_in(x, "hardtanh")
     min = _args.number(min, "hardtanh", "min_val", allow_bool=False)
     max = _args.number(max, "hardtanh", "max_val", allow_bool=False)
     if not min <= max:
         raise ArgValueError(f"hardtanh: min_val cannot be greater than max_val (got min={min}, "
                             f"max={max})")
-    op = _A.HARDTANH_RESULT if inplace else _A.HARDTANH
-    return _A.activation(op, x, (min, max), inplace=inplace)
+    return min, max
 
 
 def log_sigmoid(x, name=None):
