@@ -244,3 +244,36 @@ def test_torch_door_hardtanh_inplace_still_saves_result():
         y.sum().backward()
         out.append(x.grad.numpy())
     np.testing.assert_array_equal(*out)
+
+
+# ------------------------------------------------------------- operand dtypes that differ
+def _mismatches(lib):
+    x64 = lib.ones([2, 3], dtype="float64")
+    w32 = lib.ones([3, 4], dtype="float32")
+    return {
+        "summary": lambda: lib.summary(lib.nn.Linear(3, 4), (2, 3), dtypes="float64"),
+        "Linear": lambda: lib.nn.Linear(3, 4)(x64),
+        "F.linear": lambda: lib.nn.functional.linear(x64, w32),
+        "matmul": lambda: lib.matmul(x64, w32),
+        "mm": lambda: lib.mm(x64, w32),
+        "Conv2D": lambda: lib.nn.Conv2D(3, 4, 1)(lib.ones([1, 3, 2, 2], dtype="float64")),
+    }
+
+
+@pytest.mark.parametrize("case", list(_mismatches(oar)))
+def test_operand_dtype_mismatch_is_value_error_as_paddle(case):
+    with pytest.raises(ValueError):
+        _mismatches(paddle)[case]()
+    with pytest.raises(ValueError, match="same dtype") as info:
+        _mismatches(oar)[case]()
+    # still the PyTorch door's RuntimeError and oar's earlier TypeError
+    assert isinstance(info.value, RuntimeError) and isinstance(info.value, TypeError)
+
+
+def test_torch_door_operand_dtype_mismatch_is_runtime_error():
+    torch = pytest.importorskip("torch")
+    for lib in (torch, otorch):
+        with pytest.raises(RuntimeError):
+            lib.nn.Linear(3, 4)(lib.ones(2, 3, dtype=lib.float64))
+        with pytest.raises(RuntimeError):
+            lib.matmul(lib.ones(2, 3, dtype=lib.float64), lib.ones(3, 4))

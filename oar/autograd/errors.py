@@ -33,6 +33,12 @@ class ArgValueError(ValueError, RuntimeError):
     RuntimeError)."""
 
 
+class OperandDtypeError(ArgTypeError, ValueError):
+    """Operands whose dtypes must match and do not (a float64 input to a float32 Linear or
+    Conv, matmul of float64 and float32): PyTorch RuntimeError, Paddle ValueError (its
+    kernels' InvalidArgument), and the TypeError older oar code raised."""
+
+
 class DtypeNotImplementedError(NotImplementedError, ArgTypeError):
     """An op that has no kernel for an operand's dtype (`bool_tensor // bool_tensor`, frac of
     an int tensor): PyTorch raises NotImplementedError ("... not implemented for 'Bool'"),

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError  # noqa: F401
+from ..autograd.errors import OperandDtypeError
 from ..ops import args as _args
 
 
@@ -69,9 +70,9 @@ def floating_like(x, w, op, what="weight"):
     """Input and parameter dtypes must match (PyTorch: 'mat1 and mat2 must have the same
     dtype'); an integer or float64 input to a float32 layer is refused, not widened."""
     if x._data.dtype != w._data.dtype:
-        raise ArgTypeError(f"{op}: input dtype {x.dtype.name} and {what} dtype {w.dtype.name} "
-                           f"must be the same (mat1 and mat2 must have the same dtype). Fix: "
-                           f"x.astype('{w.dtype.name}')")
+        raise OperandDtypeError(f"{op}: input dtype {x.dtype.name} and {what} dtype "
+                                f"{w.dtype.name} must be the same (mat1 and mat2 must have the "
+                                f"same dtype). Fix: x.astype('{w.dtype.name}')")
 
 
 def padding_idx(value, num_embeddings, op):

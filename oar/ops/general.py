@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
+from ..autograd.errors import ArgTypeError, ArgValueError, AxisError, OperandDtypeError
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ..tensor import Tensor, wrap_as
 from . import args as A
@@ -179,9 +179,10 @@ def _matmul_dtypes(a, b, op):
     if a.dtype != b.dtype:
         da, db = _dt.from_numpy_dtype(a.dtype).name, _dt.from_numpy_dtype(b.dtype).name
         target = _dt.promote_types(a.dtype, b.dtype)
-        raise ArgTypeError(f"{op}(): expected both operands to have the same dtype, but got "
-                           f"{da} (shape {list(a.shape)}) and {db} (shape {list(b.shape)}). "
-                           f"Fix: cast one of them, e.g. y.astype('{_dt.from_numpy_dtype(target).name}').")
+        raise OperandDtypeError(f"{op}(): expected both operands to have the same dtype, "
+                                f"but got {da} (shape {list(a.shape)}) and {db} (shape "
+                                f"{list(b.shape)}). Fix: cast one of them, e.g. "
+                                f"y.astype('{_dt.from_numpy_dtype(target).name}').")
     if a.dtype == np.bool_:
         raise _DtypeNotImplemented(f"{op}(): matmul is not implemented for bool tensors. Fix: cast them "
                            "to an integer or floating dtype.")
