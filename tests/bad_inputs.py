@@ -2660,6 +2660,8 @@ row("F.cosine_similarity,nn.CosineSimilarity: shapes do not broadcast", ValueErr
 row("nn.Pad1D,nn.Pad2D,nn.Pad3D,nn.ZeroPad1D,nn.ZeroPad2D,nn.ZeroPad3D: str padding",
     TypeError, lambda e: nn.ZeroPad2D("a"))
 row("nn.BatchNorm3D: 2-D input", ValueError, lambda e: nn.BatchNorm3D(3)(e.x))
+row("nn.BatchNorm: channels differ from num_channels", ValueError,
+    lambda e: nn.BatchNorm(7)(e.x))
 row("nn.InstanceNorm3D: 2-D input", ValueError, lambda e: nn.InstanceNorm3D(3)(e.x))
 row("oar.stanh: str input", TypeError, lambda e: oar.stanh("x"))
 row("F.pairwise_distance,nn.PairwiseDistance: shapes do not broadcast", ValueError,

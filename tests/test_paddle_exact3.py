@@ -277,3 +277,43 @@ def test_torch_door_operand_dtype_mismatch_is_runtime_error():
             lib.nn.Linear(3, 4)(lib.ones(2, 3, dtype=lib.float64))
         with pytest.raises(RuntimeError):
             lib.matmul(lib.ones(2, 3, dtype=lib.float64), lib.ones(3, 4))
+
+
+# --------------------------------------------------------- paddle.nn.BatchNorm (legacy layer)
+@pytest.mark.parametrize("kw,shape", [
+    (dict(act="relu"), (4, 3, 2, 3)),
+    (dict(act="tanh", momentum=0.8), (6, 3)),
+    (dict(act="sigmoid", data_layout="NHWC"), (2, 4, 5, 3)),
+    (dict(is_test=True), (4, 3, 5)),
+    (dict(use_global_stats=True), (2, 3, 2, 2, 2)),
+    (dict(moving_mean_name="mm", moving_variance_name="mv"), (4, 3, 2)),
+])
+def test_legacy_batchnorm_matches_paddle(kw, shape):
+    rng = np.random.default_rng(8)
+    ours, theirs = oar.nn.BatchNorm(3, **kw), paddle.nn.BatchNorm(3, **kw)
+    assert repr(ours) == repr(theirs) == "BatchNorm()"
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert [p.stop_gradient for p in ours.parameters()] == \
+        [p.stop_gradient for p in theirs.parameters()]
+    if "moving_mean_name" in kw:
+        assert [p.name for p in ours.parameters()][2:] == ["mm", "mv"]
+    w = {"weight": rng.standard_normal(3).astype(np.float32),
+         "bias": rng.standard_normal(3).astype(np.float32)}
+    ours.set_state_dict(w)
+    theirs.set_state_dict({k: paddle.to_tensor(v) for k, v in w.items()})
+    o_opt = oar.optimizer.SGD(learning_rate=0.1, parameters=ours.parameters())
+    t_opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=theirs.parameters())
+    for step in range(3):
+        if step == 2:
+            ours.eval(); theirs.eval()
+        x = rng.standard_normal(shape).astype(np.float32)
+        xo, xt = oar.to_tensor(x), paddle.to_tensor(x)
+        xo.stop_gradient = xt.stop_gradient = False
+        yo, yt = ours(xo), theirs(xt)
+        np.testing.assert_allclose(yo.numpy(), yt.numpy(), rtol=1e-5, atol=1e-5)
+        (yo * yo).sum().backward(); (yt * yt).sum().backward()
+        np.testing.assert_allclose(xo.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-4)
+        o_opt.step(); t_opt.step(); o_opt.clear_grad(); t_opt.clear_grad()
+    for k, v in theirs.state_dict().items():
+        np.testing.assert_allclose(ours.state_dict()[k].numpy(), v.numpy(), rtol=1e-5,
+                                   atol=1e-5, err_msg=k)

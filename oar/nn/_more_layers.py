@@ -17,7 +17,7 @@ from .layers import Layer
 __all__ = ["CELU", "SELU", "GLU", "Hardshrink", "Softshrink", "Softsign", "Tanhshrink",
            "ThresholdedReLU", "RReLU", "Mish", "Hardswish", "Hardsigmoid", "Maxout", "Swish",
            "Silu", "PReLU", "Pad1D", "Pad2D", "Pad3D", "ZeroPad1D", "ZeroPad2D", "ZeroPad3D",
-           "CosineSimilarity", "InstanceNorm3D", "BatchNorm3D"]
+           "CosineSimilarity", "InstanceNorm3D", "BatchNorm3D", "BatchNorm"]
 
 
 class CELU(Layer):
@@ -328,6 +328,69 @@ class BatchNorm3D(_L._BatchNorm):
     def extra_repr(self):
         """Paddle's repr: the 2-D fields and the data format."""
         return super().extra_repr() + ", data_format=NCDHW"
+
+
+class BatchNorm(_L._BatchNorm):
+    """Paddle's legacy batch norm (paddle.nn.BatchNorm): any input of rank 2 to 5 with the
+    channels in dim 1 (NCHW) or last (NHWC), statistics as non-trainable parameters (Note
+    [Paddle batch-norm statistics are parameters]), then an optional activation by name."""
+    _stats_as_params = True
+    _acts = {"relu": F.relu, "sigmoid": F.sigmoid, "tanh": F.tanh}
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
+                 param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
+                 in_place=False, moving_mean_name=None, moving_variance_name=None,
+                 do_model_average_for_mean_and_var=True, use_global_stats=False,
+                 trainable_statistics=False):
+        op = "BatchNorm"
+        if act is not None and act not in self._acts:
+            raise ArgValueError(f"{op}: act={act!r} is not supported; use one of "
+                                f"{sorted(self._acts)} or None, or apply the activation after "
+                                "the layer")
+        if data_layout not in ("NCHW", "NHWC"):
+            raise ArgValueError(f"{op}: data_layout must be 'NCHW' or 'NHWC', got "
+                                f"{data_layout!r}")
+        if str(dtype) not in ("float32", "paddle.float32"):
+            raise NotImplementedError(f"{op}: dtype={dtype!r} is not supported yet (float32 "
+                                      "only); cast the input to float32")
+        if trainable_statistics:
+            raise NotImplementedError(f"{op}: trainable_statistics=True (batch statistics in "
+                                      "evaluation) is not supported")
+        _L._check_param_attr(param_attr, op, "param_attr")
+        _L._check_param_attr(bias_attr, op, "bias_attr")
+        super().__init__(num_channels, momentum, epsilon,
+                         weight_attr=False if param_attr is False else None,
+                         bias_attr=False if bias_attr is False else None)
+        for pname, attr in (("weight", param_attr), ("bias", bias_attr)):
+            if self._parameters.get(pname) is not None:
+                _L.apply_param_attr(self._parameters[pname], attr)
+        for n, given in zip(self._stat_names, (moving_mean_name, moving_variance_name)):
+            if given is not None:
+                self._parameters[n].name = given
+        self._act, self._is_test, self._layout = act, bool(is_test), data_layout
+        self._use_global_stats = bool(use_global_stats)
+
+    _ndims = (2, 3, 4, 5)
+
+    def forward(self, input):
+        """Batch-normalised input (running statistics when is_test, use_global_stats or in
+        evaluation), then the activation."""
+        x = input
+        moved = False
+        if self._layout == "NHWC" and isinstance(x, Tensor) and x.ndim > 2:
+            x, moved = x.transpose([0, x.ndim - 1] + list(range(1, x.ndim - 1))), True
+        self._check_input(x)
+        mean, var = self._stats()
+        batch = self.training and not (self._is_test or self._use_global_stats)
+        y = F.batch_norm(x, mean, var, self.weight, self.bias, training=batch,
+                         momentum=self.momentum, epsilon=self.epsilon)
+        if self._act is not None:
+            y = self._acts[self._act](y)
+        return F._channels_back(y, moved)
+
+    def extra_repr(self):
+        """Paddle's repr shows nothing inside the parentheses."""
+        return ""
 
 
 class PairwiseDistance(Layer):
