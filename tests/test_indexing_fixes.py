@@ -560,7 +560,7 @@ def test_gather_smaller_index_like_torch(ishape, dim):
     go = wo.gather(dim, O(idx))
     gt = wt.gather(dim, T(idx))
     np.testing.assert_array_equal(go.numpy(), gt.detach().numpy())
-    (go * O(np.arange(go.numpy().size).reshape(go.shape))).sum().backward()
+    (go * O(np.arange(go.numpy().size, dtype=go.numpy().dtype).reshape(go.shape))).sum().backward()
     (gt * torch.arange(gt.numel()).reshape(gt.shape)).sum().backward()
     np.testing.assert_allclose(wo.grad.numpy(), wt.grad.numpy())
 

@@ -55,9 +55,6 @@ IGNORE = [r"^\d+\.\d+\.\d+\S*$"]
 
 # program -> triage line (first error on oar and its cause); see /tmp/h5_triage.md
 XFAIL = {
-    "guide_auto_type_promotion": (
-        "line 82 `c = a + b` (int64 tensor + float32 tensor): paddle 3.3.1 raises TypeError "
-        "(no int/float promotion between two tensors); the Paddle door promotes to float32"),
 }
 
 # each program runs twice (paddle alone takes ~2 s to import; all twelve take ~60 s): a fast

@@ -100,7 +100,10 @@ def test_promote_equals_torch_result_type_over_all_pairs():
 
 @needs_torch
 def test_pointwise_result_dtypes_match_torch():
-    """The ops use the promotion: add/mul/where over mixed dtypes, and 3 operands."""
+    """The ops use the promotion: add/mul/where over mixed dtypes, and 3 operands (a 0-d
+    tensor promotes like a number in both doors; two 1-d tensors of different kinds are the
+    PyTorch door's, Note [Paddle type promotion])."""
+    import oar.torch as ot
     for a, b in itertools.product(DTYPES, DTYPES):
         if "bool" in (a, b):
             continue
@@ -108,18 +111,19 @@ def test_pointwise_result_dtypes_match_torch():
         oa, ob = oar.ones([2], dtype=a), oar.ones([], dtype=b)
         assert (oa * ob).dtype.name == str((ta * tb).dtype).replace("torch.", "")
         assert (ob + oa).dtype.name == str((tb + ta).dtype).replace("torch.", "")
-    r = oar.ones([2]) * oar.to_tensor([1, 2])
+    r = ot.ones(2) * ot.tensor([1, 2])
     assert r.dtype.name == "float32"
     np.testing.assert_array_equal(r.numpy(), torch.ones(2) * torch.tensor([1, 2]))
-    cond = oar.to_tensor([True, False])
-    assert oar.where(cond, 1.0, oar.to_tensor([1, 2])).dtype.name == str(
+    cond = ot.tensor([True, False])
+    assert ot.where(cond, 1.0, ot.tensor([1, 2])).dtype.name == str(
         torch.where(torch.tensor([True, False]), 1.0, torch.tensor([1, 2])).dtype).replace("torch.", "")
 
 
 @needs_torch
 def test_inplace_casting_follows_torch_can_cast():
-    x = oar.to_tensor([1, 2], dtype="uint8")
-    x += oar.to_tensor([300, 1])
+    import oar.torch as ot
+    x = ot.tensor([1, 2], dtype=ot.uint8)        # mixed integer tensors: the PyTorch door
+    x += ot.tensor([300, 1])
     tx = torch.tensor([1, 2], dtype=torch.uint8)
     tx += torch.tensor([300, 1])
     np.testing.assert_array_equal(x.numpy(), tx.numpy())
@@ -133,6 +137,8 @@ def test_inplace_casting_follows_torch_can_cast():
         torch.tensor([1, 2]).add_(torch.ones(2))
     b = oar.to_tensor([True, False])
     _refuses(lambda: b.add_(oar.to_tensor([1, 2])), TypeError, b)
+    u = oar.to_tensor([1, 2], dtype="uint8")     # the Paddle door: Paddle's TypeError
+    _refuses(lambda: u.add_(oar.to_tensor([300, 1])), TypeError, u)
 
 
 # ----------------------------------------------------------------------------- 3. fast path

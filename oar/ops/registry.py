@@ -280,6 +280,8 @@ def pointwise_dtype(op, args):
             (dims if d.ndim else zeros).append(d.dtype)
         elif a is not None:
             skinds.append(_dt.scalar_kind(a))
+    if len(dims) > 1 and dims[0] != dims[-1] or len(dims) > 2:
+        _paddle_mixed_tensors(op, dims, operands)
     rdt = _dt.promote(tuple(dims), tuple(zeros), tuple(skinds))
     if op.result_dtype is not None:
         # a rule marked door_aware also reads the operands, whose result class names the door
@@ -287,6 +289,58 @@ def pointwise_dtype(op, args):
         rdt = (op.result_dtype(rdt, operands) if getattr(op.result_dtype, "door_aware", False)
                else op.result_dtype(rdt))
     return rdt
+
+
+_DISPATCH_MODULES = frozenset(("oar.ops.registry", "oar.ops.spellings", "oar.tensor",
+                               "oar.ops.operators", "oar.autograd.inplace"))
+
+
+def _called_from_user_code():
+    """Whether the op was called by code outside oar (Note [Paddle type promotion]): the
+    first frame that is neither dispatch machinery nor a public op function (`oar.where`)
+    belongs to a module not under oar. Backward formulas and compositions inside oar mix
+    dtypes freely (a float gradient times a bool mask)."""
+    import sys
+    f = sys._getframe(2)
+    while f is not None:
+        mod = f.f_globals.get("__name__", "")
+        if mod not in _DISPATCH_MODULES and not (
+                mod.startswith("oar.ops.") and f.f_code.co_name in FUNCTIONS):
+            return not (mod == "oar" or mod.startswith("oar."))
+        f = f.f_back
+    return True
+
+
+# Note [Paddle type promotion]
+# Paddle 3.3.1 computes an elementwise op on two tensors of different dtypes (neither 0-d:
+# a 0-d tensor promotes like a number) only when both are floating or one is complex;
+# anything else (int32 * int64, int64 + float32, a bool mask times a float tensor) is its
+# TypeError "(InvalidType) Type promotion only support calculations between floating-point
+# numbers and between complex and real numbers". The Paddle door (a core result class) says
+# the same; the PyTorch door promotes (torch.result_type). The rule binds the user's calls
+# only: oar's own backward formulas and compositions mix dtypes freely, so the check looks
+# at the first frame outside the dispatch machinery and the public op functions, and applies
+# when it is not oar's (_called_from_user_code; this runs only when dtypes differ). Ops whose
+# operands differ by design (ldexp's integer exponent) are exempt, as in Paddle.
+_MIXED_DTYPES_BY_DESIGN = frozenset(("ldexp",))
+
+
+def _paddle_mixed_tensors(op, dims, operands):
+    """Note [Paddle type promotion]."""
+    distinct = list(dict.fromkeys(dims))
+    if len(distinct) < 2 or op.name in _MIXED_DTYPES_BY_DESIGN or \
+            result_class(operands) is not Tensor:
+        return
+    if all(_dt.is_float(d) for d in distinct) or any(d.kind == "c" for d in distinct):
+        return
+    if not _called_from_user_code():
+        return
+    names = [_dt.as_dtype(d).name for d in distinct]
+    raise ArgTypeError(
+        f"(InvalidType) Type promotion only support calculations between floating-point "
+        f"numbers and between complex and real numbers. But got different data type x: "
+        f"{names[0]}, y: {names[1]}. ({op.name}: cast one operand first, e.g. "
+        f"y.astype('{names[0]}'); the PyTorch door promotes)")
 
 
 _INT_RANGE = {}

@@ -49,6 +49,9 @@ DOC_OVERLAP = "oar refuses writes into overlapping windows (README)"
 # output of a multi-output Function): nothing to compare against
 TORCH_BUG = "torch fails an internal assert (a torch bug): the program stops here"
 DOC_FILL_OVERLAP = "oar differentiates fill_/zero_ on an expanded view; torch raises (README)"
+# two tensors of different kinds (a float tensor times an int64 one): the core is the Paddle
+# door, which raises Paddle's TypeError where torch promotes (Note [Paddle type promotion])
+DOC_PADDLE_PROMOTION = "the Paddle door refuses mixed-kind tensors as Paddle (README)"
 
 
 # ---------------------------------------------------------------- custom Functions, per framework
@@ -225,6 +228,8 @@ def _error_finding(eo, et, P, target):
         if "single memory location" in str(et) and P.filled_overlap:
             return DOC_FILL_OVERLAP
     if kind == "extra":
+        if "Type promotion only support" in str(eo):
+            return DOC_PADDLE_PROMOTION
         if target is not None and _overlaps(P.T(target)):
             return DOC_OVERLAP
         if "single memory location" in str(eo):   # source and destination overlap: a refusal
@@ -724,7 +729,7 @@ def _step(P, code, new, target, is_view):
         P.T(code.split(".register_hook")[0]).grad_fn
     et = exec_code(P.ns["torch"], code)
     f = _error_finding(eo, et, P, target)
-    if f in (DOC_OVERLAP, DOC_FILL_OVERLAP, TORCH_BUG):
+    if f in (DOC_OVERLAP, DOC_FILL_OVERLAP, DOC_PADDLE_PROMOTION, TORCH_BUG):
         P.code.append("# ^ documented: " + f)
         return "stop"
     if f:
