@@ -11,31 +11,9 @@ shape only.
 # files are written here from scikit-learn's digits (each 8x8 image upscaled to 28x28: np.kron by
 # 3, padded by 2, scaled to 0..255) and passed as image_path=/label_path= (a few hundred images
 # keep it fast; Paddle's reader needs counts that are multiples of 100)
-import gzip
-import os
-import struct
-import tempfile
+from tests.programs.digits_mnist import digits_mnist_files
 
-import numpy as np
-from sklearn.datasets import load_digits
-
-
-def write_mnist(folder, prefix, images, labels):
-    paths = (os.path.join(folder, prefix + "-images-idx3-ubyte.gz"),
-             os.path.join(folder, prefix + "-labels-idx1-ubyte.gz"))
-    with gzip.open(paths[0], "wb") as f:
-        f.write(struct.pack(">IIII", 2051, len(images), 28, 28) + images.tobytes())
-    with gzip.open(paths[1], "wb") as f:
-        f.write(struct.pack(">II", 2049, len(labels)) + labels.tobytes())
-    return paths
-
-
-digits = load_digits()
-pixels = np.pad(np.kron(digits.images, np.ones((3, 3))), ((0, 0), (2, 2), (2, 2))) * (255.0 / 16.0)
-pixels, targets = np.round(pixels).astype("uint8"), digits.target.astype("uint8")
-mnist_dir = tempfile.mkdtemp()
-train_images, train_labels = write_mnist(mnist_dir, "train", pixels[:300], targets[:300])
-test_images, test_labels = write_mnist(mnist_dir, "t10k", pixels[1500:1700], targets[1500:1700])
+train_images, train_labels, test_images, test_labels = digits_mnist_files()
 
 import paddle
 import math
