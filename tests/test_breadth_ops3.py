@@ -10,6 +10,7 @@ import pytest
 import oar
 import oar.torch as T
 from oar.autograd import gradcheck
+from tests.test_breadth_ops2 import close, nc, ot, tt  # noqa: F401  (shared helpers)
 
 torch = pytest.importorskip("torch")
 
@@ -18,30 +19,6 @@ RNG = np.random.default_rng(11)
 
 def arr(*shape, dtype=np.float64, lo=-2.0, hi=2.0):
     return RNG.uniform(lo, hi, size=shape).astype(dtype)
-
-
-def nc(a, door=T):
-    """The values of `a` as a door tensor whose memory is not contiguous."""
-    a = np.asarray(a)
-    t = (door.tensor if door is T else oar.to_tensor)(np.stack([a, np.zeros_like(a)], -1))[..., 0]
-    assert a.ndim == 0 or a.size <= 1 or not t.is_contiguous()
-    return t
-
-
-def tt(a, grad=False):
-    return torch.tensor(np.asarray(a), requires_grad=grad)
-
-
-def ot(a, grad=False):
-    return T.tensor(np.asarray(a), requires_grad=grad)
-
-
-def close(o, t, tol=1e-10):
-    o = o.detach().numpy() if hasattr(o, "detach") else np.asarray(o)
-    t = t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
-    assert o.shape == t.shape, (o.shape, t.shape)
-    assert o.dtype == t.dtype, (o.dtype, t.dtype)
-    np.testing.assert_allclose(o, t, rtol=tol, atol=tol)
 
 
 def same_as_torch(fn_o, fn_t, arrays, grad=True, tol=1e-10, node=True):

@@ -25,6 +25,7 @@ from ... import dtypes as _dt
 from ...autograd import grad_mode
 from ...autograd.inplace import bump
 from ...nn import layers as _core
+from ...nn._nn3_layers import LayerDict as _LayerDict
 from ...storage import new_storage as _new_storage
 from ...tensor import Tensor as _CoreTensor
 from .._tensor import _TYPE_NAMES, Parameter, Tensor
@@ -865,53 +866,17 @@ class ModuleList(Module):
                                   '"forward" function')
 
 
-class ModuleDict(Module):
-    """An ordered dict of name -> module, registered so that their parameters are found."""
+class ModuleDict(_LayerDict, Module):
+    """An ordered dict of name -> module, registered so that their parameters are found (the
+    mapping methods are the Paddle door's LayerDict's; update and its error are torch's)."""
 
     def __init__(self, modules=None):
-        super().__init__()
+        Module.__init__(self)
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key):
-        return self._sub_layers[key]
-
     def __setitem__(self, key, module):
         self.add_module(key, module)
-
-    def __delitem__(self, key):
-        del self._sub_layers[key]
-
-    def __len__(self):
-        return len(self._sub_layers)
-
-    def __iter__(self):
-        return iter(self._sub_layers)
-
-    def __contains__(self, key):
-        return key in self._sub_layers
-
-    def clear(self):
-        """Removes every module."""
-        self._sub_layers.clear()
-
-    def pop(self, key):
-        """Removes and returns the module under key."""
-        v = self[key]
-        del self[key]
-        return v
-
-    def keys(self):
-        """The names."""
-        return self._sub_layers.keys()
-
-    def items(self):
-        """The (name, module) pairs."""
-        return self._sub_layers.items()
-
-    def values(self):
-        """The modules."""
-        return self._sub_layers.values()
 
     def update(self, modules):
         """Adds the (name, module) pairs of a mapping or an iterable of pairs."""
