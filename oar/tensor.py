@@ -519,6 +519,8 @@ class Tensor:
                 self._grad = wrap_as(self._result_class, np.array(arr, copy=True))
             else:
                 self._grad = wrap_as(self._result_class, self._grad._data + arr)
+            if self._result_class is Tensor:   # Note [Leaf gradients per door], retained too
+                self._grad._requires_grad = True
 
     def retain_grad(self):
         """Keep .grad for this non-leaf tensor on the next backward. On a tensor outside

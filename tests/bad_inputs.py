@@ -1000,6 +1000,7 @@ row("oar.nonzero,Tensor.nonzero: not a tensor", TypeError, lambda e: oar.nonzero
 row("oar.fill_,Tensor.fill_: None", TypeError, lambda e: oar.fill_(e.x, None),
     lambda t, e: e.x.fill_(None))
 row("Tensor.fill_: str", TypeError, lambda e: e.x.fill_("a"), lambda t, e: e.x.fill_("a"))
+row("Tensor.fill_: a list", TypeError, lambda e: e.x.fill_([1]), lambda t, e: e.x.fill_([1]))
 row("Tensor.fill_: multi-element tensor", RuntimeError, lambda e: e.x.fill_(e.v),
     lambda t, e: e.x.fill_(e.v))
 row("oar.zero_,Tensor.zero_: not a tensor", TypeError, lambda e: oar.zero_("x"),

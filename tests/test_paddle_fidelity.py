@@ -190,3 +190,22 @@ def test_tensor_and_parameter_names_as_paddle():
 @pytest.mark.parametrize("fill", [10, 2.5, True, -3])
 def test_full_dtype_without_dtype_as_paddle(fill):
     assert oar.full([2], fill).dtype.name == str(paddle.full([2], fill).dtype).split(".")[-1]
+
+
+def test_retained_gradient_needs_a_gradient_as_paddle():
+    got = []
+    for mod in (paddle, oar):
+        p = mod.to_tensor([1., 2.], stop_gradient=False)
+        q = p * 2
+        q.retain_grads()
+        (q * q).sum().backward()
+        got.append((p.grad.stop_gradient, q.grad.stop_gradient, q.grad.numpy().tolist()))
+    assert got[0] == got[1]
+    torch = pytest.importorskip("torch")
+    import oar.torch as ot
+    for mod in (torch, ot):
+        p = mod.tensor([1., 2.], requires_grad=True)
+        q = p * 2
+        q.retain_grad()
+        (q * q).sum().backward()
+        assert q.grad.requires_grad is False, mod

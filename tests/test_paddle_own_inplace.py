@@ -100,9 +100,6 @@ EXPECTED_FAILURES: dict[str, str] = {
     "test_set_value_op.py::TestSetValueWithScalarInDygraph::test_value_input_is_scalar": (
         "calls paddle._C_ops.set_value (Paddle's internal operator bindings), which oar's "
         "Paddle door does not have"),
-    "test_tensor_fill_.py::TensorFill_Test::test_errors": (
-        "x.fill_([1]): oar makes a one-element tensor of the list; Paddle (and torch) raise "
-        "TypeError"),
     "test_tensor_fill_.py::TensorFill_Test::test_tensor_fill_backward": (
         "y.retain_grads(); y.fill_(1): Paddle's y.grad is the gradient of y's value before "
         "fill_ (zeros); oar's, as torch's, of its value after (ones)"),

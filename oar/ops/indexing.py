@@ -954,6 +954,24 @@ ZERO_ = OpDef("zero_", lambda out: _k_fill(out, 0), lambda c, g: (R.zero_grad(g)
 declare(FILL_)
 declare(ZERO_)
 
+# fill_'s value is a number or a one-element tensor: a list, tuple or string is refused with
+# TypeError, as Paddle and PyTorch both refuse it (the generic spelling would read [1] as a
+# tensor)
+_fill_spelling = R.FUNCTIONS["fill_"]
+
+
+def _fill_(x, value, name=None):
+    """Sets every element of x to value (a number or a one-element tensor), in place; returns
+    x."""
+    if isinstance(value, (list, tuple, str, bytes)) or value is None:
+        raise ArgTypeError(f"fill_(): The type of 'value' must be int or float (or a "
+                           f"one-element tensor), but received {type(value)}. Fix: "
+                           "x.fill_(v) with a number; copy_ writes a tensor of values")
+    return _fill_spelling(x, value)
+
+
+R.register_function("fill_", _fill_)
+
 
 # ---------------------------------------------------------------- metadata in-place (Paddle)
 def _meta_inplace(name, out_of_place):

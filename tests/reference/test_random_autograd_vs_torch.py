@@ -52,6 +52,9 @@ DOC_FILL_OVERLAP = "oar differentiates fill_/zero_ on an expanded view; torch ra
 # two tensors of different kinds (a float tensor times an int64 one): the core is the Paddle
 # door, which raises Paddle's TypeError where torch promotes (Note [Paddle type promotion])
 DOC_PADDLE_PROMOTION = "the Paddle door refuses mixed-kind tensors as Paddle (README)"
+# retain_grad on a tensor that needs no gradient: the core (the Paddle door) does nothing, as
+# Paddle's retain_grads; torch raises
+DOC_PADDLE_RETAIN = "the Paddle door's retain_grad on a tensor without grad does nothing (README)"
 
 
 # ---------------------------------------------------------------- custom Functions, per framework
@@ -227,6 +230,8 @@ def _error_finding(eo, et, P, target):
             return TORCH_BUG
         if "single memory location" in str(et) and P.filled_overlap:
             return DOC_FILL_OVERLAP
+        if "can't retain_grad on Tensor that has requires_grad=False" in str(et):
+            return DOC_PADDLE_RETAIN
     if kind == "extra":
         if "Type promotion only support" in str(eo):
             return DOC_PADDLE_PROMOTION
@@ -729,7 +734,7 @@ def _step(P, code, new, target, is_view):
         P.T(code.split(".register_hook")[0]).grad_fn
     et = exec_code(P.ns["torch"], code)
     f = _error_finding(eo, et, P, target)
-    if f in (DOC_OVERLAP, DOC_FILL_OVERLAP, DOC_PADDLE_PROMOTION, TORCH_BUG):
+    if f in (DOC_OVERLAP, DOC_FILL_OVERLAP, DOC_PADDLE_PROMOTION, DOC_PADDLE_RETAIN, TORCH_BUG):
         P.code.append("# ^ documented: " + f)
         return "stop"
     if f:
