@@ -961,8 +961,8 @@ _fill_spelling = R.FUNCTIONS["fill_"]
 
 
 def _fill_(x, value, name=None):
-    """Sets every element of x to value (a number or a one-element tensor), in place; returns
-    x."""
+    """Sets every element of x to value. In place; value is a number or a one-element tensor;
+    returns x."""
     if isinstance(value, (list, tuple, str, bytes)) or value is None:
         raise ArgTypeError(f"fill_(): The type of 'value' must be int or float (or a "
                            f"one-element tensor), but received {type(value)}. Fix: "
