@@ -220,18 +220,8 @@ def test_evaluate_and_predict_results_match(monkeypatch):
 # ----------------------------------------------------------------------------- summary
 def _summary_cases(fw):
     """name -> a call printing a summary (and returning its dict), built from fw's layers."""
+    from tests.test_paddle_hapi import _lenet
     nn = fw.nn
-
-    class LeNet(nn.Layer):
-        def __init__(self):
-            super().__init__()
-            self.features = nn.Sequential(nn.Conv2D(1, 6, 3, stride=1, padding=1), nn.ReLU(),
-                                          nn.MaxPool2D(2, 2), nn.Conv2D(6, 16, 5), nn.ReLU(),
-                                          nn.MaxPool2D(2, 2))
-            self.fc = nn.Sequential(nn.Linear(400, 120), nn.Linear(120, 84), nn.Linear(84, 10))
-
-        def forward(self, x):
-            return self.fc(fw.flatten(self.features(x), 1))
 
     class NormDrop(nn.Layer):
         def __init__(self):
@@ -284,8 +274,8 @@ def _summary_cases(fw):
 
     spec = fw.static.InputSpec
     return {
-        "lenet": lambda: fw.summary(LeNet(), (1, 1, 28, 28)),
-        "lenet_none_batch": lambda: fw.summary(LeNet(), (None, 1, 28, 28)),
+        "lenet": lambda: fw.summary(_lenet(fw), (1, 1, 28, 28)),
+        "lenet_none_batch": lambda: fw.summary(_lenet(fw), (None, 1, 28, 28)),
         "vision_lenet": lambda: fw.summary(fw.vision.models.LeNet(), (1, 1, 28, 28)),
         "mlp": lambda: fw.summary(nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Dropout(0.2),
                                                 nn.Linear(16, 16), nn.Tanh(),
@@ -305,7 +295,7 @@ def _summary_cases(fw):
         "simple_rnn_alone": lambda: fw.summary(nn.SimpleRNN(4, 6), (2, 5, 4)),
         "frozen_layer": frozen_first,
         "model_summary_specs": lambda: fw.Model(
-            LeNet(), inputs=[spec([None, 1, 28, 28], "float32", "x")]).summary(),
+            _lenet(fw), inputs=[spec([None, 1, 28, 28], "float32", "x")]).summary(),
         "model_summary_size": lambda: fw.Model(nn.Sequential(nn.Linear(3, 4))).summary((2, 3)),
         "model_summary_dtypes": lambda: fw.Model(TwoInputs()).summary(
             [(2, 7), (2, 5)], dtype=["int64", "float32"]),

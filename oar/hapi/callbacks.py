@@ -15,6 +15,14 @@ import numpy as np
 from ..autograd.errors import ArgValueError
 from .progressbar import ProgressBar
 
+
+def _monitored(value):
+    """A monitored log entry as the number the callbacks compare: a list's first element;
+    None (skip this check) for anything else that is not a number, as Paddle's callbacks."""
+    if isinstance(value, (list, tuple)):
+        return value[0]
+    return value if isinstance(value, numbers.Number) else None
+
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "VisualDL", "LRScheduler",
            "EarlyStopping", "ReduceLROnPlateau", "WandbCallback"]
 
@@ -407,10 +415,8 @@ class EarlyStopping(Callback):
         if logs is None or self.monitor not in logs:
             warnings.warn("Monitor of EarlyStopping should be loss or metric name.")
             return
-        current = logs[self.monitor]
-        if isinstance(current, (list, tuple)):
-            current = current[0]
-        elif not isinstance(current, numbers.Number):
+        current = _monitored(logs[self.monitor])
+        if current is None:
             return
         if self.monitor_op(current - self.min_delta, self.best_value):
             self.best_value = current
@@ -492,10 +498,8 @@ class ReduceLROnPlateau(Callback):
         if not isinstance(lr, float):
             warnings.warn(f"Expected learning_rate be float, bug got {type(lr)}.")
             return
-        current = logs[self.monitor]
-        if isinstance(current, (list, tuple)):
-            current = current[0]
-        elif not isinstance(current, numbers.Number):
+        current = _monitored(logs[self.monitor])
+        if current is None:
             return
         if self.in_cooldown():
             self.cooldown_counter -= 1

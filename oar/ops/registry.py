@@ -15,6 +15,7 @@ checks first (Note [Check, then write]), then the kernel, one version bump, the 
 from __future__ import annotations
 
 import numbers
+import sys
 import threading
 
 import numpy as np
@@ -300,7 +301,6 @@ def _called_from_user_code():
     first frame that is neither dispatch machinery nor a public op function (`oar.where`)
     belongs to a module not under oar. Backward formulas and compositions inside oar mix
     dtypes freely (a float gradient times a bool mask)."""
-    import sys
     f = sys._getframe(2)
     while f is not None:
         mod = f.f_globals.get("__name__", "")
