@@ -348,6 +348,9 @@ class Tensor:
     # bias (Layer.__setattr__). oar gives a tensor its name on first read (so the numbers
     # count reads, not creations: only the prefixes and identity match Paddle's), keeping the
     # hot path free of a counter; an in-place op returns the same tensor, hence the same name.
+    # Paddle 3.3.1 names lazily too: an error message quoting a tensor shows its name only
+    # once something has read it (`Leaf Var () that doesn't stop gradient ...` otherwise), so
+    # messages use `_name_if_read`, which never assigns one.
     @property
     def name(self):
         """Paddle's tensor name (Note [Tensor names]); settable."""
@@ -361,6 +364,11 @@ class Tensor:
     @name.setter
     def name(self, value):
         self.__dict__["name"] = value
+
+    @property
+    def _name_if_read(self):
+        """The name if one was read or set, else "" (Note [Tensor names])."""
+        return self.__dict__.get("name") or ""
 
     @property
     def stop_gradient(self):

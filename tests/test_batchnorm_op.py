@@ -8,6 +8,9 @@ import pytest
 import oar
 import oar.torch as ot
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 torch = pytest.importorskip("torch")
 
 

@@ -13,6 +13,9 @@ from oar.autograd.errors import SavedTensorModifiedError
 from oar.torch.utils.checkpoint import checkpoint, checkpoint_sequential
 from oar.utils import checkpoint as core_ck
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 nn = otorch.nn
 
 

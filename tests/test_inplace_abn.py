@@ -12,6 +12,9 @@ from oar.autograd import gradcheck
 from oar.autograd.errors import InplaceLeafError, SavedTensorModifiedError
 from oar.nn.abn import inplace_abn
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
 

@@ -13,6 +13,9 @@ from oar.torch._compile import compile as torch_compile
 from oar import storage
 from oar.jit import CaptureError
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 nn = oar.nn
 F = oar.nn.functional
 

@@ -14,6 +14,9 @@ import oar.torch as otorch
 from oar import storage
 from oar.autograd.gradcheck import gradcheck, gradgradcheck
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 OF = otorch.nn.functional
 PF = oar.nn.functional
 REDUCTIONS = ["mean", "sum", "none"]

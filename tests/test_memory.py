@@ -6,6 +6,9 @@ import pytest
 
 import oar
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 N = 1000            # elements
 NB = N * 4          # bytes of one float32 tensor of N elements
 

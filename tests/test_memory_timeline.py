@@ -14,6 +14,9 @@ from oar.ops import registry
 from oar.autograd import engine
 from oar import storage
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 N = 1000      # float64 elements: 8000 bytes per tensor
 
 

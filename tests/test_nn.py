@@ -7,6 +7,9 @@ from oar import nn
 from oar.autograd import gradcheck
 from oar.nn import functional as F
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
 

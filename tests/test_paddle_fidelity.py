@@ -8,6 +8,9 @@ import pytest
 
 import oar
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 paddle = pytest.importorskip("paddle")
 F = oar.nn.functional
 
@@ -185,6 +188,24 @@ def test_tensor_and_parameter_names_as_paddle():
                  lin.weight.name.split(".")[1], lin.bias.name.split(".")[1],
                  lin.weight.name.split(".")[0] == lin.full_name()])
     assert names(oar) == names(paddle)
+
+
+def test_leaf_error_quotes_a_name_only_once_it_was_read_as_paddle():
+    def messages(mod):
+        out = []
+        for read, rename in ((False, None), (True, None), (False, "foo")):
+            a = mod.randn([3, 4])
+            a.stop_gradient = False
+            if read:
+                name = a.name
+            if rename:
+                a.name = rename
+            with pytest.raises(ValueError) as e:
+                a.scale_(2.0)
+            quoted = str(e.value).split("Leaf Var (")[1].split(")")[0]
+            out.append(quoted if not read else quoted == name)
+        return out
+    assert messages(oar) == messages(paddle) == ["", True, "foo"]
 
 
 @pytest.mark.parametrize("fill", [10, 2.5, True, -3])

@@ -12,6 +12,9 @@ import oar.torch as otorch
 from oar.autograd.errors import SavedTensorModifiedError
 from oar.torch.autograd import graph as ograph
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 
 def _counts(mod, graph, f, *xs):
     n = [0, 0]

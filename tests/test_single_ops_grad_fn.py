@@ -8,6 +8,9 @@ import oar
 import oar.torch as ot
 from oar.autograd.gradcheck import gradcheck, gradgradcheck
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
 OF = ot.nn.functional

@@ -13,6 +13,9 @@ import oar.torch as otorch
 from oar.autograd import grad_mode
 from oar.autograd.gradcheck import GradcheckError, gradgradcheck
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 torch = pytest.importorskip("torch")
 
 

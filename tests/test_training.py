@@ -10,6 +10,9 @@ import pytest
 import oar
 from oar import nn
 
+# exact byte counts: Note on the no_gc fixture (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("no_gc")
+
 torch = pytest.importorskip("torch")
 
 rng = np.random.default_rng(0)

@@ -139,8 +139,8 @@ def check_inplace_autograd(self, op_name):
         if base.grad_fn is None and (base.requires_grad or self._grad_fn is not None):
             fmt_shape = _R.fmt_shape
             raise InplaceLeafError(
-                f"(InvalidArgument) Leaf Var ({base.name}) that doesn't stop gradient can't use "
-                f"inplace strategy: `{op_name}` writes into a view (shape "
+                f"(InvalidArgument) Leaf Var ({base._name_if_read}) that doesn't stop gradient "
+                f"can't use inplace strategy: `{op_name}` writes into a view (shape "
                 f"{fmt_shape(self._data.shape)}) of a leaf tensor of shape "
                 f"{fmt_shape(base._data.shape)} ({base.dtype.name}) that requires grad (a view "
                 "of a leaf Variable that requires grad is being used in an in-place operation). "
@@ -148,8 +148,8 @@ def check_inplace_autograd(self, op_name):
                 "initialisation), or clone the leaf first: `y = x.clone()`.")
     if self._requires_grad and self.grad_fn is None:
         raise InplaceLeafError(
-            f"(InvalidArgument) Leaf Var ({self.name}) that doesn't stop gradient can't use "
-            f"inplace strategy: `{op_name}` would overwrite a leaf tensor of shape "
+            f"(InvalidArgument) Leaf Var ({self._name_if_read}) that doesn't stop gradient "
+            f"can't use inplace strategy: `{op_name}` would overwrite a leaf tensor of shape "
             f"{_R.fmt_shape(self._data.shape)} ({self.dtype.name}) that requires grad (a leaf "
             "Variable that requires grad is being used in an in-place operation), and its "
             "gradient would be lost. Fix: do the update under `with oar.no_grad():` "

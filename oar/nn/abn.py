@@ -386,8 +386,8 @@ def _check_leaf(x, op):
     """Note [Leaf and view rules], in InPlaceABN's words (before anything is computed)."""
     if x._view is None and x._requires_grad and x._grad_fn is None:
         raise InplaceLeafError(
-            f"(InvalidArgument) Leaf Var ({x.name}) that doesn't stop gradient can't use "
-            f"inplace strategy: {op} overwrites its input with its output (that is how it "
+            f"(InvalidArgument) Leaf Var ({x._name_if_read}) that doesn't stop gradient "
+            f"can't use inplace strategy: {op} overwrites its input with its output (that is how it "
             f"saves memory), and its input, of shape {_c.shape_str(x._data.shape)}, is a leaf "
             "tensor that requires grad (a leaf Variable that requires grad is being used in an "
             "in-place operation), whose gradient would be lost. Fix: put InPlaceABN after a "

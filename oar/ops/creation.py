@@ -625,8 +625,8 @@ def assign(x, output=None):
     fresh = isinstance(output, UninitializedTensor)
     if output._requires_grad and output._grad_fn is None and grad_mode.is_grad_enabled():
         raise InplaceLeafError(
-            f"{op}(): (InvalidArgument) Leaf Var ({output.name}) that doesn't stop gradient "
-            "can't use inplace strategy. Fix: write under paddle.no_grad(), or assign into a "
+            f"{op}(): (InvalidArgument) Leaf Var ({output._name_if_read}) that doesn't stop "
+            "gradient can't use inplace strategy. Fix: write under paddle.no_grad(), or assign into a "
             "tensor that stops gradient.")
     shape, dtype = src._data.shape, src._data.dtype
     if fresh or output._data.shape != shape:
