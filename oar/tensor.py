@@ -116,11 +116,26 @@ FAST_CLASSES = set()   # classes whose instances may take Note [Fast path]; door
 # (`registry.FUNCTIONS[name]`) or reads the fields (`x._data.size`).
 
 
+# Note [Result layout per door]
+# A result that owns new memory (wrap_as without a storage: every op that is not a view)
+# takes its door's layout. PyTorch's TensorIterator gives a pointwise result its operands'
+# memory order (a transposed operand gives a transposed result), which NumPy's order='K'
+# kernels already do. Paddle 3.3.1's kernels write every such result C-contiguous
+# (`x.transpose([1, 0]) + 2`, `.exp()`, `.clone()`, `.astype()`, reductions: all
+# is_contiguous()), so a Paddle-door result that a kernel left in another order is copied
+# to C order here, once, in the one place every result passes. Views (a storage is given)
+# keep their strides in both doors. The torch door's class sets _contiguous_results False;
+# the torch door thus pays one class-attribute read per result, the Paddle door one flags
+# read more, and a copy only where Paddle's kernels also make one.
 def wrap_as(cls, array, storage=None):
     """A `cls` tensor over `array`; a new Storage unless `storage` (which array views) is given."""
     t = _new(cls)
+    if storage is None:
+        if cls._contiguous_results and not array.flags.c_contiguous:
+            array = array.copy()   # ndarray.copy() is C order
+        storage = _new_storage(array)
     t._data = array
-    t._storage = _new_storage(array) if storage is None else storage
+    t._storage = storage
     t._base = None
     t._view = None
     t._requires_grad = False
@@ -171,6 +186,7 @@ class Tensor:
     # Note [Result class]: the class of what ops on this tensor return (a door's subclass
     # keeps its own; a Parameter's results are plain tensors of its door).
     _result_class = None   # set below: Tensor
+    _contiguous_results = True   # Note [Result layout per door]
 
     # ------------------------------------------------------------------ construction
     @classmethod

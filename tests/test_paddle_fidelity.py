@@ -230,3 +230,50 @@ def test_retained_gradient_needs_a_gradient_as_paddle():
         q.retain_grad()
         (q * q).sum().backward()
         assert q.grad.requires_grad is False, mod
+
+
+# Note [Result layout per door]: every op result that is not a view is C-contiguous in
+# Paddle 3.3.1, whatever its operands' layout; views keep theirs
+_LAYOUT_CASES = {
+    "add_scalar": lambda m, t: t + 2, "exp": lambda m, t: m.exp(t), "mul_self": lambda m, t: t * t,
+    "clone": lambda m, t: t.clone(), "cast": lambda m, t: t.astype("float64"),
+    "relu": lambda m, t: m.nn.functional.relu(t), "neg": lambda m, t: -t,
+    "where": lambda m, t: m.where(t > 2, t, t * 0), "scale": lambda m, t: t.scale(2.0),
+    "pow": lambda m, t: t ** 2, "softmax": lambda m, t: m.nn.functional.softmax(t),
+    "tanh": lambda m, t: m.tanh(t), "compare": lambda m, t: t > 2,
+    "with_contig": lambda m, t: t + m.ones([4, 3]), "cumsum": lambda m, t: t.cumsum(0),
+    "transpose_view": lambda m, t: t.transpose([1, 0]), "slice_view": lambda m, t: t[:, 1:],
+}
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["plain", "requires_grad"])
+@pytest.mark.parametrize("case", sorted(_LAYOUT_CASES))
+def test_result_layout_is_paddles(case, grad):
+    got = []
+    for mod in (paddle, oar):
+        x = mod.to_tensor(np.arange(12.0, dtype=np.float32).reshape(3, 4), stop_gradient=not grad)
+        r = _LAYOUT_CASES[case](mod, x.transpose([1, 0]))
+        got.append((r.is_contiguous(), list(r.strides), r.numpy()))
+    assert got[1][:2] == got[0][:2]
+    np.testing.assert_allclose(got[1][2], got[0][2], rtol=1e-6)   # transcendentals: ulps
+
+
+def test_result_layout_under_no_grad_and_in_place_is_paddles():
+    got = []
+    for mod in (paddle, oar):
+        x = mod.to_tensor(np.arange(12.0, dtype=np.float32).reshape(3, 4), stop_gradient=False)
+        with mod.no_grad():   # oar's fast path takes a view operand only without grad
+            a = x.transpose([1, 0]) * 3
+        t = x.detach().transpose([1, 0])
+        b = t.add_(mod.ones([4, 3]))   # in place: the view keeps its strides
+        got.append((a.is_contiguous(), b.is_contiguous(), list(b.strides)))
+    assert got[1] == got[0]
+
+
+def test_torch_door_results_keep_the_operands_layout_as_torch():
+    torch = pytest.importorskip("torch")
+    import oar.torch as ot
+    for f in (lambda t: t + 2, lambda t: t.exp(), lambda t: t.clone(), lambda t: t * t,
+              lambda t: t.double()):
+        got = [f(m.arange(12.0).reshape(3, 4).t()).stride() for m in (torch, ot)]
+        assert tuple(got[1]) == tuple(got[0]) == (1, 4)

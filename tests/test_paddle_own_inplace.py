@@ -80,10 +80,6 @@ EXPECTED_FAILURES: dict[str, str] = {
         "IndexFill::test_backward_error", "IndexFill::test_forward_version",
         "Lcm::test_forward_version", "Ldexp::test_backward_error", "Ldexp::test_forward_version",
         "NanToNum::test_backward_error", "NanToNum::test_forward_version")},
-    "test_stride.py::TestStrideCPU::test_stride_cpu": (
-        "one case for 28 view checks: on oar 27 pass; `x_transposed + 2` is not contiguous "
-        "(oar's pointwise ops keep the operand's layout, as torch; Paddle's kernels write a "
-        "contiguous result), and the file imports paddle.pir_utils, which oar lacks"),
     **{c: _INT_GRAD for c in (
         "test_as_strided.py::TestAsStrided::test_as_strided_backward",
         "test_tensor_unfold.py::TestTensorUnfold::test_tensor_unfold_backward",

@@ -362,10 +362,12 @@ def test_as_strided_over_expand_gradcheck_in_torch_and_oar_agree_on_double_backw
 # --------------------------------------------------------------------------- item 4: F-order storage
 def test_as_strided_write_reaches_a_column_major_storage():
     arr = np.arange(12.0).reshape(3, 4)
-    yo = oar.to_tensor(arr).t().clone()
+    yo = oar.torch.tensor(arr).t().clone()
     yt = torch.tensor(arr).t().clone()
     assert tuple(yt.stride()) == (1, 4)             # torch's clone keeps the layout
     assert tuple(yo.stride()) == tuple(yt.stride())
+    # Paddle's clone writes C order (Note [Result layout per door])
+    assert oar.to_tensor(arr).t().clone().is_contiguous()
     with torch.no_grad():
         yt.as_strided([2], [1], 0).fill_(100.0)
         yt.as_strided([2, 2], [4, 1], 5).mul_(-1.0)

@@ -159,6 +159,7 @@ class Tensor(_CoreTensor):
     Note [Door conflicts] (oar/torch/_functions.py) lists what differs from the core's
     (Paddle's) meaning; everything else is the core's shared code."""
     __slots__ = ()
+    _contiguous_results = False   # Note [Result layout per door]: torch keeps operands' order
 
     # torch 2.13's indexing rules, not NumPy's (Note [Torch indexing], oar/ops/indexing.py)
     __getitem__ = _indexing.torch_getitem

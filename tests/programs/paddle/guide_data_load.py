@@ -4,8 +4,9 @@ Source: PaddlePaddle/docs, docs/guides/beginner/data_load_cn.ipynb (Apache-2.0),
 in order. Changes, each marked `# oar-port:`: cell 2's paddle.text line dropped (oar has no
 paddle.text); MNIST's idx-ubyte files written from scikit-learn's digits upscaled to 28x28 and
 passed as image_path=/label_path=; cell 10 (wget of mnist.tar) replaced by writing the same digits
-as .npy files plus label.txt, and cv2.imread by np.load (no OpenCV here); plotting dropped. Lines
-printing random indices are compared by shape only.
+as .png files plus label.txt in the archive's layout; plotting dropped. Lines printing random
+indices are compared by shape only. The custom Dataset reads its images with cv2.imread as
+written (the harness supplies a Pillow-backed cv2.imread where OpenCV is not installed).
 """
 import paddle
 
@@ -45,19 +46,21 @@ for data in train_dataset:
 
 # oar-port: cell 10 (wget + tar of mnist.tar) replaced by writing digits files in the same layout
 import os  # oar-port
+from PIL import Image  # oar-port
 
 for _mode, _sl in (("train", slice(0, 300)), ("val", slice(1500, 1700))):
     os.makedirs(os.path.join("mnist", _mode, "imgs"))
     with open(os.path.join("mnist", _mode, "label.txt"), "w", encoding="utf-8") as _f:
         for _i, (_img, _lab) in enumerate(zip(pixels[_sl], targets[_sl])):
-            np.save(os.path.join("mnist", _mode, "imgs", "%d.npy" % _i), _img)
-            _f.write("imgs/%d.npy\t%d\n" % (_i, _lab))
+            Image.fromarray(_img.astype(np.uint8)).save(
+                os.path.join("mnist", _mode, "imgs", "%d.png" % _i))
+            _f.write("imgs/%d.png\t%d\n" % (_i, _lab))
 
 import os
 import numpy as np
 from paddle.io import Dataset
 
-# oar-port: `import cv2` dropped (OpenCV is not installed here; the images are read by np.load)
+import cv2
 from paddle.vision.transforms import Normalize
 
 
@@ -87,7 +90,7 @@ class MyDataset(Dataset):
         # 根据索引，从列表中取出一个图像
         image_path, label = self.data_list[index]
         # 读取灰度图
-        image = np.load(image_path)  # oar-port: cv2.imread(image_path, cv2.IMREAD_GRAYSCALE)
+        image = cv2.imread(image_path, cv2.IMREAD_GRAYSCALE)
         # 飞桨训练时内部数据格式默认为float32，将图像数据格式转换为 float32
         image = image.astype("float32")
         # 应用数据处理方法到图像上
