@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import sys
 
-USAGE = "usage: python -m oar [-h] {train,tour} ..."
+USAGE = "usage: python -m oar [-h] [-V] {train,tour} ..."
 HELP = f"""{USAGE}
 
 oar: tensors that can be changed in place and viewed without copying, with exact autograd.
@@ -16,10 +16,12 @@ commands:
               and report accuracy, time per epoch and peak tensor memory of a training step
               and of inference (default); --model relu-cnn|mlp: in-place vs out-of-place
               ReLU, which saves nothing in training
-  tour        run the seed documents' examples, explained
+  tour        the core ideas by example, run and explained, once through each door
 
 options:
   -h, --help  show this help message and exit
+  -V, --version
+              show the installed version and exit
 
 'python -m oar train --help' lists the training options.
 """
@@ -31,15 +33,33 @@ def _error(message):
     return 2
 
 
+def version():
+    """The installed distribution's version; a source tree run without installing falls back
+    to the package's own __version__ (kept equal to pyproject.toml's)."""
+    from importlib import metadata
+    try:
+        return metadata.version("oar")
+    except metadata.PackageNotFoundError:
+        from . import __version__
+        return __version__
+
+
 def _run(argv):
     if argv and argv[0] in ("-h", "--help"):
         print(HELP, end="")
+        return 0
+    if argv and argv[0] in ("-V", "--version"):
+        if argv[1:]:
+            return _error(f"--version takes no arguments, got {' '.join(argv[1:])}")
+        print(f"oar {version()}")
         return 0
     cmd = argv[0] if argv and not argv[0].startswith("-") else "train"
     rest = argv[1:] if argv and argv[0] == cmd else argv
     if cmd == "tour":
         if rest in (["-h"], ["--help"]):
-            print("usage: python -m oar tour\n\nRun the seed documents' examples, explained.")
+            print("usage: python -m oar tour\n\nThe core ideas by example, run and explained: first "
+                  "through the PyTorch door (import oar.torch as torch), then through the Paddle "
+                  "door (import oar as paddle).")
             return 0
         if rest:
             return _error(f"tour takes no arguments, got {' '.join(rest)}")

@@ -1,6 +1,7 @@
 """`python -m oar`: every option checked before training (exit status 2, one line, no
-traceback), a diverging loss stops with status 1, --help lists both commands, and a closed
-pipe (`tour | head`) ends quietly."""
+traceback), a diverging loss stops with status 1, --help lists both commands, --version names
+the installed version, the tour shows each door through its own import, and a closed pipe
+(`tour | head`) ends quietly."""
 from __future__ import annotations
 
 import os
@@ -102,3 +103,42 @@ def test_tour_into_a_closed_pipe_ends_quietly():
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     r = run("tour")
     assert r.returncode == 0 and "Three kinds of op" in r.stdout
+
+
+def test_version_prints_the_installed_version():
+    from importlib import metadata
+    try:
+        expected = metadata.version("oar")      # the installed distribution's metadata
+    except metadata.PackageNotFoundError:       # a source tree that was never installed
+        import tomllib
+        with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+            expected = tomllib.load(f)["project"]["version"]
+    for flag in ("--version", "-V"):
+        r = run(flag)
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        assert r.stdout == f"oar {expected}\n"
+    r = run("--version", "extra")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "train" not in r.stderr
+
+
+def test_tour_shows_each_door_through_its_own_import():
+    r = run("tour")
+    assert r.returncode == 0, r.stderr
+    head, sep, paddle_part = r.stdout.partition("#### The Paddle door")
+    _, sep2, torch_part = head.partition("#### The PyTorch door")
+    assert sep and sep2, r.stdout
+    assert "    import oar.torch as torch\n" in torch_part
+    assert "    import oar as paddle\n" in paddle_part
+    # the code shown (indented lines) spells each door with its own name only
+    code = lambda part: [ln for ln in part.splitlines() if ln.startswith("    ")]  # noqa: E731
+    assert not [ln for ln in code(torch_part) if "paddle" in ln]
+    assert not [ln for ln in code(paddle_part) if "torch" in ln]
+    assert "torch." in "".join(code(torch_part)) and "paddle." in "".join(code(paddle_part))
+    # and what each prints is that framework's own output
+    assert "tensor([ 1., 10., 10.,  1.])" in torch_part and "Tensor(shape=" not in torch_part
+    assert "torch.Size([2, 2])" in torch_part and "paddle.Size([2, 2])" in paddle_part
+    assert "Tensor(shape=[3, 4]" in paddle_part and "\ntensor(" not in paddle_part
+    # a mutation's provenance names the tour's own line, never a file inside oar's machinery
+    for part in (torch_part, paddle_part):
+        where = [ln for ln in part.splitlines() if "It was modified by" in ln]
+        assert len(where) == 1 and os.path.join("oar", "tour.py:") in where[0], where
