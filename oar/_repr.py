@@ -65,7 +65,7 @@ def format_data(arr: np.ndarray, indent: int) -> str:
     if arr.ndim == 0:
         return _item_str(arr[()], kind)
     nested = _summarize(arr) if summarize else _tolist(arr)
-    items = []
+    items: list = []
     _flat_items(nested, items)
     strs = {}
     values = [x for x in items if not (isinstance(x, str) and x == "...")]

@@ -273,7 +273,9 @@ def promote(dim_dtypes: tuple, zero_dtypes: tuple = (), scalar_kinds: tuple = ()
 def result_type(*operands) -> np.dtype:
     """torch.result_type over tensors (oar.Tensor or anything with a NumPy `dtype` and
     `ndim`) and Python numbers."""
-    dims, zeros, kinds = [], [], []
+    dims: list = []
+    zeros: list = []
+    kinds: list = []
     for a in operands:
         d = getattr(a, "_data", a)
         if isinstance(d, np.ndarray):

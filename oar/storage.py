@@ -28,7 +28,7 @@ class Storage:
     # Mutations are logged as (version after, op name, where) only once a SavedTensor has
     # watched this storage: the log exists for error messages (Note [Mutation provenance]).
     watched = False
-    mutations = None
+    mutations: list | None = None
     inference = False   # made under inference_mode (Note [Inference tensors])
 
     # No __init__: storages are made by new_storage(buffer) (a Python __init__ call costs
@@ -67,7 +67,7 @@ class Storage:
 # change). memory_allocated() counts live tensors; memory_reserved() adds the pool.
 POOL_MIN_BYTES = 1 << 20
 POOL_MAX_BYTES = 1 << 30
-_pool = {}
+_pool: dict = {}
 _pooled = 0
 
 

@@ -1,5 +1,6 @@
 """The generated type stub oar/__init__.pyi (tools/gen_stubs.py): fresh, shipped, and good
-enough for mypy to check a user's calls (issue 9)."""
+enough for mypy to check a user's calls; the PyTorch door's stubs (oar/torch/**.pyi) are
+fresh too (tests/test_typing.py runs mypy on both doors)."""
 from __future__ import annotations
 
 import difflib
@@ -20,16 +21,29 @@ def _generator():
     return mod
 
 
-def test_stub_is_up_to_date():
+def test_stubs_are_up_to_date():
     gen = _generator()
-    fresh = gen.render()
-    committed = gen.STUB.read_text() if gen.STUB.exists() else ""
-    if committed != fresh:
-        diff = "".join(list(difflib.unified_diff(
-            committed.splitlines(True), fresh.splitlines(True), "oar/__init__.pyi (committed)",
-            "oar/__init__.pyi (fresh)", n=1))[:60])
-        pytest.fail(f"oar/__init__.pyi is out of date: regenerate it with `{gen.COMMAND}` "
-                    f"(from the repository root) and commit it.\n{diff}")
+    stubs = gen.render_all()
+    assert gen.STUB in stubs and len(stubs) > 1   # both doors
+    for path, fresh in stubs.items():
+        rel = path.relative_to(ROOT)
+        committed = path.read_text() if path.exists() else ""
+        if committed != fresh:
+            diff = "".join(list(difflib.unified_diff(
+                committed.splitlines(True), fresh.splitlines(True), f"{rel} (committed)",
+                f"{rel} (fresh)", n=1))[:60])
+            pytest.fail(f"{rel} is out of date: regenerate the stubs with `{gen.COMMAND}` "
+                        f"(from the repository root) and commit them.\n{diff}")
+
+
+def test_every_generated_stub_ships():
+    # a stub that is written but not installed would leave mypy reading the module's source
+    gen = _generator()
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    data = cfg["tool"]["setuptools"]["package-data"]
+    assert "*.pyi" in data["*"]
+    for path in gen.render_all():
+        assert path.suffix == ".pyi" and path.parent.joinpath("__init__.py").exists(), path
 
 
 def test_stub_and_marker_ship_as_package_data():

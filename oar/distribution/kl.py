@@ -13,7 +13,7 @@ from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
 
-_REGISTER_TABLE = {}
+_REGISTER_TABLE: dict = {}
 
 
 def kl_divergence(p, q):

@@ -83,7 +83,7 @@ def _b_einsum(ctx, g):
     return tuple(grads)
 
 
-_OPS = {}
+_OPS: dict = {}
 
 
 def _einsum_op(n):

@@ -17,7 +17,7 @@ import warnings
 
 _REPLAY_MODES = ("reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 _MODES = (None, "default") + _REPLAY_MODES
-_warned = set()
+_warned: set = set()
 
 
 def _warn_once(what):

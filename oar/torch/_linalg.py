@@ -168,7 +168,7 @@ def logdet(input):
     return D.F["where"](sign < 0, D.F["full_like"](logabs, float("nan")), logabs)
 
 
-_WARNED = set()
+_WARNED: set = set()
 
 
 def _deprecated(name, text):

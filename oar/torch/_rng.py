@@ -539,7 +539,7 @@ class TorchCPUGenerator:
         return (self._uniform_f64(n) < p).astype(dt).reshape(shape)
 
 
-_libm_vec = {}
+_libm_vec: dict = {}
 
 
 def _libm(fn, x):

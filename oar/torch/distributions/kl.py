@@ -20,8 +20,8 @@ from .uniform import Uniform
 
 __all__ = ["register_kl", "kl_divergence"]
 
-_KL_REGISTRY = {}   # (type_p, type_q) -> function, as registered
-_KL_MEMOIZE = {}    # (type_p, type_q) -> function, as resolved for a pair of subclasses
+_KL_REGISTRY: dict = {}   # (type_p, type_q) -> function, as registered
+_KL_MEMOIZE: dict = {}    # (type_p, type_q) -> function, as resolved for a pair of subclasses
 
 
 def register_kl(type_p, type_q):
