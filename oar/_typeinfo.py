@@ -32,9 +32,9 @@ def _np_finfo(npd):
 
 class _Info:
     __slots__ = ()
-    _FIELDS = ()
+    _FIELDS: tuple[str, ...] = ()
     _PREFIX = ""
-    _NUMBERS = (float,)   # printed with %g (torch prints iinfo's ints so too, Paddle not)
+    _NUMBERS: tuple[type, ...] = (float,)   # printed with %g (torch prints iinfo's ints so too, Paddle not)
 
     def __repr__(self):
         parts = []

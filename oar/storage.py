@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +26,10 @@ _trace = None
 
 class Storage:
     __slots__ = ("buffer", "nbytes", "version", "owner", "__dict__", "__weakref__")
+    buffer: Any   # the root ndarray (NumPy, or CuPy on a GPU)
+    nbytes: int
+    version: int
+    owner: Any
     # Mutations are logged as (version after, op name, where) only once a SavedTensor has
     # watched this storage: the log exists for error messages (Note [Mutation provenance]).
     watched = False

@@ -371,7 +371,16 @@ TORCH_RETURNS = {
     "get_default_dtype": "_DType", "is_tensor": "builtins.bool",
     "is_floating_point": "builtins.bool", "is_complex": "builtins.bool",
     "is_signed": "builtins.bool", "is_inference": "builtins.bool",
-    "as_tensor": "Tensor", "asarray": "Tensor",
+    "as_tensor": "Tensor", "asarray": "Tensor", "nelement": "builtins.int",
+    # methods written in tensor.py / torch/_tensor.py (not registered spellings) whose
+    # result is always a tensor
+    **{n: "Tensor" for n in (
+        "to", "cpu", "cuda", "float", "double", "half", "bfloat16", "long", "int", "short",
+        "char", "byte", "bool", "cfloat", "cdouble", "type_as", "repeat", "ravel",
+        "new_empty", "new_full", "new_ones", "new_tensor", "new_zeros", "softmax",
+        "log_softmax", "det", "logdet", "pinverse", "pinv", "solve", "matrix_exp",
+        "index_copy", "float_power", "msort", "resolve_conj", "resolve_neg", "conj_physical",
+        "adjoint")},
 }
 
 _TORCH_HEADER = '''\

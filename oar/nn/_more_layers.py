@@ -5,6 +5,8 @@ Hardswish, Hardsigmoid, Maxout, Swish, Silu, PReLU), Pad1D / Pad2D / Pad3D and Z
 InstanceNorm3D and BatchNorm3D; Paddle's constructor arguments, reprs and state_dict keys."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..autograd.errors import ArgTypeError, ArgValueError
@@ -88,7 +90,7 @@ class Softshrink(Hardshrink):
 
 
 class _Plain(Layer):
-    _fn = None
+    _fn: Any = None   # set by each subclass
 
     def __init__(self, name=None):
         super().__init__()
@@ -324,10 +326,7 @@ class BatchNorm3D(_L._BatchNorm):
     """Batch normalisation over [N, C, D, H, W] input (Paddle momentum, default 0.9)."""
     _ndims = (5,)
     _stats_as_params = True   # Note [Paddle batch-norm statistics are parameters]
-
-    def extra_repr(self):
-        """Paddle's repr: the 2-D fields and the data format."""
-        return super().extra_repr() + ", data_format=NCDHW"
+    _paddle_format = "NCDHW"
 
 
 class BatchNorm(_L._BatchNorm):

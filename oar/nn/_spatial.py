@@ -520,7 +520,7 @@ PIXEL_SHUFFLE = R.OpDef(
     attrs=(("upscale_factor", None), ("channels_last", False)),
     node_name="PixelShuffleBackward0",
     doc="Channels moved into r x r pixel blocks (Note [Pixel shuffle]).")
-PIXEL_UNSHUFFLE = R.OpDef(
+PIXEL_UNSHUFFLE: R.OpDef = R.OpDef(
     "pixel_unshuffle", _k_unshuffle, lambda c, g: (R.dispatch(PIXEL_SHUFFLE, (g,), c.attrs),),
     attrs=(("downscale_factor", None), ("channels_last", False)),
     node_name="PixelUnshuffleBackward0",
@@ -627,7 +627,7 @@ IM2COL = R.OpDef(
     lambda c, g: (R.dispatch(COL2IM, (g,), (c.attrs[0], tuple(c.input_meta[0][0][2:]))),),
     attrs=(("geometry", None),), node_name="Im2ColBackward0",
     doc="The sliding windows of x as columns (Note [Unfold and fold]).")
-COL2IM = R.OpDef(
+COL2IM: R.OpDef = R.OpDef(
     "col2im", _k_col2im, lambda c, g: (R.dispatch(IM2COL, (g,), (c.attrs[0],)),),
     attrs=(("geometry", None), ("output_size", None)), node_name="Col2ImBackward0",
     doc="Columns added back into their windows (Note [Unfold and fold]).")

@@ -6,6 +6,8 @@ sequence at its length. The math is the core's (oar/nn/_recurrent.py, Note [Recu
 per door])."""
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 import numpy as np
@@ -70,7 +72,7 @@ class _Cell(RNNCellBase):
     """A built-in cell: weight_ih [gates * H, in], weight_hh [gates * H, H], bias_ih, bias_hh
     [gates * H], all uniform on +-1/sqrt(hidden_size) unless a ParamAttr says otherwise; a
     bias attr of False gives a zero bias that is not trained (as Paddle)."""
-    _mode = None
+    _mode: Any = None   # set by each subclass
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
@@ -265,7 +267,7 @@ class _RNNBase(LayerList):
     """SimpleRNN / LSTM / GRU (Paddle's RNNBase): a LayerList of RNN (or BiRNN) wrappers, one
     per layer, whose cells' parameters are also this layer's weight_ih_l{k}[_reverse],
     weight_hh_l{k}..., bias_ih_l{k}..., bias_hh_l{k}... (the same Parameter objects)."""
-    _cell_class = None
+    _cell_class: Any = None   # set by each subclass
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
                  time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,

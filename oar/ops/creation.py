@@ -570,7 +570,7 @@ class UninitializedTensor(Tensor):
     """A tensor with no values yet (Paddle's Layer.create_tensor); fill it with
     `paddle.assign(x, output=t)` (Note [Not-initialized tensors])."""
     __slots__ = ()
-    _result_class = Tensor
+    _result_class = Tensor  # type: ignore[assignment]  # (Tensor's default None)
 
     def __repr__(self):
         return "Tensor(Not initialized)"

@@ -173,7 +173,7 @@ def _lerp(m, g, w, s):
 class _AdamRelative(_opt._AdaptiveBase):
     """Shared by Adamax, NAdam and RAdam: Adam's hyper-parameter checks, the gradient with
     maximize and L2 (or decoupled) weight decay, step counting."""
-    _paddle = False
+    _paddle: bool = False
     _moments = ("exp_avg", "exp_avg_sq")
 
     def _check_hyper(self, group):
@@ -258,7 +258,7 @@ class Adamax(_AdamRelative):
 class NAdam(_AdamRelative):
     """NAdam (PyTorch's): Adam with Nesterov momentum and the momentum_decay schedule
     mu_t = beta1 (1 - 0.5 * 0.96^(t momentum_decay))."""
-    _scalar_state = {"mu_product": np.float32}
+    _scalar_state: dict = {"mu_product": np.float32}
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,

@@ -44,7 +44,7 @@ def _need_int(x, name, what, positive=True):
 class LRScheduler:
     """Base learning-rate scheduler: call step() once per epoch (or batch); calling the
     scheduler gives the current rate. Subclasses define get_lr()."""
-    _state_keys = ("last_epoch", "last_lr")
+    _state_keys: tuple[str, ...] = ("last_epoch", "last_lr")
 
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
         name = type(self).__name__
@@ -109,7 +109,7 @@ class LRScheduler:
             warnings.warn(f"{name}.set_state_dict: the state has entries this scheduler does "
                           "not use; was it saved from another scheduler?")
 
-    _extra_keys = ()
+    _extra_keys: tuple[str, ...] = ()
     set_dict = set_state_dict
 
 

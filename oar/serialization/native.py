@@ -51,6 +51,7 @@ import pickle
 import struct
 import sys
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,7 @@ _CHUNK = 16 << 20            # bytes per write() call while streaming an entry
 MAX_DEPTH = 200              # containers nested deeper are refused on save and on load
 
 # safetensors dtype names <-> NumPy dtypes (bfloat16, float8 and complex have no oar dtype)
-_ST = {"BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "U16": np.uint16, "I16": np.int16,
+_ST: dict[str, Any] = {"BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "U16": np.uint16, "I16": np.int16,
        "U32": np.uint32, "I32": np.int32, "U64": np.uint64, "I64": np.int64,
        "F16": np.float16, "F32": np.float32, "F64": np.float64}
 _ST = {k: np.dtype(v) for k, v in _ST.items()}

@@ -254,8 +254,8 @@ class TorchCPUGenerator:
         self._seed = seed & _U64
         self._set_engine(_init_genrand(self._seed), 624)
         self._fresh = True  # torch reports left=1, next=0 until the first draw
-        self._next_double = None
-        self._next_float = None
+        self._next_double: float | None = None
+        self._next_float: float | None = None
         return self
 
     def seed(self) -> int:

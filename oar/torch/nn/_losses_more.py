@@ -12,7 +12,7 @@ from ...tensor import Tensor as _CoreTensor
 from .functional import _check_reduction, _legacy, _reduced
 from .layers import _Loss, _WeightedLoss
 
-__all__ = ["ctc_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+__all__: list[str] = ["ctc_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
            "cosine_embedding_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
            "gaussian_nll_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
            "multi_margin_loss", "multilabel_margin_loss"]

@@ -4,6 +4,8 @@ with Module mixed in (Note [Torch modules over core layers]); Linear has its own
 because its weight is [out_features, in_features] (Note [Linear weight layout])."""
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 import numpy as np
@@ -368,7 +370,7 @@ class GroupNorm(_core.GroupNorm, Module):
 
 
 class _InstanceNorm(Module):
-    _ndim = None
+    _ndim: Any = None   # set by each subclass
     _version = 2
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
@@ -428,7 +430,7 @@ class InstanceNorm2d(_InstanceNorm):
 
 # ---------------------------------------------------------------------- dropout
 class _DropoutNd(Module):
-    _fn = None
+    _fn: Any = None   # set by each subclass
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -611,7 +613,7 @@ class Hardtanh(Module):
 
 
 class _Plain(Module):
-    _fn = None
+    _fn: Any = None   # set by each subclass
 
     def forward(self, input):
         """The activation of input."""
@@ -650,7 +652,7 @@ class Softplus(Module):
 
 
 class _DimModule(Module):
-    _fn = None
+    _fn: Any = None   # set by each subclass
 
     def __init__(self, dim=None):
         super().__init__()
@@ -1193,7 +1195,7 @@ class _RNNCellBase(Module):
     +-1/sqrt(hidden_size), in parameter order) and gate layouts. The step is the core's
     cell_step (oar/nn/_recurrent.py), as the layers', so a cell and a one-step layer compute
     the same thing."""
-    _layer = None  # the recurrent layer class whose step this cell runs
+    _layer: Any = None  # the recurrent layer class whose step this cell runs
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__()

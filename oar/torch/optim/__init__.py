@@ -87,4 +87,4 @@ class RAdam(Optimizer, _optim.RAdam):
 
 # as torch.optim: the module stays importable (torch.optim.optimizer.register_optimizer_...)
 # but is no attribute of the package
-del optimizer  # noqa: F821
+del optimizer  # type: ignore[name-defined]  # noqa: F821  (bound by the import system)

@@ -9,6 +9,8 @@ same numbers from the same sources in the same order, so seeding `random` and
 """
 from __future__ import annotations
 
+from typing import Any
+
 import math
 import numbers
 import random
@@ -196,7 +198,7 @@ class CenterCrop(BaseTransform):
 
 
 class _RandomFlip(BaseTransform):
-    _flip = None
+    _flip: Any = None   # set by each subclass
 
     def __init__(self, prob=0.5, keys=None):
         super().__init__(keys)
@@ -251,7 +253,8 @@ class Transpose(BaseTransform):
 
 class _JitterTransform(BaseTransform):
     _name = ""
-    _center, _bound, _clip = 1.0, (0, float("inf")), True
+    _center, _clip = 1.0, True
+    _bound: tuple[float, float] = (0, float("inf"))
 
     def __init__(self, value, keys=None):
         super().__init__(keys)
