@@ -100,7 +100,12 @@ class cuda:  # noqa: N801  (namespace like paddle.device.cuda)
 # hand-written kernels) form a group named after the innermost oar method or function that
 # made them (`LeakyReLU.forward`, `dropout`); a free outside any op joins the open entry,
 # or the next one. Everything an oar optimizer does inside one call (step, clear_grad) is
-# one entry of phase "optimizer". The layer is the innermost nn layer whose forward is on
+# one entry of phase "optimizer", and every such call makes its entry even when it allocates
+# nothing and runs no op (a warm Adam step updates its buffers in place): the optimizer
+# base class wraps each step / clear_grad / zero_grad a class defines in `optimizer_call`,
+# which opens the entry when the outermost call begins and closes it when that call ends
+# (a call from inside another, super().step(), is part of it; frees left over from before
+# it, such as the loss, join it). The layer is the innermost nn layer whose forward is on
 # the stack ('BatchNorm2D#2': the second BatchNorm2D seen); a backward node gets its forward
 # op's layer. Its `self` is read through frame.f_locals, a snapshot the frame keeps alive
 # until it ends, which would keep a reassigned local's tensor alive: it is emptied after
@@ -117,6 +122,7 @@ class cuda:  # noqa: N801  (namespace like paddle.device.cuda)
 # highest `entry.peak` equals max_memory_allocated() had it been reset when recording began
 # (tests/test_memory_timeline.py). The accounting is global: allocations of every thread
 # are recorded. Recording costs time (the stack is walked per allocation).
+import functools as _functools
 import inspect as _inspect
 import sys as _sys
 import weakref as _weakref
@@ -390,6 +396,9 @@ class _Recorder:
         self.layer_names = {}           # id(layer) -> 'Type#k'
         self.layer_refs = []            # keeps those layers' ids unique while recording
         self.backward = 0               # depth of run_backward calls
+        self.opt_depth = 0              # depth of optimizer_call calls
+        self.opt_key = None             # the key of the optimizer entry they fill
+        self.opt_name = None            # its name ('Adam.step')
         self.create_graph = False
         self.open = None
         self.busy = False
@@ -419,6 +428,9 @@ class _Recorder:
             return      # a backward formula's own op: part of its node's entry
         self.busy = True
         try:
+            if self.opt_key is not None:        # inside optimizer_call: its entry
+                self._extend(self.opt_key, self.opt_name, "optimizer", None)
+                return
             opt, layer = self._where()
             if opt is not None:                 # inside an optimizer step: one entry per step
                 self._extend(("opt", id(opt)), _qual(opt), "optimizer", None)
@@ -442,6 +454,36 @@ class _Recorder:
             self._add(name, phase, layer, now, now if o is None else max(o[4], now))
         finally:
             self.busy = False
+
+    def optimizer_begins(self, opt, method):
+        """An optimizer's step / clear_grad begins (Note [Memory timeline]): the outermost
+        call opens its entry, so that it has one even when nothing is allocated."""
+        self.opt_depth += 1
+        if self.opt_depth > 1 or self.backward or self.busy:
+            return      # inside a step, or a step inside a backward (its node owns it)
+        self.busy = True
+        try:
+            o = self.open
+            if o is not None and o[0] is not None:
+                self._close(o, None)
+            self.opt_key = ("opt", id(opt), len(self.tl.entries))
+            self.opt_name = f"{type(opt).__name__}.{method}"
+            self._extend(self.opt_key, self.opt_name, "optimizer", None)
+        finally:
+            self.busy = False
+
+    def optimizer_ends(self):
+        self.opt_depth -= 1
+        if self.opt_depth or self.opt_key is None:
+            return
+        key, self.opt_key = self.opt_key, None
+        o = self.open
+        if o is not None and o[0] == key:
+            self.busy = True
+            try:
+                self._close(o, None)
+            finally:
+                self.busy = False
 
     def backward_begins(self, roots):
         if self.busy:
@@ -541,6 +583,8 @@ class _Recorder:
 
     def _classify(self):
         """(key, name, phase, layer) of an allocation or free made outside a backward."""
+        if self.opt_key is not None:            # inside optimizer_call: its entry
+            return self.opt_key, self.opt_name, "optimizer", None
         f = _sys._getframe(3)
         in_op = False
         opt = None
@@ -600,6 +644,7 @@ class _Recorder:
 
     # ---- install / remove
     def install(self):
+        global _RECORDER
         st, registry, engine = self.modules
         if st._trace is not None or registry._TIMELINE is not None:
             raise RuntimeError("memory_timeline(): a memory timeline (or start_trace()) is "
@@ -607,17 +652,44 @@ class _Recorder:
                                "timeline at a time")
         self.tl.start = self.tl.peak = st._allocated
         st._trace = registry._TIMELINE = engine._TIMELINE = self
+        _RECORDER = self
         self.tl.recording = True
 
     def remove(self):
+        global _RECORDER
         if self.open is not None:
             self.busy = True
             self._close(self.open, None)
             self.busy = False
         st, registry, engine = self.modules
         st._trace = registry._TIMELINE = engine._TIMELINE = None
+        _RECORDER = None
         self.tl.recording = False
         self.layer_refs = []
+
+
+_RECORDER = None      # the _Recorder while a memory timeline records
+
+
+def optimizer_call(func):
+    """`func` (an optimizer's step, clear_grad or zero_grad) making one timeline entry per
+    call while a memory timeline records (Note [Memory timeline]); otherwise one test."""
+    @_functools.wraps(func)
+    def call(self, *args, **kwargs):
+        rec = _RECORDER
+        if rec is None:
+            return func(self, *args, **kwargs)
+        rec.optimizer_begins(self, func.__name__)
+        try:
+            return func(self, *args, **kwargs)
+        finally:
+            rec.optimizer_ends()
+    # no __wrapped__: oar.jit recognises Adam.step by identity through one wrapper (torch's
+    # step hooks, Note [Torch optimizer hooks]); the signature is func's all the same
+    del call.__wrapped__
+    call.__signature__ = _inspect.signature(func)
+    call.timeline_unit = True
+    return call
 
 
 def _self_of(frame):

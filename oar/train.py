@@ -354,27 +354,34 @@ def numpy_step_peak(model, kind, xb, yb):
 
 
 def _held_by_layer(tl):
-    """[(layer kind or node, bytes)] of the activations held for backward when the forward
-    ends, largest first (each storage counted once, at its first saver)."""
+    """[(what, bytes)] of the activations held for backward when the forward ends, largest
+    first, each storage counted once (at its first saver): what is the nn layer kind that
+    saved it, 'checkpointed block inputs', or 'loss' -- step_memory records model(x), where
+    every op runs inside a layer, and the loss, the one op outside any."""
     b = tl.boundary() if tl is not None else None
     if not b:
         return []
     sums = {}
     for s in tl[b - 1].saved_tensors:
         if s.counted and s.created:
-            key = s.layer.rsplit("#", 1)[0] if s.layer else (
-                "checkpointed block inputs" if s.node == "checkpoint" else s.node)
+            key = (s.layer.rsplit("#", 1)[0] if s.layer else
+                   "checkpointed block inputs" if s.node == "checkpoint" else "loss")
             sums[key] = sums.get(key, 0) + s.nbytes
     return sorted(sums.items(), key=lambda kv: -kv[1])
 
 
-def _held_text(tl, limit=4, sep=", "):
-    parts = _held_by_layer(tl)
-    shown = [f"{k} {_kib(v)}" for k, v in parts[:limit]]
-    rest = sum(v for _, v in parts[limit:])
-    if rest:
-        shown.append(f"other {_kib(rest)}")
-    return sep.join(shown)
+def _held_text(tl):
+    """What is held for backward when the forward ends, every part named: 'BatchNorm2D
+    384 KiB + LeakyReLU 384 KiB + ...'. The terminal report and the plot both print this
+    string (the plot breaks it into lines), so that they cannot disagree."""
+    return " + ".join(f"{k} {_kib(v)}" for k, v in _held_by_layer(tl))
+
+
+def _lines_of(text, per_line=2):
+    """`text` ('a + b + c') with a line break after every `per_line`-th ' + '."""
+    parts = text.split(" + ")
+    return " +\n".join(" + ".join(parts[i:i + per_line])
+                        for i in range(0, len(parts), per_line))
 
 
 def _saved_at_boundary(tl):
@@ -433,7 +440,7 @@ def plot(path, results, title, why=""):
     xmin = min(-(r["train_tl"].boundary() or len(r["train_tl"])) for r in rows)
     xmax = max(len(r["train_tl"]) - (r["train_tl"].boundary() or len(r["train_tl"])) for r in rows)
     ref = rows[0]["train_peak"]
-    top = 1.45 * max(max(r["train_peak"], r["infer_peak"]) for r in rows) / 1024
+    top = 1.8 * max(max(r["train_peak"], r["infer_peak"]) for r in rows) / 1024
     for row, r in zip(axes, rows):
         ax, axi = row
         tl = r["train_tl"]
@@ -452,26 +459,30 @@ def plot(path, results, title, why=""):
         for e in tl:
             if e.phase == "recompute":
                 ax.axvspan(e.index - b, e.index - b + 1, color=c_recompute, lw=0, zorder=0)
-        ax.text(-0.6, 0.97, "forward", transform=ax.get_xaxis_transform(), ha="right",
-                va="top", fontsize=8.5, bbox=dict(fc="w", ec="none", alpha=0.8, pad=1))
-        ax.text(0.6, 0.97, "backward", transform=ax.get_xaxis_transform(), ha="left",
-                va="top", fontsize=8.5, bbox=dict(fc="w", ec="none", alpha=0.8, pad=1))
+        # above the axes, at the boundary: inside, the held-for-backward box would cover them
+        ax.text(-0.6, 1.01, "forward", transform=ax.get_xaxis_transform(), ha="right",
+                va="bottom", fontsize=8.5)
+        ax.text(0.6, 1.01, "backward", transform=ax.get_xaxis_transform(), ha="left",
+                va="bottom", fontsize=8.5)
         pk = tl.peak_entry()
         px, py = pk.index - b + 0.5, (pk.peak - tl.start) / 1024
         ax.plot([px], [py], "v", color="k", ms=6)
         where = f"{pk.name}" + (f" ({pk.layer})" if pk.layer else "")
         ratio = "" if r is rows[0] else f" = {r['train_peak'] / ref:.2f}x"
+        # the peak's label sits above the peak, in the headroom over every curve, opaque and
+        # drawn over the recompute and optimizer bands (which span the whole height)
+        left = px < xmax * 0.5
         ax.annotate(f"peak {_kib(pk.peak - tl.start)}{ratio}\n{pk.phase}: {where}",
-                    (px, py), xytext=(8 if px < xmax * 0.5 else -8, -4),
-                    textcoords="offset points", va="top",
-                    ha="left" if px < xmax * 0.5 else "right", fontsize=8.5,
-                    bbox=dict(fc="w", ec="none", alpha=0.8, pad=1))
+                    (px, py), xytext=(-6 if left else 6, 7), textcoords="offset points",
+                    va="bottom", ha="left" if left else "right", fontsize=8.5, zorder=10,
+                    bbox=dict(fc="w", ec="0.6", lw=0.5, pad=2))
         sb = _saved_at_boundary(tl)
         ax.set_title(f"{r['label']}: training step", fontsize=10, loc="left")
-        ax.text(0.99, 0.95, f"held for backward when the forward ends: {_kib(sb or 0)}\n"
-                f"{_held_text(tl, 2, ' + ')}", transform=ax.transAxes, ha="right",
-                va="top", fontsize=8.5, color=c_saved_text,
-                bbox=dict(fc="w", ec=c_saved, alpha=0.9, pad=3))
+        # top left: the forward's ramp is low there, and the peak's label is elsewhere
+        ax.text(0.01, 0.97, f"held for backward when the forward ends: {_kib(sb or 0)}\n"
+                f"{_lines_of(_held_text(tl))}", transform=ax.transAxes, ha="left",
+                va="top", fontsize=8.5, color=c_saved_text, zorder=10,
+                bbox=dict(fc="w", ec=c_saved, pad=3))
         ax.set_xlim(xmin, xmax)
         ax.set_ylim(0, top)
         ax.set_ylabel("KiB above resting state")
@@ -575,8 +586,8 @@ def report(args, runs, results):
     if all(m["train_tl"] is not None for m in results):
         print("held for backward when the forward ends (activations, each tensor once):")
         for r, m in zip(runs, results):
-            print(f"  {r.label:{w}}{(m['saved'] or 0) / 1024:8.1f} KiB = "
-                  f"{_held_text(m['train_tl'], 3, ' + ') or 'nothing'}")
+            print(f"  {r.label:{w}}{_kib(m['saved'] or 0):>9} = "
+                  f"{_held_text(m['train_tl']) or 'nothing'}")
         print("the training-step peak is reached in:")
         for r, m in zip(runs, results):
             pk = m["train_tl"].peak_entry()

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from .. import device as _device
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.inplace import bump
 from ..ops import args as _args
@@ -60,6 +61,15 @@ def _check_grad_clip(clip, name):
             f"{_what(clip)}. Fix: grad_clip=paddle.nn.ClipGradByGlobalNorm(clip_norm=1.0).")
 
 
+def _timeline_units(cls):
+    """Each optimizer call a class defines is one entry of a memory timeline, even when it
+    allocates nothing (Note [Memory timeline])."""
+    for name in ("step", "clear_grad", "clear_gradients", "zero_grad"):
+        fn = cls.__dict__.get(name)
+        if callable(fn) and not getattr(fn, "timeline_unit", False):
+            setattr(cls, name, _device.optimizer_call(fn))
+
+
 class Optimizer:
     """Base class of optimizers: parameter groups, learning rate, state; step() updates in place."""
     _defaults: dict = {}
@@ -70,6 +80,7 @@ class Optimizer:
         init = cls.__dict__.get("__init__")
         if init is not None and "grad_clip" in inspect.signature(init).parameters:
             cls.__init__ = _take_grad_clip(init)
+        _timeline_units(cls)
 
     def __init__(self, params, defaults):
         name = type(self).__name__
@@ -513,6 +524,9 @@ class Optimizer:
 
     def _update(self, p, g, rate, group):
         raise NotImplementedError
+
+
+_timeline_units(Optimizer)     # subclasses: Optimizer.__init_subclass__
 
 
 class SGD(Optimizer):
