@@ -326,10 +326,7 @@ class BatchNorm3D(_L._BatchNorm):
     """Batch normalisation over [N, C, D, H, W] input (Paddle momentum, default 0.9)."""
     _ndims = (5,)
     _stats_as_params = True   # Note [Paddle batch-norm statistics are parameters]
-
-    def extra_repr(self):
-        """Paddle's repr: the 2-D fields and the data format."""
-        return super().extra_repr() + ", data_format=NCDHW"
+    _paddle_format = "NCDHW"
 
 
 class BatchNorm(_L._BatchNorm):

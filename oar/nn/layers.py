@@ -682,6 +682,28 @@ class Linear(Layer):
         return text + (f", name={self._repr_name}" if self._repr_name else "")
 
 
+def _paddle_conv_repr(cin, cout, kernel, nd, data_format, stride=1, padding=0,
+                      padding_mode="zeros", output_padding=0, dilation=1, groups=1):
+    """A Paddle convolution layer's repr text (Conv1D/2D/3D and the transposed ones): the
+    channels and kernel, then each argument that differs from its default, as given (stride
+    and dilation as per-dimension lists), then the data format, always."""
+    as_list = lambda v: list(v) if isinstance(v, (list, tuple)) else [v] * nd  # noqa: E731
+    s = f"{cin}, {cout}, kernel_size={list(kernel)}"
+    if as_list(stride) != [1] * nd:
+        s += f", stride={as_list(stride)}"
+    if padding != 0:
+        s += f", padding={padding}"
+    if padding_mode != "zeros":
+        s += f", padding_mode={padding_mode}"
+    if output_padding != 0:
+        s += f", output_padding={output_padding}"
+    if as_list(dilation) != [1] * nd:
+        s += f", dilation={as_list(dilation)}"
+    if groups != 1:
+        s += f", groups={groups}"
+    return s + f", data_format={data_format}"
+
+
 class Conv2D(Layer):
     """2-D convolution layer over NCHW input; weight [out_channels, in_channels/groups, kh, kw]."""
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
@@ -705,6 +727,8 @@ class Conv2D(Layer):
                                 f"padding_mode={padding_mode!r}")
         F._conv_channels_first(None, data_format, op, 2)   # Note [Channels-last convolutions]
         self._data_format = data_format
+        self._given = dict(stride=stride, padding=padding, padding_mode=padding_mode,
+                           dilation=dilation, groups=g)      # for the repr, as given
         # checked and parsed once (Note [nn checks at construction])
         self._parsed = _K.conv_args((out_channels, in_channels, *k), stride, padding, dilation,
                                     g, op)
@@ -743,8 +767,9 @@ class Conv2D(Layer):
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
-        s = self._desc + f", stride={self._conf['stride']}, padding={self._conf['padding']}"
-        return s if self._data_format == "NCHW" else s + f", data_format={self._data_format}"
+        return _paddle_conv_repr(self.weight.shape[1] * self._given["groups"],
+                                 self.weight.shape[0], self.weight.shape[2:], 2,
+                                 self._data_format, **self._given)
 
 
 Conv2d = Conv2D
@@ -771,6 +796,8 @@ class Conv1D(Layer):
                                 f"padding_mode={padding_mode!r}")
         F._conv_channels_first(None, data_format, op, 1)   # Note [Channels-last convolutions]
         self._data_format = data_format
+        self._given = dict(stride=stride, padding=padding, padding_mode=padding_mode,
+                           dilation=dilation, groups=groups)      # for the repr, as given
         # checked once (Note [nn checks at construction]): the height-1 conv2d it runs
         parsed = _K.conv_args((out_channels, in_channels, 1, k), (1, s),
                               p if isinstance(p, str) else (0, p), (1, d), groups, op)
@@ -798,9 +825,8 @@ class Conv1D(Layer):
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size=[{self.kernel_size}], "
-             f"stride={self._conf['stride']}, padding={self._conf['padding']}")
-        return s if self._data_format == "NCL" else s + f", data_format={self._data_format}"
+        return _paddle_conv_repr(self.in_channels, self.out_channels, [self.kernel_size], 1,
+                                 self._data_format, **self._given)
 
 
 class Conv3D(Layer):
@@ -827,6 +853,8 @@ class Conv3D(Layer):
             raise ArgValueError(f"{op}: data_format must be 'NCDHW' or 'NDHWC', got "
                                 f"{data_format!r}")
         self._data_format = data_format
+        self._given = dict(stride=stride, padding=padding, padding_mode=padding_mode,
+                           dilation=dilation, groups=g)      # for the repr, as given
         # checked and parsed once (Note [nn checks at construction])
         self._parsed = _K.conv_args_nd((out_channels, in_channels, *k), stride, padding,
                                        dilation, g, op, 3)
@@ -858,9 +886,8 @@ class Conv3D(Layer):
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size={list(self.kernel_size)}"
-                f", stride={self._conf['stride']}, padding={self._conf['padding']}, "
-                f"data_format={self._data_format}")
+        return _paddle_conv_repr(self.in_channels, self.out_channels, self.kernel_size, 3,
+                                 self._data_format, **self._given)
 
 
 class _ConvTransposeNd(Layer):
@@ -917,20 +944,8 @@ class _ConvTransposeNd(Layer):
 
     def extra_repr(self):
         """Paddle's: what differs from the defaults, then data_format."""
-        c, nd = self._conf, self._nd
-        as_list = lambda v: list(v) if isinstance(v, (list, tuple)) else [v] * nd  # noqa: E731
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={list(self.kernel_size)}"
-        if as_list(c["stride"]) != [1] * nd:
-            s += f", stride={as_list(c['stride'])}"
-        if c["padding"] != 0:
-            s += f", padding={c['padding']}"
-        if c["output_padding"] != 0:
-            s += f", output_padding={c['output_padding']}"
-        if as_list(c["dilation"]) != [1] * nd:
-            s += f", dilation={as_list(c['dilation'])}"
-        if c["groups"] != 1:
-            s += f", groups={c['groups']}"
-        return s + f", data_format={self._data_format}"
+        return _paddle_conv_repr(self.in_channels, self.out_channels, self.kernel_size,
+                                 self._nd, self._data_format, **self._conf)
 
 
 class Conv2DTranspose(_ConvTransposeNd):
@@ -1066,6 +1081,10 @@ class AdaptiveAvgPool2D(Layer):
         """Adaptive average pooling of x to output_size."""
         return F.adaptive_avg_pool2d(x, self.output_size)
 
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses (Paddle's)."""
+        return f"output_size={self.output_size}"
+
 
 AdaptiveAvgPool2d = AdaptiveAvgPool2D
 
@@ -1085,6 +1104,7 @@ class _BatchNorm(Layer):
     # (torch's named_buffers); paddle.summary counts them either way (Note [Summary rows as
     # Paddle's] in oar/hapi/model_summary.py).
     _stats_as_params = False
+    _paddle_format = "NCHW"     # the data_format a Paddle class defaults to (its repr)
 
     def __init__(self, num_features, momentum=None, epsilon=1e-5, weight_attr=None,
                  bias_attr=None, data_format=None, name=None, *, eps=None, affine=True,
@@ -1104,6 +1124,7 @@ class _BatchNorm(Layer):
         if not self.epsilon >= 0:
             raise ArgValueError(f"{op}: epsilon must be >= 0, got {self.epsilon}")
         self.num_features = num_features
+        self._data_format, self._repr_name = data_format, name      # for the repr
         self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
         if affine and weight_attr is not False:
             self.weight = _param([num_features])
@@ -1176,14 +1197,20 @@ class _BatchNorm(Layer):
                             epsilon=self.epsilon, _unbiased=self.torch_momentum)
 
     def extra_repr(self):
-        """The text shown inside the layer's repr parentheses."""
-        return f"num_features={self.num_features}, momentum={self.momentum}, epsilon={self.epsilon}"
+        """The text shown inside the layer's repr parentheses (Paddle's: the data format when
+        it is not NCHW, the name when one was given)."""
+        s = f"num_features={self.num_features}, momentum={self.momentum}, epsilon={self.epsilon}"
+        fmt = self._data_format or self._paddle_format
+        if fmt != "NCHW":
+            s += f", data_format={fmt}"
+        return s + (f", name={self._repr_name}" if self._repr_name is not None else "")
 
 
 class BatchNorm1D(_BatchNorm):
     """Batch normalisation over [N, C] or [N, C, L] input (Paddle momentum, default 0.9)."""
     _stats_as_params = True   # Note [Paddle batch-norm statistics are parameters]
     _ndims = (2, 3)
+    _paddle_format = "NCL"
 
 
 class BatchNorm2D(_BatchNorm):
@@ -1234,6 +1261,10 @@ class LayerNorm(Layer):
         """Layer-normalised x."""
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.epsilon)
 
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses (Paddle's)."""
+        return f"normalized_shape={self.normalized_shape}, epsilon={self.epsilon}"
+
 
 class Dropout(Layer):
     """Zeroes elements with probability p in training and scales the rest by 1 / (1 - p)."""
@@ -1245,7 +1276,7 @@ class Dropout(Layer):
         if mode not in ("upscale_in_train", "downscale_in_infer"):
             raise _c.ArgValueError(f"{type(self).__name__}: mode must be 'upscale_in_train' or "
                                    f"'downscale_in_infer', got {mode!r}")
-        self.mode = mode
+        self.mode, self.axis, self._repr_name = mode, axis, name
 
     def forward(self, x):
         """x with dropout applied in training mode; in eval mode x unchanged (upscale_in_train)
@@ -1254,14 +1285,15 @@ class Dropout(Layer):
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
-        return f"p={self.p}" + (", inplace=True" if self.inplace else "")
+        name = f", name={self._repr_name}" if self._repr_name else ""
+        return f"p={self.p}, axis={self.axis}, mode={self.mode}{name}, inplace={self.inplace}"
 
 
 class ReLU(Layer):
     """Elementwise max(x, 0) (in place on x when inplace=True)."""
     def __init__(self, inplace=False, name=None):
         super().__init__()
-        self.inplace = inplace
+        self.inplace, self._repr_name = inplace, name
 
     def forward(self, x):
         """relu(x)."""
@@ -1269,7 +1301,8 @@ class ReLU(Layer):
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses."""
-        return "inplace=True" if self.inplace else ""
+        return ", ".join(s for s in ("inplace=True" if self.inplace else "",
+                                     f"name={self._repr_name}" if self._repr_name else "") if s)
 
 
 class LeakyReLU(Layer):
@@ -1277,10 +1310,16 @@ class LeakyReLU(Layer):
     def __init__(self, negative_slope=0.01, inplace=False, name=None):
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
+        self._repr_name = name
 
     def forward(self, x):
         """leaky_relu(x)."""
         return F.leaky_relu(x, self.negative_slope, inplace=self.inplace)
+
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses (Paddle's)."""
+        name = f", name={self._repr_name}" if self._repr_name else ""
+        return f"negative_slope={self.negative_slope}{name}"
 
 
 class Sigmoid(Layer):
@@ -1301,11 +1340,16 @@ class GELU(Layer):
     """Elementwise Gaussian error linear unit."""
     def __init__(self, approximate=False, name=None):
         super().__init__()
-        self.approximate = approximate
+        self.approximate, self._repr_name = approximate, name
 
     def forward(self, x):
         """gelu(x)."""
         return F.gelu(x, self.approximate)
+
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses (Paddle's)."""
+        name = f", name={self._repr_name}" if self._repr_name else ""
+        return f"approximate={self.approximate}{name}"
 
 
 class Softmax(Layer):
@@ -1313,10 +1357,16 @@ class Softmax(Layer):
     def __init__(self, axis=-1, name=None, *, dim=None):
         super().__init__()
         self.axis = dim if dim is not None else axis
+        self._repr_name = name
 
     def forward(self, x):
         """softmax(x) along axis."""
         return F.softmax(x, self.axis)
+
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses (Paddle's)."""
+        name = f", name={self._repr_name}" if self._repr_name else ""
+        return f"axis={self.axis}{name}"
 
 
 class Flatten(Layer):
@@ -1343,6 +1393,7 @@ class Embedding(Layer):
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        self._repr_name, self._padding_idx_given = name, padding_idx     # for the repr
         self.weight = _param([num_embeddings, embedding_dim])
         self.reset_parameters()
 
@@ -1358,6 +1409,14 @@ class Embedding(Layer):
         """The rows of weight at the integer indices x."""
         return F.embedding(x, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.sparse, self.scale_grad_by_freq)
+
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses (Paddle's)."""
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self._padding_idx_given is not None:     # as given: Paddle prints -1 as -1
+            s += f", padding_idx={self._padding_idx_given}"
+        s += f", sparse={self.sparse}, scale_grad_by_freq={self.scale_grad_by_freq}"
+        return s + (f", name={self._repr_name}" if self._repr_name is not None else "")
 
 
 class Sequential(Layer):
@@ -1607,10 +1666,16 @@ class Dropout2D(Layer):
         if data_format != "NCHW":
             raise NotImplementedError(f"{type(self).__name__}: data_format {data_format!r} "
                                       "is not supported (NCHW only)")
+        self._repr_name = name
 
     def forward(self, x):
         """x with channel dropout applied in training mode."""
         return F.dropout2d(x, self.p, self.training, inplace=self.inplace)
+
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses (Paddle's)."""
+        name = f", name={self._repr_name}" if self._repr_name else ""
+        return f"p={self.p}, data_format=NCHW{name}"
 
 
 class GroupNorm(Layer):
@@ -1642,6 +1707,11 @@ class GroupNorm(Layer):
     def forward(self, x):
         """group_norm(x)."""
         return F.group_norm(x, self.num_groups, self.epsilon, self.weight, self.bias)
+
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses (Paddle's)."""
+        return (f"num_groups={self.num_groups}, num_channels={self.num_channels}, "
+                f"epsilon={self.epsilon}")
 
 
 class _InstanceNorm(Layer):
@@ -1678,6 +1748,10 @@ class _InstanceNorm(Layer):
         """instance_norm(x) with this layer's scale and bias."""
         self._check_input(x)
         return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self.epsilon)
+
+    def extra_repr(self):
+        """The text shown inside the layer's repr parentheses (Paddle's)."""
+        return f"num_features={self.num_features}, epsilon={self.epsilon}"
 
 
 class InstanceNorm1D(_InstanceNorm):
