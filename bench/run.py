@@ -23,6 +23,11 @@ import numpy as np  # noqa: E402
 
 import oar  # noqa: E402
 
+try:   # run as a script (python bench/run.py) or as a module (python -m bench.run)
+    from eager import eager_cases  # noqa: E402
+except ImportError:
+    from bench.eager import eager_cases  # noqa: E402
+
 try:
     import torch  # noqa: E402
     torch.set_num_threads(1)
@@ -501,11 +506,13 @@ def issue12_targets(cases, mem, ck=None):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--only", choices=["tiny", "autograd", "large", "training", "memory"],
+    p.add_argument("--only", choices=["tiny", "autograd", "eager", "large", "training",
+                                      "memory"],
                    help="memory: the memory figures and issue 12's targets only (no timing)")
     p.add_argument("--rounds", type=int)
     args = p.parse_args(argv)
-    groups = {"tiny": tiny_cases, "autograd": autograd_cases, "large": large_cases,
+    groups = {"tiny": tiny_cases, "autograd": autograd_cases,
+              "eager": lambda: eager_cases(Case, torch), "large": large_cases,
               "training": training_cases}
     if args.only == "memory":
         mem = memory_report()

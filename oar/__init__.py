@@ -5,6 +5,10 @@ Paddle spellings are native; PyTorch spellings are aliases. `import oar as paddl
 """
 from __future__ import annotations
 
+from . import _fpwarn
+
+_fpwarn.ensure()   # Note [Floating-point warnings]
+
 from . import dtypes as _dtypes
 from .tensor import Size, Tensor  # noqa: F401  (public)
 from .place import CPUPlace, Place  # noqa: F401  (public)

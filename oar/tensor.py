@@ -106,6 +106,14 @@ class ViewMeta:
 # Parameter's result class is its door's plain tensor (as in PyTorch, `p * 2` is not a
 # Parameter). Mixed operands: the first tensor operand decides.
 FAST_CLASSES = set()   # classes whose instances may take Note [Fast path]; doors add theirs
+# Note [Field classes]
+# Classes whose autograd fields (_requires_grad, _grad_fn, _view, _base, _out_nr, _storage)
+# mean exactly the core Tensor's, with no property overriding them, so
+# registry's hot loops (dispatch's fast path, _needs_grad, _make_node) read the fields
+# directly instead of calling properties. A door's plain tensor class adds itself; a
+# Parameter class (which may override) does not. Unlike FAST_CLASSES this set is never
+# emptied: it says what the fields mean, not whether a shortcut is allowed.
+FIELD_CLASSES = set()
 
 # Note [Door-neutral core]
 # Shared code (kernels, derivative formulas, nn, optimizers) runs on tensors of either door,
@@ -116,31 +124,34 @@ FAST_CLASSES = set()   # classes whose instances may take Note [Fast path]; door
 # (`registry.FUNCTIONS[name]`) or reads the fields (`x._data.size`).
 
 
-# Note [Result layout per door]
-# A result that owns new memory (wrap_as without a storage: every op that is not a view)
-# takes its door's layout. PyTorch's TensorIterator gives a pointwise result its operands'
-# memory order (a transposed operand gives a transposed result), which NumPy's order='K'
-# kernels already do. Paddle 3.3.1's kernels write every such result C-contiguous
-# (`x.transpose([1, 0]) + 2`, `.exp()`, `.clone()`, `.astype()`, reductions: all
-# is_contiguous()), so a Paddle-door result that a kernel left in another order is copied
-# to C order here, once, in the one place every result passes. Views (a storage is given)
-# keep their strides in both doors. The torch door's class sets _contiguous_results False;
-# the torch door thus pays one class-attribute read per result, the Paddle door one flags
-# read more, and a copy only where Paddle's kernels also make one.
 def wrap_as(cls, array, storage=None):
     """A `cls` tensor over `array`; a new Storage unless `storage` (which array views) is given."""
     t = _new(cls)
-    if storage is None:
-        if cls._contiguous_results and not array.flags.c_contiguous:
-            array = array.copy()   # ndarray.copy() is C order
-        storage = _new_storage(array)
     t._data = array
-    t._storage = storage
+    t._storage = _new_storage(array) if storage is None else storage
     t._base = None
     t._view = None
     t._requires_grad = False
     t._grad_fn = None
     return t
+
+
+# Note [Result layout per door]
+# An op's result that owns new memory takes its door's layout. PyTorch's TensorIterator
+# gives a pointwise result its operands' memory order (a transposed operand gives a
+# transposed result), which NumPy's order='K' kernels already do. Paddle 3.3.1's kernels
+# write every such result C-contiguous (`x.transpose([1, 0]) + 2`, `.exp()`, `.clone()`,
+# `.astype()`, reductions: all is_contiguous()), so a Paddle-door result that a kernel left
+# in another order is copied to C order by wrap_result, which dispatch and the spellings'
+# fast paths call for every op result. Views keep their strides in both doors, and so do
+# tensors that are not op results (DLPack imports share memory). The torch door's class sets
+# _contiguous_results False: it pays one class-attribute read per result, the Paddle door
+# one flags read more, and a copy only where Paddle's kernels also make one.
+def wrap_result(cls, array):
+    """wrap_as for an op's new result (Note [Result layout per door])."""
+    if cls._contiguous_results and not array.flags.c_contiguous:
+        array = array.copy()   # ndarray.copy() is C order
+    return wrap_as(cls, array)
 
 
 def _empty_strides(shape):
@@ -828,6 +839,7 @@ class Tensor:
 
 Tensor._result_class = Tensor
 FAST_CLASSES.add(Tensor)
+FIELD_CLASSES.add(Tensor)
 
 # Note [NumPy ufuncs on tensors]: the ufuncs that are Python operators, as (method when the
 # tensor is the first operand, reflected method when it is the second).

@@ -7,6 +7,10 @@ from hypothesis import settings
 
 import oar
 
+# other projects' test files, fetched locally (git-ignored) and run by their own harness in a
+# subprocess (tests/test_paddle_own_inplace.py): never collected as our tests
+collect_ignore = ["programs/external"]
+
 # the ported tests' shared assertions (a helper module, not a test module) get pytest's
 # assert introspection too
 pytest.register_assert_rewrite("tests.torch_testcase")

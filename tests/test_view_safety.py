@@ -84,10 +84,10 @@ def make_pair(layout, shape, seed=0):
     if layout == "step":
         arr = rng.standard_normal(tuple(shape[:-1]) + (2 * shape[-1],))
         return oar.to_tensor(arr)[..., ::2], torch.tensor(arr)[..., ::2]
-    if layout == "fortran":   # a root buffer in column-major order (clone keeps the order)
-        arr = rng.standard_normal(tuple(reversed(shape)))
-        rev = tuple(reversed(range(nd)))
-        o = oar.to_tensor(arr).permute(rev).clone()
+    if layout == "fortran":   # a root buffer in column-major order (torch's clone keeps the
+        arr = rng.standard_normal(tuple(reversed(shape)))   # order; Paddle's writes C order,
+        rev = tuple(reversed(range(nd)))                     # Note [Result layout per door])
+        o = oar.torch.tensor(arr).permute(rev).clone()
         return o, torch.tensor(arr).permute(rev).clone()
     arr = rng.standard_normal((1,) + tuple(shape[1:]))   # "expand": overlapping elements
     return oar.to_tensor(arr).expand(list(shape)), torch.tensor(arr).expand(list(shape))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 import sys
 
+from .._fpwarn import ensure as _fpwarn_ensure
 from . import grad_mode
 from .node import AccumulateGrad, OpNode, hook_result
 from .node import np_sum_to_shape, sum_to_shape  # noqa: F401  (their old home)
@@ -85,6 +86,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, inpu
     being accumulated into .grad (oar.grad). With `accumulate_into` (a list of Tensors:
     backward(inputs=...)) they are accumulated into those tensors' .grad only.
     """
+    _fpwarn_ensure()   # Note [Floating-point warnings]
     buffers, root_nodes = _root_buffers(roots, root_grads)
     deps = _collect(root_nodes)
     if accumulate_into is not None:

@@ -79,9 +79,15 @@ def _where(cond, a, b):
 
 
 # ------------------------------------------------------------------ softmax, log_softmax
+_STAT_DTYPES: dict = {}
+
+
 def _stat_dtype(dt):
     """Accumulate float16 sums in float32, as PyTorch's CPU kernels do."""
-    return np.promote_types(dt, np.float32)
+    r = _STAT_DTYPES.get(dt)
+    if r is None:
+        r = _STAT_DTYPES[dt] = np.promote_types(dt, np.float32)
+    return r
 
 
 def _k_softmax(x, axis):
@@ -89,11 +95,12 @@ def _k_softmax(x, axis):
         return _k_softmax(x.reshape(1), 0).reshape(())
     if x.size == 0:
         return np.empty_like(x)
-    with np.errstate(invalid="ignore", over="ignore"):
-        y = np.subtract(x, np.max(x, axis=axis, keepdims=True))
-        np.exp(y, out=y)
-        s = np.sum(y, axis=axis, keepdims=True, dtype=_stat_dtype(x.dtype))
-        np.divide(y, s, out=y, casting="unsafe")
+    # the ufuncs' own methods (np.max, np.sum without their wrappers), no np.errstate
+    # (Note [Floating-point warnings])
+    y = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
+    np.exp(y, out=y)
+    s = np.add.reduce(y, axis=axis, keepdims=True, dtype=_stat_dtype(x.dtype))
+    np.divide(y, s, out=y, casting="unsafe")
     return y
 
 
@@ -104,7 +111,7 @@ def _b_softmax(c, g):
     if grad_mode.is_grad_enabled():       # create_graph: in oar ops
         return (y * (g - (g * y).sum(axis=axis, keepdim=True)),)
     yd, gd = y._data, g._data
-    s = np.sum(gd * yd, axis=axis, keepdims=True)
+    s = np.add.reduce(gd * yd, axis=axis, keepdims=True)
     r = np.subtract(gd, s)
     r *= yd
     return (_wrap(r, yd.dtype),)
@@ -115,10 +122,9 @@ def _k_log_softmax(x, axis):
         return _k_log_softmax(x.reshape(1), 0).reshape(())
     if x.size == 0:
         return np.empty_like(x)
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        y = np.subtract(x, np.max(x, axis=axis, keepdims=True))
-        lse = np.log(np.sum(np.exp(y), axis=axis, keepdims=True, dtype=_stat_dtype(x.dtype)))
-        np.subtract(y, lse, out=y, casting="unsafe")
+    y = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))   # as _k_softmax
+    lse = np.log(np.add.reduce(np.exp(y), axis=axis, keepdims=True, dtype=_stat_dtype(x.dtype)))
+    np.subtract(y, lse, out=y, casting="unsafe")
     return y
 
 
@@ -130,7 +136,7 @@ def _b_log_softmax(c, g):
         return (g - y.exp() * g.sum(axis=axis, keepdim=True),)
     yd, gd = y._data, g._data
     r = np.asarray(np.exp(yd))      # an array also for a 0-d y
-    r *= np.sum(gd, axis=axis, keepdims=True)
+    r *= np.add.reduce(gd, axis=axis, keepdims=True)
     np.subtract(gd, r, out=r)
     return (_wrap(r, yd.dtype),)
 

@@ -10,6 +10,7 @@ from ..place import as_place
 from ..tensor import Tensor
 from . import args as _args
 from . import registry
+from .._fpwarn import ensure as _fpwarn_ensure
 from ..autograd.errors import ArgTypeError, ArgValueError
 
 
@@ -65,6 +66,7 @@ def _device(device, op):
 
 
 def _finish(arr, requires_grad=False, stop_gradient=True, cls=Tensor):
+    _fpwarn_ensure()   # Note [Floating-point warnings]
     t = cls._wrap(arr)
     if requires_grad:
         t.requires_grad = True
@@ -316,9 +318,7 @@ def relayout_like(t, x):
         return t
     from .random import _write
     _write(arr, t._data)
-    out = _finish(arr, t.requires_grad)
-    out.__class__ = t.__class__
-    return out
+    return _finish(arr, t.requires_grad, cls=x._result_class)   # x's door (Note [Result class])
 
 
 def _like(fn):

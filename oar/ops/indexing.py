@@ -25,9 +25,9 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
-from ..autograd.inplace import (check_inplace_autograd, check_overlap, check_writable,
+from ..autograd.inplace import (bump, check_inplace_autograd, check_overlap, check_writable,
                                 metadata_inplace)
-from ..tensor import Tensor, wrap_as
+from ..tensor import FAST_CLASSES, Tensor, wrap_as
 from . import args as A
 from . import registry as R
 from .registry import OpDef, declare, fmt_shape
@@ -1519,8 +1519,91 @@ def _ranges_meet(a, b):
     return ea is not None and eb is not None and ea[0] < eb[1] and eb[0] < ea[1]
 
 
+# Note [Setitem fast path]
+# `x[i] = v`, `x[:, j] = v`, `x[a:b] = 2.0` on a plain root tensor is one NumPy assignment
+# and one version bump. It is taken only where the general path (plan, basic view, copy_ or
+# fill_ through dispatch_inplace) could neither raise nor record anything:
+#   - x's class is in FAST_CLASSES (emptied under capture and allow_mutation_on_saved_tensors,
+#     which must see every write), no memory timeline is recording;
+#   - x is a root that views its whole buffer (no view, no internal overlap), not an
+#     inference tensor; floating (scope: the dtypes measured, not a safety condition);
+#   - autograd has nothing to record: grad mode is off, or neither x nor a tensor v needs a
+#     gradient;
+#   - the key is an int (not a bool), a slice of ints or None with a positive step, or a tuple
+#     of those no longer than x.ndim (NumPy and torch agree on every such key);
+#   - v is a Python int/float, or a tensor on another storage (no overlap to resolve) of
+#     x's dtype (scope: no cast, so no complex-to-real warning to reproduce).
+# NumPy validates the key and v's broadcast before it writes, so an IndexError/ValueError
+# leaves x untouched and the general path runs again to raise torch's error. Leading 1-dims of
+# v are accepted by both (copy_to's slicePrefix1sSize). The bump names fill_ for a number or a
+# 0-d v and copy_ otherwise, as the general path does.
+_I64 = 2 ** 63
+_FMAX = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
+
+
+def _fast_setitem_key(idx, ndim):
+    c = idx.__class__
+    if c is int:
+        return ndim > 0
+    if c is slice:
+        return _fast_slice(idx) and ndim > 0
+    if c is tuple and len(idx) <= ndim:
+        for k in idx:
+            kc = k.__class__
+            if not (kc is int or (kc is slice and _fast_slice(k))):
+                return False
+        return True
+    return False
+
+
+def _fast_slice(s):
+    st = s.step
+    return ((st is None or (st.__class__ is int and st > 0))
+            and (s.start is None or s.start.__class__ is int)
+            and (s.stop is None or s.stop.__class__ is int))
+
+
+def _try_fast_setitem(x, idx, value):
+    """Note [Setitem fast path]: True when it wrote."""
+    if x.__class__ not in FAST_CLASSES or R._TIMELINE is not None or x._view is not None:
+        return False
+    xd = x._data
+    st = x._storage
+    if xd is not st.buffer or st.inference or xd.dtype not in R._FLOATS:
+        return False
+    grad = grad_mode.STATE.enabled
+    if grad and (x._requires_grad or x._grad_fn is not None):
+        return False
+    vc = value.__class__
+    if vc is float or vc is int:
+        # torch unpacks an int as int64 and refuses a finite number beyond x's dtype's range
+        # (overflow errors, raised by the general path); inf and nan are written as they are
+        if vc is int and not -_I64 <= value < _I64 or (
+                abs(value) > _FMAX[xd.dtype] and value - value == 0):
+            return False
+        v, name = value, "fill_"
+    elif vc in FAST_CLASSES:
+        v = value._data
+        # a view shares its base's storage, so one identity test covers overlap with x
+        if v.dtype is not xd.dtype or value._storage is st or grad and not R._plain(value):
+            return False
+        name = "fill_" if v.ndim == 0 else "copy_"
+    else:
+        return False
+    if not _fast_setitem_key(idx, xd.ndim):
+        return False
+    try:
+        xd[idx] = v
+    except (IndexError, ValueError, OverflowError):   # nothing written: the general path
+        return False                                     # raises torch's error
+    bump(x, name)
+    return True
+
+
 def torch_setitem(x, idx, value):
     """x[idx] = value as torch 2.13 (Note [Torch indexing])."""
+    if _try_fast_setitem(x, idx, value):   # Note [Setitem fast path]
+        return
     v = _torch_value(x, value)
     if idx is False:
         return

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import collections
+import math
+import warnings
 
 import numpy as np
 
@@ -68,6 +70,20 @@ def _expand_back(ctx, g):
     return g.reshape(list(_keep_shape(in_shape, axes))).expand(list(in_shape))
 
 
+def _quiet(fn, x, axes, min_count, **kw):
+    """NumPy's mean/var/std without their RuntimeWarnings (Note [Floating-point warnings]):
+    their ufuncs run inside NumPy's own modules, where the module filter cannot see them, so
+    they run under np.errstate; "Mean of empty slice" / "Degrees of freedom <= 0" are
+    warnings.warn calls, silenced only when the reduced count is that small."""
+    n = x.size if axes is None else math.prod(x.shape[a] for a in axes)
+    with np.errstate(all="ignore"):
+        if n > min_count:
+            return fn(x, **kw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return fn(x, **kw)
+
+
 def _np_dtype(dtype):
     if dtype is None or isinstance(dtype, bool):
         return None
@@ -85,7 +101,9 @@ def _k_sum(x, axes, keepdim, dtype):
     dt = _np_dtype(dtype)
     if dt is None and x.dtype.kind in "bu" or (dt is None and x.dtype.kind == "i"):
         dt = np.int64
-    return np.sum(x, axis=axes, keepdims=keepdim, dtype=dt)
+    # np.add.reduce is np.sum without its Python wrapper (same dtypes and values), which is
+    # faster and lets Note [Floating-point warnings]' filter see its warnings
+    return np.add.reduce(x, axis=axes, keepdims=keepdim, dtype=dt)
 
 
 def _k_mean(x, axes, keepdim, dtype):
@@ -95,11 +113,11 @@ def _k_mean(x, axes, keepdim, dtype):
             raise _args.ArgTypeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a "
                 f"floating point or complex dtype. Got: {_torch_scalar_name(dt)}")
-        return np.mean(x, axis=axes, keepdims=keepdim, dtype=dt)
+        return _quiet(np.mean, x, axes, 0, axis=axes, keepdims=keepdim, dtype=dt)
     if x.dtype.kind not in "fc":   # complex too (Note [Complex dtypes])
         raise _args.ArgTypeError(f"mean(): expected a floating point tensor, got {x.dtype} "
                         "(cast it first, e.g. x.astype('float32'))")
-    return np.mean(x, axis=axes, keepdims=keepdim)
+    return _quiet(np.mean, x, axes, 0, axis=axes, keepdims=keepdim)
 
 
 def _b_mean(ctx, g):
@@ -254,7 +272,7 @@ registry.register_function("amin", _amax_like(AMIN))
 
 
 def _k_prod(x, axes, keepdim, dtype):
-    return np.prod(x, axis=axes, keepdims=keepdim, dtype=_np_dtype(dtype))
+    return np.multiply.reduce(x, axis=axes, keepdims=keepdim, dtype=_np_dtype(dtype))
 
 
 def _b_prod(ctx, g):
@@ -273,8 +291,9 @@ def _b_prod(ctx, g):
     ax = tuple(range(xa.ndim)) if axes is None else axes
     moved = np.moveaxis(xa, ax, tuple(range(xa.ndim - len(ax), xa.ndim)))
     flat = moved.reshape(moved.shape[:xa.ndim - len(ax)] + (-1,))
-    left = np.cumprod(np.concatenate([np.ones(flat.shape[:-1] + (1,), xa.dtype), flat[..., :-1]], -1), -1)
-    right = np.flip(np.cumprod(np.flip(np.concatenate([flat[..., 1:], np.ones(flat.shape[:-1] + (1,), xa.dtype)], -1), -1), -1), -1)
+    # ndarray.cumprod, not np.cumprod: Note [Floating-point warnings]
+    left = np.concatenate([np.ones(flat.shape[:-1] + (1,), xa.dtype), flat[..., :-1]], -1).cumprod(-1)
+    right = np.flip(np.flip(np.concatenate([flat[..., 1:], np.ones(flat.shape[:-1] + (1,), xa.dtype)], -1), -1).cumprod(-1), -1)
     others = (left * right).reshape(moved.shape)
     others = np.moveaxis(others, tuple(range(xa.ndim - len(ax), xa.ndim)), ax)
     return (g.reshape(ks) * Tensor._wrap(np.array(others, order="C")),)
@@ -288,7 +307,7 @@ registry.register_function("prod", _reduction(PROD))
 
 
 def _k_var(x, axes, keepdim, ddof):
-    return np.var(x, axis=axes, keepdims=keepdim, ddof=ddof)
+    return _quiet(np.var, x, axes, ddof, axis=axes, keepdims=keepdim, ddof=ddof)
 
 
 def _b_var(ctx, g):
@@ -310,7 +329,7 @@ def _b_std(ctx, g):
                                                                     ctx.attrs[0]))) * 2),)
 
 
-STD = OpDef("std", lambda x, a, k, d: np.std(x, axis=a, keepdims=k, ddof=d), _b_std,
+STD = OpDef("std", lambda x, a, k, d: _quiet(np.std, x, a, d, axis=a, keepdims=k, ddof=d), _b_std,
             needs={"x": ("x", "out")}, attrs=(("axis", None), ("keepdim", False), ("ddof", 1)),
             doc="Standard deviation of x over axis, dividing by n - ddof (default 1).")
 
@@ -418,11 +437,12 @@ registry.register_function("count_nonzero", count_nonzero)
 
 
 def _k_cumsum(x, axis, dtype):
+    # ndarray.cumsum, not np.cumsum (its Python wrapper): Note [Floating-point warnings]
     if axis is None:
-        return np.cumsum(x.reshape(-1), dtype=_np_dtype(dtype))
+        return x.reshape(-1).cumsum(dtype=_np_dtype(dtype))
     if x.ndim == 0:   # along dim 0 of a 0-d tensor: 0-d, as PyTorch and Paddle (NumPy: 1-D)
-        return np.cumsum(x.reshape(1), dtype=_np_dtype(dtype)).reshape(())
-    return np.cumsum(x, axis=axis, dtype=_np_dtype(dtype))
+        return x.reshape(1).cumsum(dtype=_np_dtype(dtype)).reshape(())
+    return x.cumsum(axis=axis, dtype=_np_dtype(dtype))
 
 
 def _b_cumsum(ctx, g):

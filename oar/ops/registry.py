@@ -29,8 +29,8 @@ from ..autograd.inplace import (bump, check_overlap, check_writable, old_value,
 from ..autograd.node import OpNode
 from ..autograd import saved as _saved
 from ..autograd.saved import SavedTensor
-from ..tensor import (DEFAULT, INFERENCE_MODE, MULTI_OUTPUT, NO_GRAD_MODE, Tensor, ViewMeta,
-                      wrap_as)
+from ..tensor import (DEFAULT, FIELD_CLASSES, INFERENCE_MODE, MULTI_OUTPUT, NO_GRAD_MODE, Tensor,
+                      ViewMeta, wrap_as, wrap_result)
 
 _STATE = grad_mode.STATE
 _INFERENCE = grad_mode.INFERENCE   # this thread in inference_mode (Note [Inference tensors])
@@ -384,7 +384,7 @@ def _needs_grad(args):
     fields directly for a plain Tensor: this runs on every op) and, when that operand is an
     inference tensor, some operand is not (Note [Inference tensors])."""
     for a in args:
-        if a.__class__ is _Tensor:
+        if a.__class__ in _FIELDS:   # Note [Field classes]
             if (a._requires_grad or a._grad_fn is not None
                     or (a._view is not None and a._base.requires_grad)):
                 return not a._storage.inference or _any_normal(args)
@@ -410,7 +410,7 @@ def _make_node(op, args, attrs, self_old=None):
     save_out = op.save_out
     i = 0
     for a in args:
-        if a.__class__ is _Tensor:
+        if a.__class__ in _FIELDS:   # Note [Field classes]
             d = a._data
             meta.append((d.shape, d.dtype))
             if a._view is None:   # a._edge() without the calls: a root's grad_fn is its field
@@ -477,6 +477,7 @@ def _attach(node, out, needs_out):
 
 # --------------------------------------------------------------------------- fast path
 _Tensor = Tensor
+_FIELDS = FIELD_CLASSES
 _ndarray = np.ndarray
 _FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 
@@ -499,7 +500,7 @@ def _fast_arrays(op, args, attrs, need_plain):
     arrays = []
     for a in args:
         c = a.__class__
-        if c is _Tensor:
+        if c in _FIELDS:   # Note [Field classes]
             d = a._data
             if dt is None:
                 if d.dtype not in _FLOATS:
@@ -545,7 +546,7 @@ def dispatch(op, args, attrs):
                 _fast_failed(op, arrays, e)
             if res.__class__ is not _ndarray:
                 res = np.asarray(res)
-            out = wrap_as(result_class(args), res)
+            out = wrap_result(result_class(args), res)   # Note [Result layout per door]
             if _RECORDER is not None:   # Note [Capture and replay]
                 _RECORDER.tensors(args)
                 _RECORDER.step("w", fast, (*arrays, *op.fast_const), {"out": res}, (res,))
@@ -580,11 +581,11 @@ def dispatch(op, args, attrs):
                or not _half_operand(op, arrays) else _bf16_general(op, arrays, attrs))
     cls = result_class(args)
     if isinstance(res, tuple):
-        outs = tuple(wrap_as(cls, _own(r)) for r in res)
+        outs = tuple(wrap_result(cls, _own(r)) for r in res)
         out = outs[0]
     else:
         outs = None
-        out = wrap_as(cls, _own(res))
+        out = wrap_result(cls, _own(res))   # Note [Result layout per door]
     if _RECORDER is not None:   # Note [Capture and replay]
         _RECORDER.tensors(args)
         if op.kind == "pointwise":
@@ -801,7 +802,7 @@ def _inplace_fast(op, args, attrs, op_name):
     self = args[0]
     sd = self._data
     # a root tensor viewing its whole buffer cannot overlap itself
-    if sd is self._storage.buffer and (len(args) == 1 or args[1].__class__ is not _Tensor
+    if sd is self._storage.buffer and (len(args) == 1 or args[1].__class__ not in _FIELDS
                                        or (args[1]._storage is not self._storage
                                            and args[1]._data.shape == sd.shape)):
         arrays = _fast_arrays(op, args, attrs, True)

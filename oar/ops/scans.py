@@ -54,7 +54,7 @@ def _k_cumprod(x, axis, dtype):
     dt = _np_dtype(dtype)
     if dt is None and a.dtype.kind in "biu":
         dt = np.dtype(np.int64)   # integer and bool products are int64, as PyTorch's
-    r = np.cumprod(a, axis=ax, dtype=dt)
+    r = a.cumprod(axis=ax, dtype=dt)   # the method: Note [Floating-point warnings]
     return r.reshape(()) if axis is not None and x.ndim == 0 else r
 
 
@@ -81,8 +81,8 @@ def _b_cumprod(ctx, g):
         xm = np.moveaxis(np.conjugate(xa) if cplx else xa, ax, -1)
         gm = np.moveaxis(np.asarray(gf._data, dtype=np.result_type(xa, gf._data)), ax, -1)
         n = xm.shape[-1]
-        left = np.cumprod(np.concatenate([np.ones(xm.shape[:-1] + (1,), xm.dtype),
-                                          xm[..., :-1]], -1), -1)
+        left = np.concatenate([np.ones(xm.shape[:-1] + (1,), xm.dtype),
+                               xm[..., :-1]], -1).cumprod(-1)   # Note [Floating-point warnings]
         s = np.zeros_like(gm)
         acc = np.zeros(gm.shape[:-1], gm.dtype)
         for k in range(n - 1, -1, -1):

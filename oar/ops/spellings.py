@@ -19,7 +19,7 @@ import textwrap
 import numpy as np
 
 from .. import storage as _storage
-from ..tensor import FAST_CLASSES, Tensor, wrap_as
+from ..tensor import FAST_CLASSES, Tensor, wrap_as, wrap_result
 from . import registry as R
 from .registry import (FUNCTIONS, OPS, OpDef, as_tensor, axis_attr, float_result, number_attr,
                        operand)
@@ -199,7 +199,7 @@ def new_unary(op, spelling_name):
                 r = fast(xd, out=buf) if const is _NO_CONST else fast(xd, const, out=buf)
                 if r.__class__ is not _ndarray:
                     r = _asarray(r)
-                return wrap_as(x.__class__, r)
+                return wrap_result(x.__class__, r)
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if out is not None:
@@ -234,16 +234,16 @@ def new_binary(op, spelling_name, operator=False):
                             _fast_failed(op, (xd, yd), e)
                         if r.__class__ is not _ndarray:
                             r = _asarray(r)
-                        return wrap_as(x.__class__, r)
+                        return wrap_result(x.__class__, r)
                 elif c is float or c is int:
                     buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
                     r = fast(xd, y, out=buf)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
-                    return wrap_as(x.__class__, r)
+                    return wrap_result(x.__class__, r)
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
-        if y.__class__ is not Tensor:
+        if y.__class__ is not Tensor and not isinstance(y, Tensor):
             if operator and not usable_operand(y):
                 return NotImplemented
             y = operand(y, *errors)
@@ -277,16 +277,16 @@ def new_binary_alpha(op, spelling_name):
                             _fast_failed(op, (xd, yd), e)
                         if r.__class__ is not _ndarray:
                             r = _asarray(r)
-                        return wrap_as(x.__class__, r)
+                        return wrap_result(x.__class__, r)
                 elif c is float or c is int:
                     buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
                     r = fast(xd, y, out=buf)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
-                    return wrap_as(x.__class__, r)
+                    return wrap_result(x.__class__, r)
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
-        if y.__class__ is not Tensor:
+        if y.__class__ is not Tensor and not isinstance(y, Tensor):
             y = operand(y, op, "y", spelling_name)
         if checked and alpha.__class__ is not float and alpha.__class__ is not int:
             alpha = number_attr(alpha, spelling_name, "alpha", default is None)
@@ -312,7 +312,7 @@ def new_reflected(op):
                     r = fast(y, xd)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
-                    return wrap_as(x.__class__, r)
+                    return wrap_result(x.__class__, r)
         if not usable_operand(y):
             return NotImplemented
         r = R.dispatch(op, (operand(y), x), attrs)
@@ -383,7 +383,7 @@ def inplace_binary(op, spelling_name, operator=False):
                     return x
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             _not_a_target(x, spelling_name)
-        if y.__class__ is not Tensor:
+        if y.__class__ is not Tensor and not isinstance(y, Tensor):
             y = operand(y, *errors)
         return R.dispatch_inplace(op, (x, y), attrs, spelling_name)
     return spelling
@@ -421,7 +421,7 @@ def inplace_binary_alpha(op, spelling_name):
                     return x
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             _not_a_target(x, spelling_name)
-        if y.__class__ is not Tensor:
+        if y.__class__ is not Tensor and not isinstance(y, Tensor):
             y = operand(y, op, "y", spelling_name)
         if checked and alpha.__class__ is not float and alpha.__class__ is not int:
             alpha = number_attr(alpha, spelling_name, "alpha", default is None)
@@ -464,7 +464,7 @@ def generic(op, spelling_name, signature, kind):
             args = (x, *args[1:])
         for i, p in other_inputs:
             v = args[i]
-            if v.__class__ is not Tensor:
+            if v.__class__ is not Tensor and not isinstance(v, Tensor):
                 args = list(args)
                 args[i] = operand(v, op, p, spelling_name)
                 args = tuple(args)

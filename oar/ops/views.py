@@ -35,7 +35,7 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.inplace import has_internal_overlap
 from ..dtypes import DType, as_dtype
-from ..tensor import Tensor, wrap_as
+from ..tensor import FIELD_CLASSES as _FIELDS, Tensor, wrap_as
 from . import args as A
 from . import registry as R
 from .registry import OpDef, dispatch_view, fmt_shape
@@ -442,6 +442,9 @@ def view(x, shape_or_dtype=None, *rest, name=None, size=None):
     """A view of x with a new shape (one -1 is inferred); an error where that needs a copy."""
     if size is not None:
         shape_or_dtype = size
+    sizes = _fast_shape(x, shape_or_dtype, rest)
+    if sizes is not None:   # Note [Fast reshape]
+        return R.view_of(VIEW_OP, x, x._data.reshape(sizes), (sizes,))
     if shape_or_dtype.__class__ not in (list, tuple) and _is_dtype(shape_or_dtype):
         if rest:
             raise ArgTypeError(f"view(): a dtype is the only argument of view(dtype), got "
@@ -458,26 +461,39 @@ def view(x, shape_or_dtype=None, *rest, name=None, size=None):
     return dispatch_view(VIEW_OP, x, (shape,))
 
 
+# Note [Fast reshape]
+# Sizes that are all ints >= 2 (nothing to infer, no 0 or -1, no size-1 dim whose stride
+# PyTorch computes differently from NumPy), as one list/tuple or as separate ints (torch's
+# x.reshape(4, 16)), and a C-contiguous x of a field class (Note [Field classes]) with the
+# same number of elements: then NumPy's reshape is a view with PyTorch's strides, exactly
+# what the general path computes with reshape(copy=False). Autograd and the view's metadata
+# are view_of's, as always. view() takes it too: a C-contiguous x can always be viewed so.
+def _fast_shape(x, shape, rest):
+    """The sizes as a tuple when Note [Fast reshape] applies, else None."""
+    if x.__class__ not in _FIELDS:
+        return None
+    if rest:
+        if shape.__class__ is not int:
+            return None
+        shape = (shape,) + rest
+    elif shape.__class__ is not list and shape.__class__ is not tuple:
+        return None
+    n = 1
+    for s in shape:
+        if s.__class__ is not int or s < 2:
+            return None
+        n *= s
+    a = x._data
+    if n == a.size and a.flags.c_contiguous:
+        return tuple(shape)
+    return None
+
+
 def reshape(x, shape=None, *rest, name=None):
     """x with a new shape (one -1 is inferred): a view when the strides allow, else a copy."""
-    c = shape.__class__
-    if (c is list or c is tuple) and not rest and x.__class__ is Tensor:
-        # Note [Fast reshape]
-        # Sizes that are all ints >= 2 (nothing to infer, no 0 or -1, no size-1 dim whose
-        # stride PyTorch computes differently from NumPy) and a C-contiguous x with the same
-        # number of elements: then NumPy's reshape is a view with PyTorch's strides, exactly
-        # what the general path below computes with reshape(copy=False). Autograd and the
-        # view's metadata are view_of's, as always.
-        n = 1
-        for s in shape:
-            if s.__class__ is not int or s < 2:
-                break
-            n *= s
-        else:
-            a = x._data
-            if n == a.size and a.flags.c_contiguous:
-                shape = tuple(shape)
-                return R.view_of(RESHAPE_OP, x, a.reshape(shape), (shape,))
+    sizes = _fast_shape(x, shape, rest)
+    if sizes is not None:   # Note [Fast reshape]
+        return R.view_of(RESHAPE_OP, x, x._data.reshape(sizes), (sizes,))
     if not isinstance(x, Tensor):
         x = R.as_tensor(x)
     shape = infer_shape(_shape_arg(shape, rest, "reshape"), x._data.shape, x._data.size,

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError
-from ..tensor import FAST_CLASSES, Size as _CoreSize
+from ..tensor import FAST_CLASSES, FIELD_CLASSES, Size as _CoreSize
 from ..tensor import Tensor as _CoreTensor
 from ..nn.layers import Parameter as _CoreParameter
 from .._repr import torch_repr
@@ -329,6 +329,7 @@ class _HookSeesNone:
 
 Tensor._result_class = Tensor
 FAST_CLASSES.add(Tensor)
+FIELD_CLASSES.add(Tensor)   # Note [Field classes]
 
 
 def _dim(d, nd):

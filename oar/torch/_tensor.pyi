@@ -779,6 +779,7 @@ class return_types:
 
 DTYPES: Any
 FAST_CLASSES: Any
+FIELD_CLASSES: Any
 _BY_NAME: Any
 _BY_TYPE_NAME: Any
 _CoreParameter = _oar_nn_layers_Parameter
