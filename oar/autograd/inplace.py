@@ -232,7 +232,7 @@ def check_writable(self, op_name, expanded_write=None):
 
 def has_internal_overlap(a):
     """Whether two elements of the ndarray `a` share a memory location (Note [Memory overlap])."""
-    if a.size == 0:
+    if a.size == 0 or a.flags.forc:   # dense in C or Fortran order: no two elements meet
         return False
     strides = a.strides
     shape = a.shape

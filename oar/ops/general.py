@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError, OperandDtypeError
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
-from ..tensor import Tensor, wrap_as
+from ..tensor import FIELD_CLASSES as _FIELDS, Tensor, wrap_as
 from . import args as A
 from . import registry
 from .registry import OpDef, declare
@@ -364,10 +364,41 @@ def _tensor_list(x, op):
     return tensors
 
 
+# Note [Fast concat]
+# torch.cat / paddle.concat of a list or tuple of tensors of field classes (Note [Field
+# classes]) with one dtype and one rank >= 1, an int axis in range, and shapes that agree
+# off the axis: every check of the general path below passes (no promotion, no 0-d, no
+# legacy empty 1-D tensor to skip, which would have another rank), so it goes straight to
+# dispatch with the axis normalised.
+def _fast_concat_axis(x, axis):
+    """The normalised axis when Note [Fast concat] applies, else None."""
+    c = x.__class__
+    if not (c is list or c is tuple) or not x or axis.__class__ is not int:
+        return None
+    d0 = x[0]._data if x[0].__class__ in _FIELDS else None
+    if d0 is None or not -d0.ndim <= axis < d0.ndim:
+        return None
+    nd, dt, s0 = d0.ndim, d0.dtype, d0.shape
+    ax = axis % nd
+    for t in x:
+        if t.__class__ not in _FIELDS:
+            return None
+        d = t._data
+        if d.dtype is not dt or d.ndim != nd:
+            return None
+        s = d.shape
+        if s is not s0 and s != s0 and (s[:ax] != s0[:ax] or s[ax + 1:] != s0[ax + 1:]):
+            return None
+    return ax
+
+
 def concat(x, axis=0, name=None, *, dim=None):
     """The tensors of the list x joined along an existing axis (torch.cat)."""
     if dim is not None:
         axis = dim
+    ax = _fast_concat_axis(x, axis)
+    if ax is not None:   # Note [Fast concat]
+        return registry.dispatch(CONCAT, tuple(x), (ax,))
     op = "concat"
     tensors = _tensor_list(x, op)
     for i, t in enumerate(tensors):

@@ -1525,8 +1525,10 @@ def _ranges_meet(a, b):
 # fill_ through dispatch_inplace) could neither raise nor record anything:
 #   - x's class is in FAST_CLASSES (emptied under capture and allow_mutation_on_saved_tensors,
 #     which must see every write), no memory timeline is recording;
-#   - x is a root that views its whole buffer (no view, no internal overlap), not an
-#     inference tensor; floating (scope: the dtypes measured, not a safety condition);
+#   - x is a root whose data is its storage's buffer (no view, no internal overlap), not an
+#     inference tensor (today an inference tensor's or a view's data is never the buffer
+#     itself, so the buffer test alone excludes both; the two explicit tests keep that
+#     from being an unstated invariant); floating (scope: the dtypes measured);
 #   - autograd has nothing to record: grad mode is off, or neither x nor a tensor v needs a
 #     gradient;
 #   - the key is an int (not a bool), a slice of ints or None with a positive step, or a tuple

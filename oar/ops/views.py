@@ -462,10 +462,11 @@ def view(x, shape_or_dtype=None, *rest, name=None, size=None):
 
 
 # Note [Fast reshape]
-# Sizes that are all ints >= 2 (nothing to infer, no 0 or -1, no size-1 dim whose stride
-# PyTorch computes differently from NumPy), as one list/tuple or as separate ints (torch's
+# Sizes that are all ints >= 2 (nothing to infer; 0 and 1 are left to the general path,
+# which knows PyTorch's strides for them: scope, tests/test_fast_paths_eager.py finds no
+# case where NumPy's differ), as one list/tuple or as separate ints (torch's
 # x.reshape(4, 16)), and a C-contiguous x of a field class (Note [Field classes]) with the
-# same number of elements: then NumPy's reshape is a view with PyTorch's strides, exactly
+# same number of elements (else NumPy's own error would leak): then NumPy's reshape is a view with PyTorch's strides, exactly
 # what the general path computes with reshape(copy=False). Autograd and the view's metadata
 # are view_of's, as always. view() takes it too: a C-contiguous x can always be viewed so.
 def _fast_shape(x, shape, rest):

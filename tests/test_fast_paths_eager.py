@@ -1,0 +1,294 @@
+"""The eager fast paths, one test per safety condition: each case would take the shortcut if
+that condition were dropped, and each compares with torch 2.13 (or oar's general path).
+Note [Setitem fast path], Note [Fast reshape], Note [Field classes]."""
+import numpy as np
+import pytest
+
+import oar
+import oar.torch as ot
+
+torch = pytest.importorskip("torch")
+
+
+def _both(fn):
+    """fn(lib) on torch and on oar.torch: ('ok', values) or ('err', the exception)."""
+    out = []
+    for lib in (torch, ot):
+        try:
+            r = fn(lib)
+            out.append(("ok", None if r is None else np.asarray(r.detach().numpy())))
+        except Exception as e:   # noqa: BLE001 - the class is what is compared
+            out.append(("err", e))
+    return out
+
+
+def _same_error(oar_exc, torch_exc):
+    """oar raised an error of torch's class (its own subclass of it), not a NumPy one."""
+    assert isinstance(oar_exc, type(torch_exc)), (oar_exc, torch_exc)
+    assert type(oar_exc).__module__.split(".")[0] in ("oar", "builtins"), oar_exc
+
+
+def _same(fn):
+    (tk, tv), (ok, ov) = _both(fn)
+    assert ok == tk, (tv, ov)
+    if tk == "err":
+        _same_error(ov, tv)
+    elif tv is not None:
+        np.testing.assert_array_equal(ov, tv)
+
+
+# ------------------------------------------------------------ Note [Setitem fast path]
+def test_setitem_on_a_leaf_that_requires_grad_is_refused_as_torch():
+    def f(lib):
+        x = lib.zeros(4, 3, requires_grad=True)
+        x[1] = lib.ones(3)
+        return x
+    (tk, te), (ok, oe) = _both(f)
+    assert tk == ok == "err"
+    _same_error(oe, te)
+
+
+def test_setitem_on_a_non_leaf_records_copyslices_and_exact_gradients():
+    grads = []
+    for lib in (torch, ot):
+        w = lib.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+        v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        h = w * 2
+        h[1] = v                 # the value needs a gradient too
+        h[:, 2] = 7.0
+        assert type(h.grad_fn).__name__ == "CopySlices"
+        (h * h).sum().backward()
+        grads.append((w.grad.numpy(), v.grad.numpy()))
+    for a, b in zip(*grads):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_setitem_value_that_needs_grad_into_a_plain_tensor_gets_its_gradient():
+    grads = []
+    for lib in (torch, ot):
+        x = lib.zeros(4, 3)
+        v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x[2] = v
+        (x * x).sum().backward()
+        grads.append(v.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
+def test_setitem_inside_allow_mutation_on_saved_tensors_keeps_backward_exact():
+    # dL/dw of sum(w * x) is x's value when y was computed: [4, 5, 6]. (torch 2.13 clones
+    # a saved tensor written by x.mul_(2) but misses a write through x[1] = ... and gives
+    # [4, 100, 6]; oar keeps the gradient exact both ways: docs/doors.md.)
+    for plain in (False, True):
+        with ot.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+            w = ot.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            x = ot.tensor([4.0, 5.0, 6.0]) if plain else ot.tensor(
+                [4.0, 5.0, 6.0], requires_grad=True) * 1
+            y = w * x            # saves x
+            x[1] = 100.0         # reaches before_write: the shortcut is off in the context
+            assert len(ctx.cloned) == 1
+            y.sum().backward()
+        np.testing.assert_array_equal(w.grad.numpy(), [4.0, 5.0, 6.0])
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():   # torch agrees on mul_
+        w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x = torch.tensor([4.0, 5.0, 6.0], requires_grad=True) * 1
+        y = w * x
+        x.mul_(2)
+        y.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [4.0, 5.0, 6.0])
+
+
+def test_setitem_modifying_a_saved_tensor_is_caught_at_backward():
+    def f(lib):
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x = lib.tensor([4.0, 5.0, 6.0])
+        y = w * x
+        x[1] = 100.0
+        y.sum().backward()
+        return w.grad
+    (tk, _), (ok, _) = _both(f)
+    assert tk == ok == "err"
+
+
+def test_setitem_is_one_timeline_entry():
+    x = ot.zeros(64, 64)
+    with oar.device.memory_timeline() as tl:
+        x[3] = 1.0
+        x[:, 2] = ot.ones(64)
+    # the writes are entries of their own (the shortcut is off while a timeline records)
+    assert [e.name for e in tl if e.name in ("fill_", "copy_")] == ["fill_", "copy_"]
+
+
+def test_setitem_bumps_the_version_once_and_shares_it_with_views():
+    for lib in (torch, ot):
+        x = lib.zeros(4, 3)
+        view = x[1:]
+        x[0] = 1.0
+        x[1, 2] = lib.tensor(5.0)
+        assert x._version == view._version == 2, lib
+        assert view[0, 2].item() == 5.0
+
+
+@pytest.mark.parametrize("case", ["expanded", "inference", "overlap", "same_rows", "bool_key",
+                                  "neg_step", "ellipsis_none", "out_of_range", "bad_broadcast",
+                                  "int_overflow", "float_overflow", "leading_ones",
+                                  "float64_value", "int_tensor", "tuple_key"])
+def test_setitem_edge_cases_match_torch(case):
+    def f(lib):
+        if case == "expanded":
+            x = lib.zeros(1, 3).expand(4, 3)
+            x[1] = 1.0
+            return x
+        if case == "inference":
+            with lib.inference_mode():
+                x = lib.zeros(4, 3)
+            x[1] = 1.0
+            return x
+        x = lib.tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3))
+        if case == "overlap":
+            x[1:] = x[:-1]
+        elif case == "same_rows":
+            x[1] = x[1]
+        elif case == "bool_key":
+            x[True] = 2.0
+        elif case == "neg_step":
+            x[::-1] = 2.0
+        elif case == "ellipsis_none":
+            x[..., None, 1] = 3.0
+        elif case == "out_of_range":
+            x[4] = 1.0
+        elif case == "bad_broadcast":
+            x[1] = lib.ones(2)
+        elif case == "int_overflow":
+            x[1] = 2 ** 70
+        elif case == "float_overflow":
+            x[1] = 1e300
+        elif case == "leading_ones":
+            x[1] = lib.ones(1, 1, 3)
+        elif case == "float64_value":
+            x[1] = lib.tensor([0.1, 0.2, 0.3], dtype=lib.float64)
+        elif case == "int_tensor":
+            x = lib.zeros(4, 3, dtype=lib.int64)
+            x[1, 1:] = 7
+        elif case == "tuple_key":
+            x[1:3, -1] = lib.tensor([8.0, 9.0])
+        return x
+    _same(f)
+
+
+# ------------------------------------------------------------ Note [Fast reshape]
+@pytest.mark.parametrize("make, sizes", [
+    (lambda lib: lib.arange(24.0), (2, 3, 4)),             # the fast case
+    (lambda lib: lib.arange(24.0), (1, 24)),               # a size-1 dim
+    (lambda lib: lib.arange(24.0), (3, 1, 8)),
+    (lambda lib: lib.zeros(0), (0, 3)),                    # no elements: torch's strides
+    (lambda lib: lib.zeros(2, 0), (0, 5)),
+    (lambda lib: lib.arange(24.0).reshape(4, 6).t(), (6, 4)),   # not C-contiguous
+    (lambda lib: lib.arange(24.0).reshape(4, 6).t(), (2, 12)),
+    (lambda lib: lib.arange(24.0), (5, 5)),                # numel differs
+    (lambda lib: lib.arange(24.0), (-1, 4)),
+    (lambda lib: lib.arange(24.0)[::2], (3, 4)),           # strided view
+])
+@pytest.mark.parametrize("fn", ["reshape", "view"])
+def test_reshape_and_view_match_torch(make, sizes, fn):
+    outs = []
+    for lib in (torch, ot):
+        x = make(lib)
+        try:
+            r = getattr(x, fn)(*sizes)
+        except Exception as e:   # noqa: BLE001
+            outs.append(("err", e))
+            continue
+        shares = r.data_ptr() == x.data_ptr() if lib is torch else r._storage is x._storage
+        outs.append(("ok", r.numpy().tolist(), tuple(r.stride()), shares, r._version))
+    assert outs[1][0] == outs[0][0], outs
+    if outs[0][0] == "ok":
+        assert outs[1][1:] == outs[0][1:]
+    else:
+        _same_error(outs[1][1], outs[0][1])
+
+
+def test_fast_reshape_keeps_autograd_and_the_parameter_rule():
+    lin = ot.nn.Linear(4, 6)
+    r = lin.weight.reshape(2, 12)
+    assert type(r) is ot.Tensor and r.grad_fn is not None and r._base is lin.weight
+    r.sum().backward()
+    np.testing.assert_array_equal(lin.weight.grad.numpy(), np.ones((6, 4), np.float32))
+
+
+# ------------------------------------------------------------ Note [Field classes]
+def test_torch_door_dispatch_fast_path_builds_the_graph():
+    grads = []
+    for lib in (torch, ot):
+        w = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        x = lib.tensor([0.5, 0.25, 2.0])
+        y = w * x + x
+        assert type(y.grad_fn).__name__ == "AddBackward0"
+        y.pow(2).sum().backward()
+        grads.append(w.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
+def test_in_place_fast_path_checks_overlap_with_an_operand_of_the_other_door():
+    tx = torch.zeros(3, 3)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        tx.add_(tx.t())
+    x = oar.to_tensor(np.arange(9.0).reshape(3, 3))   # a Paddle-door root
+    t = x.t()
+    t.__class__ = ot.Tensor          # the same view, of the PyTorch door (a field class)
+    before = x.numpy().copy()
+    with pytest.raises(RuntimeError, match="single memory location"):
+        x.add_(t)
+    np.testing.assert_array_equal(x.numpy(), before)
+
+
+def test_writing_into_a_read_only_numpy_buffer_is_refused_and_changes_nothing():
+    a = np.zeros((4, 3), np.float32)
+    a.flags.writeable = False
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = ot.from_numpy(a)
+    with pytest.raises(ValueError):
+        x[1] = 1.0
+    assert x._version == 0 and not a.any()
+
+
+# ------------------------------------------------------------ Note [Fast concat]
+@pytest.mark.parametrize("case", ["fast", "fast_dim1", "neg_dim", "promote", "rank", "zero_d",
+                                  "legacy_empty", "mismatch", "dim_range", "tensor_dim",
+                                  "grad", "tuple", "empty_list", "transposed"])
+def test_cat_matches_torch(case):
+    def f(lib):
+        a = lib.tensor(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+        b = lib.tensor(np.arange(6.0, 12.0, dtype=np.float32).reshape(2, 3))
+        if case == "fast":
+            return lib.cat([a, b])
+        if case == "fast_dim1":
+            return lib.cat([a, b], 1)
+        if case == "neg_dim":
+            return lib.cat([a, b], -1)
+        if case == "promote":
+            return lib.cat([a, b.double()])
+        if case == "rank":
+            return lib.cat([a, b[0]])
+        if case == "zero_d":
+            return lib.cat([a[0, 0], b[0, 0]])
+        if case == "legacy_empty":
+            return lib.cat([a, lib.zeros(0)])
+        if case == "mismatch":
+            return lib.cat([a, b[:, :2]])
+        if case == "dim_range":
+            return lib.cat([a, b], 2)
+        if case == "tensor_dim":
+            return lib.cat([a, b], lib.tensor(1))
+        if case == "grad":
+            w = a.clone().requires_grad_()
+            r = lib.cat([w, b], 1)
+            (r * r).sum().backward()
+            return w.grad
+        if case == "tuple":
+            return lib.cat((a, b, a), 0)
+        if case == "empty_list":
+            return lib.cat([])
+        return lib.cat([a.t(), b.t()], 1)
+    _same(f)
