@@ -306,7 +306,8 @@ def torch_repr(t, dtype_str) -> str:
     if fn is not None:
         name = getattr(fn, "name", None)    # a method in PyTorch, a property on some nodes
         name = (name() if callable(name) else name) or type(fn).__name__
-        suffixes.append(f"grad_fn=<{name}>")
+        # torch prints a C++ node's last name part: name() 'torch::autograd::CopySlices'
+        suffixes.append(f"grad_fn=<{name.rsplit('::', 1)[-1]}>")
     elif t.requires_grad and not suffixes[-1:] == ["grad_fn=<Invalid>"]:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

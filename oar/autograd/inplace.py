@@ -138,23 +138,33 @@ def check_inplace_autograd(self, op_name):
         # a view with history whose base lost its own (detach_) counts as a view of a leaf
         if base.grad_fn is None and (base.requires_grad or self._grad_fn is not None):
             fmt_shape = _R.fmt_shape
-            raise InplaceLeafError(
-                f"(InvalidArgument) Leaf Var ({base._name_if_read}) that doesn't stop gradient "
-                f"can't use inplace strategy: `{op_name}` writes into a view (shape "
-                f"{fmt_shape(self._data.shape)}) of a leaf tensor of shape "
-                f"{fmt_shape(base._data.shape)} ({base.dtype.name}) that requires grad (a view "
-                "of a leaf Variable that requires grad is being used in an in-place operation). "
-                "Fix: do the update under `with oar.no_grad():` (parameter updates, "
-                "initialisation), or clone the leaf first: `y = x.clone()`.")
+            raise InplaceLeafError(_leaf_words(
+                self, base, "a view of a leaf Variable that requires grad is being used in an "
+                "in-place operation",
+                f"`{op_name}` writes into a view (shape {fmt_shape(self._data.shape)}) of a leaf "
+                f"tensor of shape {fmt_shape(base._data.shape)} ({base.dtype.name}) that "
+                "requires grad. Fix: do the update under `with oar.no_grad():` (parameter "
+                "updates, initialisation), or clone the leaf first: `y = x.clone()`."))
     if self._requires_grad and self.grad_fn is None:
-        raise InplaceLeafError(
-            f"(InvalidArgument) Leaf Var ({self._name_if_read}) that doesn't stop gradient "
-            f"can't use inplace strategy: `{op_name}` would overwrite a leaf tensor of shape "
-            f"{_R.fmt_shape(self._data.shape)} ({self.dtype.name}) that requires grad (a leaf "
-            "Variable that requires grad is being used in an in-place operation), and its "
+        raise InplaceLeafError(_leaf_words(
+            self, self, "a leaf Variable that requires grad is being used in an in-place "
+            "operation",
+            f"`{op_name}` would overwrite a leaf tensor of shape "
+            f"{_R.fmt_shape(self._data.shape)} ({self.dtype.name}) that requires grad, and its "
             "gradient would be lost. Fix: do the update under `with oar.no_grad():` "
             "(parameter updates, initialisation), or work on a copy: `y = x.clone()` then "
-            f"`y.{op_name}(...)`.")
+            f"`y.{op_name}(...)`."))
+
+
+def _leaf_words(t, leaf, torch_words, explanation):
+    """The leaf refusal in the words of t's door (Note [Leaf and view rules]): PyTorch's
+    sentence first in the PyTorch door, Paddle's in the Paddle door, then oar's
+    explanation and fix."""
+    if t._result_class is not Tensor:
+        return f"{torch_words}. {explanation.replace('oar.no_grad()', 'torch.no_grad()')}"
+    return (f"(InvalidArgument) Leaf Var ({leaf._name_if_read}) that doesn't stop gradient "
+            f"can't use inplace strategy: {explanation.replace('oar.no_grad()', 'paddle.no_grad()')}"
+            f" ({torch_words}.)")
 
 
 def _view_error(t, meta, direct):

@@ -286,7 +286,9 @@ def _where(where):
 
 _PKG = __file__.rsplit("/", 2)[0]   # the oar package
 _PKG_DIR = _PKG + "/"
-_CORE = tuple(_PKG + p for p in ("/ops/", "/autograd/", "/tensor.py", "/storage.py"))
+# the core, and the PyTorch door's generated wrappers (their frames name no user-facing function)
+_CORE = tuple(_PKG + p for p in ("/ops/", "/autograd/", "/tensor.py", "/storage.py",
+                                 "/torch/_binding.py"))
 
 
 class Where:
