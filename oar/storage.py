@@ -30,9 +30,10 @@ class Storage:
     nbytes: int
     version: int
     owner: Any
-    # Mutations are logged as (version after, op name, where) only once a SavedTensor has
-    # watched this storage: the log exists for error messages (Note [Mutation provenance]).
-    watched = False
+    # Mutations are logged as (version after, op name, where) only while SavedTensors watch
+    # this storage (their count): the log exists for error messages (Note [Mutation
+    # provenance]).
+    watched = 0
     mutations: list | None = None
     inference = False   # made under inference_mode (Note [Inference tensors])
 

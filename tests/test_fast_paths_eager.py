@@ -292,3 +292,22 @@ def test_cat_matches_torch(case):
             return lib.cat([])
         return lib.cat([a.t(), b.t()], 1)
     _same(f)
+
+
+# ------------------------------------------------------------ Note [Mutation provenance]
+def test_a_storage_is_watched_only_while_a_saved_record_lives():
+    w = ot.tensor([1.0, 2.0], requires_grad=True)
+    x = ot.tensor([3.0, 4.0])
+    y = w * x                       # saves x: its mutations are logged for the error message
+    assert x._storage.watched
+    x.add_(1)
+    with pytest.raises(RuntimeError, match=r"It was modified by `add_` .*test_fast_paths_eager"):
+        y.sum().backward()
+    del y                           # the record is gone: later writes log nothing
+    assert not x._storage.watched
+    n = len(x._storage.mutations or [])
+    x.relu_()
+    assert len(x._storage.mutations or []) == n
+    y = w * x                       # saved again: logged again
+    y.sum().backward()              # backward frees the record
+    assert not x._storage.watched

@@ -41,7 +41,7 @@ class SavedTensor:
         if _HOOKED and _HOOKS.stack:   # Note [Saved tensor hooks]: one global test when none
             self._pack(tensor, is_output, _HOOKS.stack[-1])
             return
-        storage.watched = True   # from now on its mutations are logged (Note [Mutation provenance])
+        storage.watched += 1   # its mutations are logged while saved (Note [Mutation provenance])
         self.storage = storage
         self.version = storage.version
         self.is_output = is_output
@@ -56,6 +56,12 @@ class SavedTensor:
             # a non-view with history: detach_() would lose it (Note [Saved tensors are
             # versioned]); views cannot be detached in place
             self.had_fn = tensor._grad_fn is not None and tensor._view is None
+
+    def __del__(self):
+        # Note [Mutation provenance]: one watcher fewer (a packed record holds no storage)
+        st = getattr(self, "storage", None)
+        if st is not None:
+            st.watched -= 1
 
     def unpack(self, node):
         """The saved tensor for `node`'s backward; an error if it was modified in place or
@@ -106,7 +112,7 @@ class SavedTensor:
         """Note [Saved tensor hooks]: keep pack_hook(tensor) instead of the tensor."""
         pack, unpack = hooks
         storage = tensor._storage
-        storage.watched = True
+        storage.watched += 1   # for good: a packed record keeps no storage to give it back
         self.storage = None
         self.version = storage.version
         self.is_output = is_output
@@ -252,9 +258,12 @@ def before_write(t):
 
 # --------------------------------------------------------------------------- provenance
 # Note [Mutation provenance]
-# A storage logs its mutations as (version after, op name, Where) only once a SavedTensor
-# watches it (`Storage.watched`): the log exists for the error above, so unwatched mutations
-# pay nothing, and it keeps only the latest entries (storage.py `log_mutation`). The Where
+# A storage logs its mutations as (version after, op name, Where) only while a SavedTensor
+# watches it (`Storage.watched` counts the live records: each adds one when made and takes
+# it back when freed, so a tensor saved once and since released does not pay a stack walk
+# on every later in-place op): the log exists for the error above, so unwatched mutations
+# pay nothing, and it keeps only the latest entries (storage.py `log_mutation`). A record
+# packed by saved-tensor hooks keeps its storage watched for good. The Where
 # is found by `user_frame()` when the mutation is logged and formatted only when an error
 # message needs it: the first frame outside the whole oar package is the user's line that
 # called into oar, and the oar function named is the innermost method of an oar layer above
