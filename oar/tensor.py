@@ -120,7 +120,7 @@ FIELD_CLASSES = set()
 # gradients included (a gradient takes the class of the tensor it flows from). So it never
 # calls a method whose meaning the doors change (split, chunk, max/min with an axis, sort,
 # gather, index_select, scatter, transpose, cumsum, numel, size, numpy, ...: the table in
-# the README's door table) on a tensor it did not make itself: it calls the core function
+# the door table in docs/doors.md) on a tensor it did not make itself: it calls the core function
 # (`registry.FUNCTIONS[name]`) or reads the fields (`x._data.size`).
 
 
@@ -158,7 +158,7 @@ def _empty_strides(shape):
     """NumPy reports all-zero strides for a new array with no elements; PyTorch reports the
     contiguous strides with every size counted as at least 1, and so does oar. Views of an
     empty tensor keep NumPy's strides and offset (no element is reachable through them, so
-    data and gradients agree; README, disagreement table)."""
+    data and gradients agree; docs/doors.md, disagreement table)."""
     st, acc = [], 1
     for n in reversed(shape):
         st.append(acc)
@@ -219,7 +219,7 @@ class Tensor:
     def size(self):
         """Paddle's `x.size`: the number of elements, an int. Calling it, `x.size()` /
         `x.size(dim)`, gives the shape / one dimension's size, as in Paddle 3.3 (its
-        TensorSize); the PyTorch door's Tensor.size is a method (the README's door table)."""
+        TensorSize); the PyTorch door's Tensor.size is a method (docs/doors.md)."""
         return TensorSize(self._data.shape)
 
     @property
@@ -235,7 +235,7 @@ class Tensor:
 
     def numel(self):
         """The number of elements, as Paddle returns it: a 0-d int64 tensor (the PyTorch
-        door's numel() is a Python int; the README's door table)."""
+        door's numel() is a Python int; the door table in docs/doors.md)."""
         return wrap_as(self._result_class, np.asarray(self._data.size, dtype=np.int64))
 
     @property

@@ -169,5 +169,5 @@ def main():
             print(textwrap.indent(code_of(section), "    "))
             print("-- prints:")
             section()
-    print("\nSee README.md for the rest of the API.")
+    print("\nSee docs/api-by-example.md for the rest of the API.")
     return 0

@@ -18,11 +18,11 @@ A row:
   torch   torch(t, e): the same mistake in PyTorch (`t` is the torch module, `e` the same
           default operands as torch tensors); the runner checks torch raises `exc` too, so the
           expected types come from the oracle, not from oar. None where the API is oar's or
-          Paddle's own, or where the frameworks deliberately disagree (README table).
+          Paddle's own, or where the frameworks deliberately disagree (docs/doors.md).
   build   build(): extra operands (layers, optimizers, datasets, special tensors), a dict.
   check   check(e): an extra assertion after the call (e.g. a crafted checkpoint ran no code).
 
-Deliberate Paddle-door meanings not contradicted here (README disagreement table):
+Deliberate Paddle-door meanings not contradicted here (docs/doors.md, disagreement table):
 `reshape` with 0 copies the dimension; `split(x, 2)` is 2 pieces; `transpose(x, [1, 0])` is a
 permutation; `max(x, 1)` gives values; negative slice steps are legal (Paddle); `numpy()` of a
 tensor that requires grad is a copy (Paddle); `backward()` of a non-scalar seeds ones (Paddle);
@@ -1079,7 +1079,7 @@ row("oar.Place,oar.CPUPlace: unknown place", (ValueError, RuntimeError),
 
 # ============================================================================== autograd
 area("autograd")
-# backward() of a tensor without gradient history: a no-op in the Paddle door (README
+# backward() of a tensor without gradient history: a no-op in the Paddle door (docs/doors.md,
 # disagreement table; PyTorch raises), so no row here.
 row("Tensor.backward: gradient of the wrong shape", RuntimeError,
     lambda e: (e.w * 2.0).backward(f32(3)), lambda t, e: (e.w * 2.0).backward(t.ones(3)))

@@ -48,7 +48,7 @@ class OpRow:
                                                  # (and RuntimeError) matching this, as PyTorch
                                                  # refuses it; None: allowed, values truncated
     expanded_destination: str = "refused"   # in place into an expanded tensor: "refused", or
-                                            # "written" (fill_/zero_ write one value: README)
+                                            # "written" (fill_/zero_ write one value: docs/doors.md)
     xfail: dict = field(default_factory=dict)   # driver -> reason: strict xfail (a known bug)
     layout: tuple = None              # the function's positional arguments: In(i) for input i,
                                       # constants, tuples of these (None: the inputs in order);

@@ -1,4 +1,4 @@
-"""The conflict table (the README's door table): every row in both doors, against both frameworks.
+"""The conflict table (docs/doors.md): every row in both doors, against both frameworks.
 
 The Paddle door (`oar`, core tensors) is compared with paddle 3.3.1, the PyTorch door
 (`oar.torch`, its tensors) with torch 2.13; each oracle is imported inside the test that needs
@@ -596,7 +596,7 @@ def test_mixed_doors_function_decides_meaning_operand_decides_class():
 
 
 def test_documented_deviations_from_paddle():
-    """Rows of the README's door table where the Paddle door keeps PyTorch's behaviour on purpose:
+    """Rows of docs/doors.md where the Paddle door keeps PyTorch's behaviour on purpose:
     checked against both oracles, so the table cannot go stale."""
     torch, paddle = torch_(), paddle_()
     I = np.array([1, 2, 3])

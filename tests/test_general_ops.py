@@ -19,7 +19,7 @@ CASES = {
     "sum_dim_list": (lambda x: oar.sum(x, dim=[0, 2]), lambda a: a.sum((0, 2)), A, True),
     "mean": (lambda x: x.mean(axis=-1), lambda a: a.mean(-1), A, True),
     "amax_axis": (lambda x: x.max(axis=2), lambda a: a.max(2), A, True),
-    # PyTorch's max(dim) -> (values, indices): the PyTorch door's function (the README's door table)
+    # PyTorch's max(dim) -> (values, indices): the PyTorch door's function (docs/doors.md)
     "max_torch_dim_values": (lambda x: oar.torch.max(x, dim=1)[0], lambda a: a.max(1), A, True),
     "max_torch_dim_indices": (lambda x: oar.torch.max(x, 1).indices, lambda a: a.argmax(1), A,
                               False),

@@ -66,7 +66,7 @@ def _has(T, form, name):
             "inplace": lambda: hasattr(T.Tensor, name + "_")}[form]()
 
 
-# differences that are known and stated (README door table): (op, dtypes) -> reason
+# differences that are known and stated (docs/doors.md's door table): (op, dtypes) -> reason
 STATED = {("complex", "float16,float16"): "torch makes a complex32 tensor; oar has no complex32 "
                                           "and refuses with a message saying so"}
 

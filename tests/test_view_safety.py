@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 def tf(x, name):
     """PyTorch's function `name` for x: torch's for a torch tensor, the PyTorch door's for an
-    oar tensor (split and chunk mean what PyTorch means there, not Paddle's: the README's door table)."""
+    oar tensor (split and chunk mean what PyTorch means there, not Paddle's: docs/doors.md)."""
     return getattr(oar.torch if isinstance(x, oar.Tensor) else torch, name)
 
 
@@ -566,7 +566,7 @@ def test_empty_pieces_start_where_torch_starts_them(name):
 
 def test_fill_on_expanded_view_has_exact_gradient():
     # torch 2.13 lets fill_/zero_ write through an expanded view but raises in backward;
-    # oar gives the exact gradient (README disagreement table). Reference worked by hand:
+    # oar gives the exact gradient (docs/doors.md, disagreement table). Reference worked by hand:
     # row 1 of t0 is overwritten, so its gradient is 0; the other rows get 2 * weight.
     x0 = oar.ones([3, 4], dtype="float64", requires_grad=True)
     t0 = x0 * 2.0

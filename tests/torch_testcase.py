@@ -40,7 +40,7 @@ def _binders():
 
 
 # PyTorch's tests (checked in our words) that oar.torch does not pass yet, with the reason;
-# the README's door table lists the same. Each is a strict xfail on the oar door only.
+# the door table in docs/doors.md lists the same. Each is a strict xfail on the oar door only.
 OAR_DIFFERS = {
     "test_memory_format_resize_as": "memory formats (channels_last) are not provided",
     "test_memory_format_resize_": "memory formats (channels_last) are not provided",

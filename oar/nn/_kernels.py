@@ -319,10 +319,36 @@ def _batched(x, op):
                            "[N, C, H, W]")
 
 
-def conv_args(weight_shape, stride, padding, dilation, groups, op="conv2d"):
+# Note [Two rules for padding='same']
+# The doors disagree on padding='same'. PyTorch pads by dilation * (kernel - 1) in total (the
+# odd one at the end) and refuses a stride > 1. Paddle 3.3.1 follows TensorFlow's SAME: the
+# output has ceil(in / stride) positions, the input is padded by
+# max((out - 1) * stride + kernel - in, 0) in total, half of it (rounded down) at the start,
+# and the dilation is dropped (measured: SAME with dilation 2 gives the same numbers as with
+# dilation 1). With a stride the padding depends on the input's size, so the parsers
+# (conv_args, conv_args_nd) return the padding "same" and extra None, and conv2d / conv3d
+# work it out from the input (_same_pads). rule="torch" is the default of the kernels (the
+# PyTorch door calls them as they are); the Paddle door's functional entry points pass
+# rule="paddle", and the core layers pass their class's _same_rule, which the PyTorch door's
+# conv layers set to "torch".
+
+def _same_pads(sizes, kernel, stride):
+    """Paddle's SAME for input sizes: (start padding, extra end padding) per spatial dim
+    (Note [Two rules for padding='same'])."""
+    pd, extra = [], []
+    for n, k, s in zip(sizes, kernel, stride):
+        out = -(-n // s)
+        tot = max((out - 1) * s + k - n, 0)
+        pd.append(tot // 2)
+        extra.append(tot - 2 * (tot // 2))
+    return tuple(pd), tuple(extra)
+
+
+def conv_args(weight_shape, stride, padding, dilation, groups, op="conv2d", rule="torch"):
     """Parse conv2d's configuration once: ((sh, sw), (lh, lw), (eh, ew), (dh, dw), groups)
     where l is the symmetric padding and e an extra bottom/right padding ('same' with an
-    even kernel)."""
+    even kernel); under Paddle's rule with a stride, l is "same" and e None (Note [Two rules
+    for padding='same'])."""
     g = _c.count(groups, op, "groups", 1)
     st = _c.pair(stride, op, "stride", 1)
     dil = _c.pair(dilation, op, "dilation", 1)
@@ -331,6 +357,13 @@ def conv_args(weight_shape, stride, padding, dilation, groups, op="conv2d"):
         mode = padding.lower()
         if mode == "valid":
             pd = (0, 0)
+        elif mode == "same" and rule == "paddle":
+            dil = (1, 1)
+            if st != (1, 1):
+                return st, "same", None, dil, g
+            kh, kw = weight_shape[2:]
+            pd = ((kh - 1) // 2, (kw - 1) // 2)
+            extra = (kh - 1 - 2 * pd[0], kw - 1 - 2 * pd[1])
         elif mode == "same":
             if st != (1, 1):
                 raise _c.ArgValueError(f"{op}: padding='same' is not supported for strided "
@@ -348,7 +381,7 @@ def conv_args(weight_shape, stride, padding, dilation, groups, op="conv2d"):
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW",
-           name=None, *, _parsed=None, _one_d=False):
+           name=None, *, _parsed=None, _one_d=False, _rule="torch"):
     """2-D convolution (cross-correlation) of NCHW x with weight, plus bias. (_one_d: x is
     NCL, weight [O, C, k] and the configuration that of a height-1 image: conv1d's op.)"""
     op = "conv1d" if _one_d else "conv2d"
@@ -362,7 +395,8 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     # the 2-D shapes (a height-1 image for conv1d)
     h1 = (lambda sh: sh[:-1] + (1,) + sh[-1:]) if _one_d else (lambda sh: sh)
     ws = h1(weight._data.shape)
-    st, pd, extra, dil, g = _parsed or conv_args(ws, stride, padding, dilation, groups)
+    st, pd, extra, dil, g = _parsed or conv_args(ws, stride, padding, dilation, groups,
+                                                 rule=_rule)
     if _one_d:
         unbatched = x._data.ndim == 2
         x = x.unsqueeze(0) if unbatched else x
@@ -370,6 +404,8 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
         x, unbatched = _batched(x, op)
     xs = h1(x._data.shape)
     _check_conv_operands(x, xs, weight, ws, bias, g, op)
+    if extra is None:       # Note [Two rules for padding='same']
+        pd, extra = _same_pads(xs[2:], ws[2:], st)
     if extra != (0, 0):
         x = pad(x, [0, extra[1]] if _one_d else [0, extra[1], 0, extra[0]])
         xs = h1(x._data.shape)
@@ -402,9 +438,10 @@ def _ntuple(value, op, name, minimum, nd):
     return v
 
 
-def conv_args_nd(weight_shape, stride, padding, dilation, groups, op, nd):
+def conv_args_nd(weight_shape, stride, padding, dilation, groups, op, nd, rule="torch"):
     """conv_args for nd spatial dims: (stride, padding, extra end padding, dilation, groups),
-    the first four nd-tuples."""
+    the first four nd-tuples (padding "same" and extra None: Note [Two rules for
+    padding='same'])."""
     g = _c.count(groups, op, "groups", 1)
     st = _ntuple(stride, op, "stride", 1, nd)
     dil = _ntuple(dilation, op, "dilation", 1, nd)
@@ -413,6 +450,11 @@ def conv_args_nd(weight_shape, stride, padding, dilation, groups, op, nd):
         mode = padding.lower()
         if mode == "valid":
             pd = (0,) * nd
+        elif mode == "same" and rule == "paddle":
+            dil = (1,) * nd
+            if st != (1,) * nd:
+                return st, "same", None, dil, g
+            pd, extra = _same_pads((1,) * nd, weight_shape[2:], st)
         elif mode == "same":
             if st != (1,) * nd:
                 raise _c.ArgValueError(f"{op}: padding='same' is not supported for strided "
@@ -429,7 +471,7 @@ def conv_args_nd(weight_shape, stride, padding, dilation, groups, op, nd):
 
 
 def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, _parsed=None,
-           op="conv3d"):
+           op="conv3d", _rule="torch"):
     """3-D convolution (cross-correlation) of NCDHW (or unbatched CDHW) x with weight
     [O, C / groups, kd, kh, kw], plus bias (Note [N-d convolution])."""
     nd = 3
@@ -443,11 +485,13 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, _
                                f"{op}, but got input of size: {_c.shape_str(x._data.shape)}")
     ws = weight._data.shape
     st, pd, extra, dil, g = _parsed or conv_args_nd(ws, stride, padding, dilation, groups, op,
-                                                    nd)
+                                                    nd, _rule)
     unbatched = x._data.ndim == nd + 1
     x = x.unsqueeze(0) if unbatched else x
     xs = x._data.shape
     _check_conv_operands(x, xs, weight, ws, bias, g, op)
+    if extra is None:       # Note [Two rules for padding='same']
+        pd, extra = _same_pads(xs[2:], ws[2:], st)
     if any(extra):
         x = pad(x, [v for e in reversed(extra) for v in (0, e)])
         xs = x._data.shape

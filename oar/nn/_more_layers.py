@@ -327,6 +327,7 @@ class BatchNorm3D(_L._BatchNorm):
     _ndims = (5,)
     _stats_as_params = True   # Note [Paddle batch-norm statistics are parameters]
     _paddle_format = "NCDHW"
+    _formats = ("NCHW", "NCDHW", "NHWC", "NDHWC")
 
 
 class BatchNorm(_L._BatchNorm):

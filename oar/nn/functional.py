@@ -941,15 +941,39 @@ def _bn_op_ok(x, running_mean, running_var, weight, bias, training):
     return training or not (running_mean.requires_grad or running_var.requires_grad)
 
 
+_BN_FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
+
+
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.9, epsilon=1e-5, name=None, *, eps=None, torch_momentum=None,
-               _unbiased=None):
+               momentum=0.9, epsilon=1e-5, data_format="NCHW", use_global_stats=None,
+               name=None, *, eps=None, torch_momentum=None, _unbiased=None):
     """Paddle's momentum convention: running = momentum * running + (1 - momentum) * batch
     (torch_momentum=m gives PyTorch's: running = (1 - m) * running + m * batch). Running
     statistics are updated in place under no_grad; the variance with PyTorch's unbiased
-    estimate when torch_momentum is given, with Paddle's biased one otherwise."""
+    estimate when torch_momentum is given, with Paddle's biased one otherwise.
+    data_format: Paddle's; only whether the channels are dim 1 ('NC...') or last matters.
+    use_global_stats: None follows training; True normalises with the running statistics
+    (not updated) even in training, as Paddle 3.3.1 does."""
     if eps is not None:
         epsilon = eps
+    if data_format not in _BN_FORMATS:
+        raise ArgValueError("batch_norm: data_format must be one of 'NC', 'NCL', 'NCHW', "
+                            f"'NCDHW', 'NLC', 'NHWC', 'NDHWC' but receive {data_format}")
+    if use_global_stats is False and not training:
+        # Paddle 3.3.1 then normalises with the batch's statistics and updates the running
+        # ones, but its gradient is evaluation's taken with the just-updated running variance
+        # (measured), matching neither forward: refused rather than half-matched
+        raise NotImplementedError("batch_norm: use_global_stats=False with training=False "
+                                  "is not supported; pass training=True")
+    if use_global_stats is not None:
+        training = not use_global_stats
+    if data_format[1] != "C" and isinstance(x, Tensor) and x.ndim > 2:
+        # channels last: normalise the channels-first view, then move them back
+        x = x.transpose([0, x.ndim - 1] + list(range(1, x.ndim - 1)))
+        return _channels_back(batch_norm(x, running_mean, running_var, weight, bias, training,
+                                         momentum, epsilon, eps=eps,
+                                         torch_momentum=torch_momentum, _unbiased=_unbiased),
+                              True)
     if x.ndim < 2:
         raise ArgValueError(f"batch_norm: expected input of at least 2 dimensions [N, C, ...], "
                             f"got {_c.shape_str(x._data.shape)}")
@@ -1260,11 +1284,13 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
 
 # ----------------------------------------------------------------- conv1d, norms, dropout2d
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
-           name=None):
-    """1-D convolution of NCL (or NLC) x with weight [out_channels, in_channels / groups, k]."""
+           name=None, *, _rule="paddle"):
+    """1-D convolution of NCL (or NLC) x with weight [out_channels, in_channels / groups, k]
+    (_rule: whose padding='same', Note [Two rules for padding='same'])."""
     if data_format != "NCL":        # Note [Channels-last convolutions]
         x, moved = _conv_channels_first(x, data_format, "conv1d", 1)
-        return _channels_back(conv1d(x, weight, bias, stride, padding, dilation, groups), moved)
+        return _channels_back(conv1d(x, weight, bias, stride, padding, dilation, groups,
+                                     _rule=_rule), moved)
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
         raise ArgTypeError(f"conv1d: input and weight must be Tensors, got {type(x).__name__} "
                            f"and {type(weight).__name__}")
@@ -1280,7 +1306,7 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     p2 = p if isinstance(p, str) else (0, p)
     # one op (PyTorch's ConvolutionBackward0), computed as a height-1 conv2d
     return _K.conv2d(x, weight, bias, stride=(1, s), padding=p2, dilation=(1, d),
-                     groups=groups, _one_d=True)
+                     groups=groups, _one_d=True, _rule=_rule)
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW",
@@ -1290,8 +1316,9 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     if data_format != "NCHW":       # Note [Channels-last convolutions]
         x, moved = _conv_channels_first(x, data_format, "conv2d", 2)
         return _channels_back(_K.conv2d(x, weight, bias, stride, padding, dilation, groups,
-                                         _parsed=_parsed), moved)
-    return _K.conv2d(x, weight, bias, stride, padding, dilation, groups, _parsed=_parsed)
+                                         _parsed=_parsed, _rule="paddle"), moved)
+    return _K.conv2d(x, weight, bias, stride, padding, dilation, groups, _parsed=_parsed,
+                     _rule="paddle")
 
 
 def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
@@ -1344,6 +1371,11 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
     op = "group_norm"
     if eps is not None:
         epsilon = eps
+    if data_format not in ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+        raise ArgValueError(f"{op}: unsupported data layout:{data_format}")
+    if data_format[1] != "C" and isinstance(x, Tensor) and x.ndim > 2:
+        x = x.transpose([0, x.ndim - 1] + list(range(1, x.ndim - 1)))
+        return _channels_back(group_norm(x, num_groups, epsilon, weight, bias), True)
     _tensor_in(x, op)
     _A.floating_only(x, op)
     if x.ndim < 2:
@@ -1527,7 +1559,8 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
     """3-D convolution of NCDHW (or NDHWC) x with weight [out_channels, in_channels / groups,
     kd, kh, kw] (Note [N-d convolution])."""
     x, moved = _conv_channels_first(x, data_format, "conv3d", 3)
-    return _channels_back(_K.conv3d(x, weight, bias, stride, padding, dilation, groups), moved)
+    return _channels_back(_K.conv3d(x, weight, bias, stride, padding, dilation, groups,
+                                    _rule="paddle"), moved)
 
 
 def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,

@@ -704,8 +704,18 @@ def _paddle_conv_repr(cin, cout, kernel, nd, data_format, stride=1, padding=0,
     return s + f", data_format={data_format}"
 
 
+def _same_needs_zeros(parsed, op):
+    """Paddle's strided padding='same' is worked out from each input's size, so it cannot be
+    padded in a mode ahead of the conv (Paddle asks for an int padding then)."""
+    if parsed[2] is None:
+        raise ArgValueError(f"{op}: when padding_mode in ['reflect', 'replicate', 'circular'], "
+                            "type of padding must be int")
+
+
 class Conv2D(Layer):
     """2-D convolution layer over NCHW input; weight [out_channels, in_channels/groups, kh, kw]."""
+    _same_rule = "paddle"       # Note [Two rules for padding='same']
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
                  data_format="NCHW", *, bias=True):
@@ -731,9 +741,10 @@ class Conv2D(Layer):
                            dilation=dilation, groups=g)      # for the repr, as given
         # checked and parsed once (Note [nn checks at construction])
         self._parsed = _K.conv_args((out_channels, in_channels, *k), stride, padding, dilation,
-                                    g, op)
+                                    g, op, self._same_rule)
         self._mode_pad = None
         if padding_mode != "zeros":
+            _same_needs_zeros(self._parsed, op)
             # as PyTorch (and Paddle): the input padded in that mode, then an unpadded conv
             st, (ph, pw), (eh, ew), dil, g = self._parsed
             self._mode_pad = (padding_mode, [pw, pw + ew, ph, ph + eh])
@@ -777,6 +788,8 @@ Conv2d = Conv2D
 
 class Conv1D(Layer):
     """1-D convolution layer over NCL input; weight [out_channels, in_channels/groups, k]."""
+    _same_rule = "paddle"       # Note [Two rules for padding='same']
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
                  data_format="NCL", *, bias=True):
@@ -800,9 +813,11 @@ class Conv1D(Layer):
                            dilation=dilation, groups=groups)      # for the repr, as given
         # checked once (Note [nn checks at construction]): the height-1 conv2d it runs
         parsed = _K.conv_args((out_channels, in_channels, 1, k), (1, s),
-                              p if isinstance(p, str) else (0, p), (1, d), groups, op)
+                              p if isinstance(p, str) else (0, p), (1, d), groups, op,
+                              self._same_rule)
         self._mode_pad = None
         if padding_mode != "zeros":     # the input padded in that mode, then no padding
+            _same_needs_zeros(parsed, op)
             self._mode_pad = (padding_mode, [parsed[1][1], parsed[1][1] + parsed[2][1]])
             p = 0
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, k
@@ -832,6 +847,8 @@ class Conv1D(Layer):
 class Conv3D(Layer):
     """3-D convolution layer over NCDHW (or NDHWC) input; weight [out_channels,
     in_channels/groups, kd, kh, kw] (Note [N-d convolution])."""
+    _same_rule = "paddle"       # Note [Two rules for padding='same']
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
                  data_format="NCDHW", *, bias=True):
@@ -857,9 +874,10 @@ class Conv3D(Layer):
                            dilation=dilation, groups=g)      # for the repr, as given
         # checked and parsed once (Note [nn checks at construction])
         self._parsed = _K.conv_args_nd((out_channels, in_channels, *k), stride, padding,
-                                       dilation, g, op, 3)
+                                       dilation, g, op, 3, self._same_rule)
         self._mode_pad = None
         if padding_mode != "zeros":
+            _same_needs_zeros(self._parsed, op)
             # as PyTorch (and Paddle): the input padded in that mode, then an unpadded conv
             st, pd, ex, dil, g = self._parsed
             self._mode_pad = (padding_mode, [v for i in (2, 1, 0) for v in (pd[i], pd[i] + ex[i])])
@@ -1188,13 +1206,27 @@ class _BatchNorm(Layer):
                                 f"{list(x.shape)} (running_mean should contain {x.shape[1] if x.ndim > 1 else '?'} "
                                 f"elements not {self.num_features})")
 
+    # the data formats a Paddle class takes (None: the PyTorch door's, channels in dim 1);
+    # Paddle checks them in forward, not at construction
+    _formats: Any = None
+
     def forward(self, x):
         """Batch-normalised x (batch statistics in training, running ones in eval)."""
+        fmt = self._data_format
+        moved = False
+        if fmt is not None and self._formats is not None:
+            if fmt not in self._formats:
+                raise ArgValueError(f"{type(self).__name__}: expected "
+                                    f"{' or '.join(self._formats)} for data_format input, "
+                                    f"got {fmt!r}")
+            if fmt[1] != "C" and isinstance(x, Tensor) and x.ndim > 2:
+                x, moved = x.transpose([0, x.ndim - 1] + list(range(1, x.ndim - 1))), True
         self._check_input(x)
         mean, var = self._stats()
-        return F.batch_norm(x, mean, var, self.weight, self.bias,
-                            training=self.training or mean is None, momentum=self.momentum,
-                            epsilon=self.epsilon, _unbiased=self.torch_momentum)
+        return F._channels_back(F.batch_norm(x, mean, var, self.weight, self.bias,
+                                             training=self.training or mean is None,
+                                             momentum=self.momentum, epsilon=self.epsilon,
+                                             _unbiased=self.torch_momentum), moved)
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses (Paddle's: the data format when
@@ -1211,12 +1243,14 @@ class BatchNorm1D(_BatchNorm):
     _stats_as_params = True   # Note [Paddle batch-norm statistics are parameters]
     _ndims = (2, 3)
     _paddle_format = "NCL"
+    _formats = ("NC", "NCL", "NCHW", "NLC", "NHWC")
 
 
 class BatchNorm2D(_BatchNorm):
     """Batch normalisation over [N, C, H, W] input (Paddle momentum, default 0.9)."""
     _stats_as_params = True   # Note [Paddle batch-norm statistics are parameters]
     _ndims = (4,)
+    _formats = ("NCHW", "NHWC")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -1691,6 +1725,9 @@ class GroupNorm(Layer):
                                 f"{self.num_channels} and {self.num_groups})")
         self.epsilon = _args.number(eps if eps is not None else epsilon, op, "epsilon",
                                     allow_bool=False)
+        if data_format not in ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+            raise ArgValueError(f"{op}: unsupported data layout:{data_format}")
+        self._data_format = data_format
         self.affine = bool(affine)
         if affine and weight_attr is not False:
             self.weight = _param([self.num_channels])
@@ -1706,7 +1743,8 @@ class GroupNorm(Layer):
 
     def forward(self, x):
         """group_norm(x)."""
-        return F.group_norm(x, self.num_groups, self.epsilon, self.weight, self.bias)
+        return F.group_norm(x, self.num_groups, self.epsilon, self.weight, self.bias,
+                            self._data_format)
 
     def extra_repr(self):
         """The text shown inside the layer's repr parentheses (Paddle's)."""

@@ -4,7 +4,7 @@ Paddle's meaning (Paddle 3.3's tensor/linalg.py): p=None is 2 (Frobenius for a w
 tensor); an int axis (or None) takes a vector norm; a list of two axes takes a matrix norm,
 where 2 / -2 are the largest / smallest singular value ('nuc' their sum), 1 / -1 the max /
 min column sum and inf / -inf the max / min row sum of |x|. PyTorch's torch.norm reads
-p=2 with two dims as the Frobenius norm instead (README disagreement table).
+p=2 with two dims as the Frobenius norm instead (docs/doors.md, disagreement table).
 """
 from __future__ import annotations
 

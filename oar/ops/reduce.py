@@ -198,7 +198,7 @@ def _extreme(op, fname):
         """Paddle's max/min: the values over axis (all axes when None), never indices. axis
         may be an int, a list of ints or an integer tensor (as Paddle). PyTorch's
         `max(input, dim)` -> (values, indices) and `max(input, other)` are oar.torch.max
-        (the README's door table); the elementwise form here is oar.maximum / oar.minimum."""
+        (docs/doors.md); the elementwise form here is oar.maximum / oar.minimum."""
         if kwargs:
             raise _args.ArgTypeError(
                 f"{fname}() received unexpected keyword argument "

@@ -998,7 +998,7 @@ def _pieces(x, sizes, d, name):
 def split(x, num_or_sections, axis=0, name=None, **kwargs):
     """Paddle's split: an int is the number of pieces (the axis must divide evenly); a list
     gives the piece sizes (one -1 infers a size). Returns a list of views. PyTorch's split
-    (an int is the size of each piece) is oar.torch.split (the README's door table); as in Paddle,
+    (an int is the size of each piece) is oar.torch.split (docs/doors.md); as in Paddle,
     its keywords `dim=` and `split_size_or_sections=` are refused here rather than read with
     the other meaning."""
     if kwargs:

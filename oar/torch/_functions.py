@@ -30,7 +30,7 @@ from ._tensor import DTYPES, Size, Tensor, dtype, return_types
 
 # Note [Door conflicts]
 # Where the two frameworks give one spelling two meanings, the core (`oar`, `oar.Tensor`) has
-# Paddle 3.3.1's and this module PyTorch 2.13's; the README's door table is the table, and
+# Paddle 3.3.1's and this module PyTorch 2.13's; the door table in docs/doors.md is the table, and
 # tests/test_doors_conflicts.py checks every row in both doors against both frameworks. Each
 # function here takes only PyTorch's argument forms (Paddle 3.3 reads some PyTorch forms too,
 # `gather(x, 1, index)`, `transpose(x, 0, 1)`; the core follows it) and is built from core

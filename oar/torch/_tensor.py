@@ -82,7 +82,7 @@ _BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
 class Size(_CoreSize):
     """torch.Size: a tuple of ints printed as `torch.Size([2, 3])`. Slicing and `+` give a
     Size. (Unlike torch.Size it also compares equal to a list: shared core code compares
-    shapes with lists; the README's door table.)"""
+    shapes with lists; the door table in docs/doors.md.)"""
 
     def __repr__(self):
         return f"torch.Size({list(self)})"

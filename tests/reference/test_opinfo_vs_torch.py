@@ -5,7 +5,7 @@ non-contiguous inputs), the float64 gradients of a random cotangent and the grad
 compared with torch 2.13. CI runs a sample (float32 and float64, ten samples per op, every
 variant); `pytest -m slow` runs every sample in float32, float64, int64 and bool.
 
-KNOWN lists what still differs, per op, as (variant, kind) -> the reason; the README's door
+KNOWN lists what still differs, per op, as (variant, kind) -> the reason; docs/doors.md's door
 table summarises it. The test is a ratchet both ways: a finding not listed fails, and a
 listed (variant, kind) that no longer occurs fails too, so the list only shrinks.
 """
@@ -16,7 +16,7 @@ pytest.importorskip("expecttest")   # OpInfo's module imports it
 
 from tests.reference import opinfo as H  # noqa: E402
 
-# Reasons, written once, cited below (the README's door table lists them).
+# Reasons, written once, cited below (the door table in docs/doors.md lists them).
 TIES = ("integer and bool inputs with equal values: which index torch reports among ties "
         "follows its C++ sort/selection algorithms; oar's order is stable (values agree)")
 STORAGE = ("as_strided addresses the whole storage; the harness copies only the span the "

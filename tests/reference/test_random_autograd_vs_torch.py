@@ -40,21 +40,21 @@ HUNT_LOG = os.environ.get("OAR_HUNT_LOG")
 # empty_offset,class,dtype stops generating (or reporting) those kinds. Never set in CI.
 HUNT_SKIP = set(filter(None, os.environ.get("OAR_HUNT_SKIP", "").split(",")))
 
-# Documented disagreements (README "Where Paddle and PyTorch disagree"): oar refuses writes into
+# Documented disagreements (docs/doors.md): oar refuses writes into
 # windows whose elements overlap (torch lets some through, order-dependent).
-DOC_OVERLAP = "oar refuses writes into overlapping windows (README)"
+DOC_OVERLAP = "oar refuses writes into overlapping windows (docs/doors.md)"
 # fill_/zero_ on a view whose elements overlap (an expanded view): torch lets the write
 # through but its backward through CopySlices then raises; oar gives the exact gradient
 # torch's own internal asserts (bugs in torch, e.g. retain_grad then an in-place op on an
 # output of a multi-output Function): nothing to compare against
 TORCH_BUG = "torch fails an internal assert (a torch bug): the program stops here"
-DOC_FILL_OVERLAP = "oar differentiates fill_/zero_ on an expanded view; torch raises (README)"
+DOC_FILL_OVERLAP = "oar differentiates fill_/zero_ on an expanded view; torch raises (docs/doors.md)"
 # two tensors of different kinds (a float tensor times an int64 one): the core is the Paddle
 # door, which raises Paddle's TypeError where torch promotes (Note [Paddle type promotion])
-DOC_PADDLE_PROMOTION = "the Paddle door refuses mixed-kind tensors as Paddle (README)"
+DOC_PADDLE_PROMOTION = "the Paddle door refuses mixed-kind tensors as Paddle (docs/doors.md)"
 # retain_grad on a tensor that needs no gradient: the core (the Paddle door) does nothing, as
 # Paddle's retain_grads; torch raises
-DOC_PADDLE_RETAIN = "the Paddle door's retain_grad on a tensor without grad does nothing (README)"
+DOC_PADDLE_RETAIN = "the Paddle door's retain_grad on a tensor without grad does nothing (docs/doors.md)"
 
 
 # ---------------------------------------------------------------- custom Functions, per framework
@@ -209,7 +209,7 @@ def _compare_state(P, before, check_versions=True):
         if "empty_offset" in HUNT_SKIP and b.numel() == 0:
             continue
         # strides and offset of an empty view reach no memory; oar keeps NumPy's (t[::2] of
-        # an empty view keeps stride 1 where torch gives 2): README, disagreement table
+        # an empty view keeps stride 1 where torch gives 2): docs/doors.md, disagreement table
         same_strides = tuple(a.stride()) == tuple(b.stride()) or b.numel() == 0
         same_offset = a.storage_offset() == b.storage_offset() or b.numel() == 0
         if n in P.same_layout and not (same_strides and same_offset):

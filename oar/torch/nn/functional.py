@@ -381,7 +381,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 # ------------------------------------------------------------------ conv and pooling
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution of (N, C, L) input with weight [out, in / groups, k]."""
-    return _F.conv1d(input, weight, bias, stride, padding, dilation, groups)
+    return _F.conv1d(input, weight, bias, stride, padding, dilation, groups, _rule="torch")
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

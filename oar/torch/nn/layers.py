@@ -135,6 +135,8 @@ class Bilinear(Module):
 
 # ---------------------------------------------------------------------- convolutions
 class _ConvRepr:
+    _same_rule = "torch"        # Note [Two rules for padding='same']
+
     def extra_repr(self):
         """PyTorch's: channels, kernel_size, stride, then what differs from the defaults."""
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
