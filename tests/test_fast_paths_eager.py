@@ -311,3 +311,27 @@ def test_a_storage_is_watched_only_while_a_saved_record_lives():
     y = w * x                       # saved again: logged again
     y.sum().backward()              # backward frees the record
     assert not x._storage.watched
+
+
+# ------------------------------------------------------------ Note [Fast reduction]
+@pytest.mark.parametrize("args", [(), (1,), (-1,), (0, True), (1, False), (2,), (-3,),
+                                  (True,), (None, True), ((0, 1),)])
+@pytest.mark.parametrize("name", ["sum", "mean", "prod"])
+def test_reductions_match_torch(name, args):
+    def f(lib):
+        x = lib.tensor(np.arange(1.0, 7.0).reshape(2, 3), requires_grad=True)
+        r = getattr(x, name)(*args)
+        r.sum().backward()
+        return lib.cat([r.reshape(-1), x.grad.reshape(-1)]) if r.requires_grad else r
+    _same(f)
+    for lib in (torch, ot):   # the node's name too
+        x = lib.tensor(np.arange(1.0, 7.0).reshape(2, 3), requires_grad=True)
+        try:
+            names = [type(getattr(x, name)(*args).grad_fn).__name__ if lib is torch else
+                     getattr(x, name)(*args).grad_fn.name()]
+        except Exception:   # noqa: BLE001 - the refusal is compared above
+            return
+        if lib is torch:
+            want = names
+        else:
+            assert names == want

@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
-from ..tensor import Tensor, wrap_as
+from ..tensor import FIELD_CLASSES as _FIELDS, Tensor, wrap_as
 from . import args as _args
 from . import registry
 from .registry import OpDef, declare
@@ -136,6 +136,19 @@ MEAN = OpDef("mean", _k_mean, _b_mean, attrs=(("axis", None), ("keepdim", False)
 
 def _reduction(op):
     def fn(x, axis=None, keepdim=False, dtype=None, name=None, *, dim=None, keepdims=None):
+        # Note [Fast reduction]
+        # x.sum(), x.sum(1), x.mean(-1, True) on a tensor of a field class (Note [Field
+        # classes]) with an int or no axis in range, a bool keepdim, no dtype and no
+        # aliases: the checks below all pass, so the attrs are built at once, the same
+        # (a normalised one-axis tuple, or None) as the general path builds them
+        if (x.__class__ in _FIELDS and dim is None and keepdims is None and dtype is None
+                and (keepdim is False or keepdim is True)):
+            if axis is None and keepdim is False:
+                return registry.dispatch(op, (x,), (None, False, None))
+            if axis.__class__ is int:
+                nd = x._data.ndim
+                if nd and -nd <= axis < nd:
+                    return registry.dispatch(op, (x,), ((axis % nd,), keepdim, None))
         x = _args.input_tensor(x, op.name)
         if dim is not None:
             axis = dim
@@ -148,7 +161,7 @@ def _reduction(op):
         if isinstance(dtype, bool):
             keepdim, dtype = dtype, None      # PyTorch order: sum(x, dim, keepdim)
         axes = _axes(axis, x._data.ndim, op.name)
-        if axes is None and axis is not None:
+        if axes is None and (axis is not None or keepdim is True):
             # dims given ([] or a dim of a 0-d tensor): all of them, spelled out, so the node
             # is PyTorch's of the dim overload (SumBackward1, Note [Node names])
             axes = tuple(range(x._data.ndim))

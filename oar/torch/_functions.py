@@ -902,6 +902,23 @@ def _scan_spelling(name):
 
 cumprod = _scan_spelling("cumprod")
 Tensor.cumprod, Tensor.cumprod_ = cumprod, _scan_spelling("cumprod_")
+_NO_DIM = object()
+
+
+def _prod(input, dim=_NO_DIM, keepdim=False, *, dtype=None, out=None):
+    # PyTorch's prod has one int dim or none (no None, no list: Paddle's core takes both)
+    x = _tensor(input, "prod")
+    kw = {} if dtype is None else {"dtype": dtype}
+    if out is not None:
+        kw["out"] = out
+    if dim is _NO_DIM:
+        return _CORE["prod"](x, **kw)
+    return _CORE["prod"](x, _dim(x, dim, "prod"), _bool(keepdim), **kw)
+
+
+prod = _named("prod", _prod, "The product of input's elements, or along one int dim (as "
+              "PyTorch: no list of dims).")
+Tensor.prod = prod
 
 
 def _logcumsumexp(input, dim, *, out=None):
@@ -930,4 +947,4 @@ def _meshgrid(*tensors, indexing=None):
 
 meshgrid = _named("meshgrid", _meshgrid, "Coordinate grids from 1-D tensors ('ij' or 'xy' "
                   "indexing); without indexing=, PyTorch's one-time warning and 'ij'.")
-__all__ += ["cumprod", "logcumsumexp", "meshgrid"]
+__all__ += ["cumprod", "prod", "logcumsumexp", "meshgrid"]
