@@ -24,6 +24,11 @@ import numpy as np  # noqa: E402
 
 import oar  # noqa: E402
 from oar import storage  # noqa: E402
+
+try:   # run as a script from bench/ or as the bench package
+    from workloads import chain20  # noqa: E402
+except ImportError:
+    from bench.workloads import chain20  # noqa: E402
 from oar.nn import functional as F  # noqa: E402
 
 try:
@@ -118,15 +123,7 @@ def _chain_case():
     tw = torch.randn(16, requires_grad=True)
     tx = torch.randn(16)
 
-    def chain(w, x):
-        h = w * 1.0
-        for _ in range(4):
-            h = h * x
-            h.add_(0.5)
-            h = h.tanh()
-            h = h * 1.5
-            h = h + w
-        h.sum().backward()
+    chain = chain20
     jitted = oar.jit(chain)
     return {"name": "autograd 20-op chain, 16 elements (forward+backward)", "target": 0.3,
             "fns": {"oar eager": lambda: chain(ow, ox), "oar.jit": lambda: jitted(ow, ox),

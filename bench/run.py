@@ -25,8 +25,10 @@ import oar  # noqa: E402
 
 try:   # run as a script (python bench/run.py) or as a module (python -m bench.run)
     from eager import eager_cases  # noqa: E402
+    from workloads import chain20  # noqa: E402
 except ImportError:
     from bench.eager import eager_cases  # noqa: E402
+    from bench.workloads import chain20  # noqa: E402
 
 try:
     import torch  # noqa: E402
@@ -105,21 +107,12 @@ def autograd_cases():
         h.mul_(tx).add_(1.0).relu_()
         h.sum().backward()
 
-    def chain(lib, w, x):
-        h = w * 1.0
-        for i in range(4):
-            h = h * x
-            h.add_(0.5)
-            h = h.tanh()
-            h = h * 1.5
-            h = h + w
-        h.sum().backward()
 
     return [
         Case("autograd, forward+backward (16 elements)", "mul + sum", o_mul, t_mul, target=0.5),
         Case("autograd, forward+backward (16 elements)", "mul, mul_, add_, relu_, sum", o_inplace, t_inplace, target=0.5),
-        Case("autograd, forward+backward (16 elements)", "20-op chain", lambda: chain(oar, ow, ox),
-             lambda: chain(torch, tw, tx), target=0.5),
+        Case("autograd, forward+backward (16 elements)", "20-op chain", lambda: chain20(ow, ox),
+             lambda: chain20(tw, tx), target=0.5),
     ]
 
 
