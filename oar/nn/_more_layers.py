@@ -209,7 +209,7 @@ class PReLU(Layer):
         self._weight = self.create_parameter(
             [self._num_parameters], attr=weight_attr,
             default_initializer=lambda p: p.set_value(
-                np.full(p.shape, init, dtype=np.float32)))
+                np.full(p.shape, init, dtype=p._data.dtype)))
 
     def forward(self, x):
         """prelu(x, weight, data_format)."""
@@ -335,6 +335,9 @@ class BatchNorm(_L._BatchNorm):
     channels in dim 1 (NCHW) or last (NHWC), statistics as non-trainable parameters (Note
     [Paddle batch-norm statistics are parameters]), then an optional activation by name."""
     _stats_as_params = True
+    # its dtype argument (only float32 here), not the default dtype, as Paddle's (Note
+    # [Parameters take the default dtype])
+    _param_dtype = "float32"
     _acts = {"relu": F.relu, "sigmoid": F.sigmoid, "tanh": F.tanh}
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,

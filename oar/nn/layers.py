@@ -18,6 +18,7 @@ from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.inplace import bump
 from ..ops import args as _args
+from ..storage import new_storage
 from ..tensor import Tensor
 from . import _checks as _c
 from . import _kernels as _K
@@ -146,8 +147,37 @@ def _unique_name(layer, name_scope):
 # against paddle's own layers.
 
 
-def _param(shape, dtype="float32"):
-    return Parameter(np.zeros(shape, dtype=_dt.as_dtype(dtype).np))
+# Note [Parameters take the default dtype]
+# Both frameworks create a layer's parameters and floating buffers in the default dtype of
+# the moment of creation (paddle.set_default_dtype / torch.set_default_dtype, one setting in
+# oar: oar/dtypes.py); a layer built after set_default_dtype('float64') is float64
+# throughout. Layers make their parameters through _param here (the PyTorch door's through
+# oar/torch/nn/layers.py's _np_dtype), so a dtype left as None means "the default now". The
+# exceptions are Paddle's own: the legacy nn.BatchNorm takes dtype='float32' as an argument,
+# and BatchNorm1D/2D/3D stay float32 under a float16 default (_BatchNorm.__init__).
+def _param(shape, dtype=None):
+    return Parameter(np.zeros(shape, dtype=_default_np(dtype)))
+
+
+def _recast(t, want):
+    """t (the same object) over its data converted to the NumPy dtype want (Note [Paddle
+    layer casts]): a fresh storage, no longer a view of anything."""
+    if t._data.dtype != want:
+        t._data = t._data.astype(want)
+        t._storage = new_storage(t._data)
+        t._base = None
+        t._view = None
+
+
+def _legacy_bn():
+    from ._more_layers import BatchNorm
+    return [BatchNorm]
+
+
+def _default_np(dtype=None):
+    """dtype's NumPy dtype; None: the default dtype now (Note [Parameters take the default
+    dtype])."""
+    return (_dt.get_default_dtype() if dtype is None else _dt.as_dtype(dtype)).np
 
 
 def _refuse_unhonoured_attrs(init):
@@ -333,14 +363,24 @@ class Layer:
 
     add_module = add_sublayer
 
-    def create_parameter(self, shape, dtype="float32", default_initializer=None, is_bias=False, attr=None):
-        """A new Parameter of the given shape (Xavier-uniform, or zeros for a bias)."""
+    def create_parameter(self, shape, attr=None, dtype=None, is_bias=False,
+                         default_initializer=None, device=None):
+        """A new Parameter of the given shape (Xavier-uniform, or zeros for a bias), of dtype
+        or else the default dtype (Paddle's argument order; Note [Parameters take the
+        default dtype])."""
+        if device is not None and str(device).split(":")[0].lower() not in ("cpu", "place(cpu)"):
+            raise RuntimeError(f"{type(self).__name__}.create_parameter(device={device!r}): oar "
+                               "runs on the CPU only")
         p = _param(shape, dtype)
         _check_param_attr(attr, "create_parameter", "attr")
         if default_initializer is not None:
             default_initializer(p)
-        elif not is_bias:
-            init.xavier_uniform_(p)
+        elif not is_bias and p._data.size:
+            # Paddle's Xavier fans, which take a 1-D shape [n] as fan_in = fan_out = n
+            from ..param_attr import _fans
+            fan_in, fan_out = _fans(list(p._data.shape))
+            limit = math.sqrt(6.0 / (fan_in + fan_out))
+            init.uniform_(p, -limit, limit)
         apply_param_attr(p, attr)   # Note [Parameter attributes]
         return p
 
@@ -512,9 +552,38 @@ class Layer:
         for p in self.parameters():
             p.clear_grad(not set_to_none)
 
+    # Note [Paddle layer casts]
+    # Paddle 3.3.1 converts a layer's tensors in place: the same Parameter and buffer objects
+    # (so an optimizer built before still holds them, its state untouched) over new data of
+    # the new dtype, each gradient converted with its parameter. Which tensors it converts
+    # depends on the method: to(dtype=...), type(), astype(), double() and half() convert
+    # every parameter and buffer, integer ones too (an int64 buffer becomes float64);
+    # float(), float16() and bfloat16() convert only floating ones, skip layers whose exact
+    # type is in excluded_layers, and float16()/bfloat16() skip nn.BatchNorm by default. oar
+    # does the same; the PyTorch door's Module overrides these with torch's rules (floating
+    # only, oar/torch/nn/modules.py).
+    def _cast_tensors(self, dtype, floating_only=False, excluded=()):
+        want = _dt.as_dtype(dtype).np
+        seen = set()
+        for layer in self.sublayers(include_self=True):
+            if type(layer) in excluded:
+                continue
+            for d in (layer._parameters, layer._buffers):
+                for t in d.values():
+                    if t is None or id(t) in seen:
+                        continue
+                    seen.add(id(t))
+                    if floating_only and not _dt.is_float(t._data.dtype):
+                        continue
+                    _recast(t, want)
+                    if t._grad is not None:
+                        _recast(t._grad, want)
+        return self
+
     def to(self, *args, **kwargs):
-        """CPU only: to('cpu') / to(dtype=float32) are no-ops; another device or dtype is
-        refused rather than silently ignored."""
+        """Converts every parameter and buffer (integer ones too, as Paddle) to dtype, in
+        place on the same objects (Note [Paddle layer casts]); the device may only be the
+        CPU (oar runs there). Returns self."""
         dev = kwargs.pop("device", None)
         dtype = kwargs.pop("dtype", None)
         kwargs.pop("non_blocking", None)
@@ -522,7 +591,10 @@ class Layer:
         if kwargs:
             raise ArgTypeError(f"{type(self).__name__}.to: unexpected keyword(s) {list(kwargs)}")
         for a in args:
-            if isinstance(a, _dt.DType) or (isinstance(a, str) and a in _dt_names()):
+            if a is None or isinstance(a, bool):       # Paddle's positional blocking
+                continue
+            if isinstance(a, _dt.DType) or (isinstance(a, str) and a in _dt_names()) or \
+                    isinstance(a, np.dtype) or (isinstance(a, type) and issubclass(a, np.generic)):
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype = a.dtype
@@ -533,17 +605,71 @@ class Layer:
                                "(Torch not compiled with CUDA enabled)")
         if dtype is not None:
             try:
-                want = _dt.as_dtype(dtype)
+                _dt.as_dtype(dtype)
             except Exception as e:
                 raise ArgTypeError(f"{type(self).__name__}.to: unknown dtype {dtype!r}") from e
-            if any(p._data.dtype != want.np for p in self.parameters()):
-                raise NotImplementedError(f"{type(self).__name__}.to(dtype={want.name}): "
-                                          "converting parameters is not supported yet")
+            self._cast_tensors(dtype)
         return self
 
-    def float(self):
-        """self: parameters are float32 already."""
-        return self
+    def _checked_cast_dtype(self, dtype, op):
+        """dtype if Paddle's type()/astype() accept it (a dtype object or one of its names),
+        else Paddle's ValueError."""
+        names = ("bfloat16", "float16", "float32", "float64", "int8", "int16", "int32",
+                 "int64", "uint8", "complex64", "complex128", "bool")
+        ok = isinstance(dtype, (_dt.DType, np.dtype)) or (type(dtype) is str and dtype in names)
+        if ok:
+            try:
+                return _dt.as_dtype(dtype)
+            except Exception:
+                ok = False
+        raise ArgValueError(f"{type(self).__name__}.{op}: dtype must be one of "
+                            f"{', '.join(repr(n) for n in names)}, a paddle dtype or a NumPy "
+                            f"dtype, got {dtype!r}")
+
+    def type(self, dst_type):
+        """Converts every parameter and buffer to dst_type (Note [Paddle layer casts])."""
+        return self._cast_tensors(self._checked_cast_dtype(dst_type, "type"))
+
+    def astype(self, dtype=None):
+        """Converts every parameter and buffer to dtype (Note [Paddle layer casts])."""
+        return self._cast_tensors(self._checked_cast_dtype(dtype, "astype"))
+
+    def double(self):
+        """Converts every parameter and buffer to float64, integer ones too (Note [Paddle
+        layer casts])."""
+        return self._cast_tensors(_dt.float64)
+
+    def half(self):
+        """Converts every parameter and buffer to float16, integer ones too (Note [Paddle
+        layer casts])."""
+        return self._cast_tensors(_dt.float16)
+
+    def _float_cast(self, dtype, excluded_layers):
+        if isinstance(excluded_layers, type):
+            excluded_layers = [excluded_layers]
+        elif isinstance(excluded_layers, (list, tuple)):
+            excluded_layers = list(excluded_layers)
+        else:
+            raise ArgTypeError(f"excluded_layers should be type nn.Layer or list, but got "
+                               f"{type(excluded_layers).__name__}.")
+        return self._cast_tensors(dtype, floating_only=True, excluded=tuple(excluded_layers))
+
+    def float(self, excluded_layers=None):
+        """Converts floating parameters and buffers to float32, except in layers whose type
+        is in excluded_layers (Note [Paddle layer casts])."""
+        return self._float_cast(_dt.float32, [] if excluded_layers is None else excluded_layers)
+
+    def float16(self, excluded_layers=None):
+        """Converts floating parameters and buffers to float16, except in layers whose type
+        is in excluded_layers (default: nn.BatchNorm, as Paddle)."""
+        return self._float_cast(_dt.float16, _legacy_bn() if excluded_layers is None
+                                else excluded_layers)
+
+    def bfloat16(self, excluded_layers=None):
+        """Converts floating parameters and buffers to bfloat16, except in layers whose type
+        is in excluded_layers (default: nn.BatchNorm, as Paddle)."""
+        return self._float_cast(_dt.bfloat16, _legacy_bn() if excluded_layers is None
+                                else excluded_layers)
 
     # call ---------------------------------------------------------------------------
     def forward(self, *args, **kwargs):
@@ -1122,6 +1248,7 @@ class _BatchNorm(Layer):
     # (torch's named_buffers); paddle.summary counts them either way (Note [Summary rows as
     # Paddle's] in oar/hapi/model_summary.py).
     _stats_as_params = False
+    _param_dtype = None   # None: the default dtype (the legacy nn.BatchNorm: float32)
     _paddle_format = "NCHW"     # the data_format a Paddle class defaults to (its repr)
 
     def __init__(self, num_features, momentum=None, epsilon=1e-5, weight_attr=None,
@@ -1144,20 +1271,23 @@ class _BatchNorm(Layer):
         self.num_features = num_features
         self._data_format, self._repr_name = data_format, name      # for the repr
         self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
+        stat_dt = _default_np(self._param_dtype)   # Note [Parameters take the default dtype]
+        if self._stats_as_params and stat_dt == np.float16:
+            stat_dt = np.dtype(np.float32)   # Paddle's BatchNorm*D: float32 under a float16 default
         if affine and weight_attr is not False:
-            self.weight = _param([num_features])
+            self.weight = _param([num_features], stat_dt)
         else:
             self._parameters["weight"] = None
         if affine and bias_attr is not False:
-            self.bias = _param([num_features])
+            self.bias = _param([num_features], stat_dt)
         else:
             self._parameters["bias"] = None
         for n in self._stat_names:
             if self._stats_as_params and track_running_stats:
-                self.add_parameter(n, Parameter(np.zeros(num_features, np.float32),
+                self.add_parameter(n, Parameter(np.zeros(num_features, stat_dt),
                                                 requires_grad=False))
             else:
-                self.register_buffer(n, Tensor._wrap(np.zeros(num_features, np.float32))
+                self.register_buffer(n, Tensor._wrap(np.zeros(num_features, stat_dt))
                                      if track_running_stats else None)
         self.reset_parameters()
 

@@ -37,7 +37,8 @@ __all__ = [
 
 
 def _np_dtype(dtype):
-    return np.dtype(np.float32) if dtype is None else _dt.as_dtype(dtype).np
+    # None: torch.get_default_dtype() now (Note [Parameters take the default dtype])
+    return (_dt.get_default_dtype() if dtype is None else _dt.as_dtype(dtype)).np
 
 
 def _factory(device, dtype):
