@@ -335,3 +335,87 @@ def test_reductions_match_torch(name, args):
             want = names
         else:
             assert names == want
+
+
+# ------------------------------------------------------------ Note [Fast transpose]
+@pytest.mark.parametrize("make, dims", [
+    (lambda lib: lib.arange(6.0).reshape(2, 3), (0, 1)),
+    (lambda lib: lib.arange(6.0).reshape(2, 3), (-1, 0)),
+    (lambda lib: lib.arange(24.0).reshape(2, 3, 4), (0, 2)),
+    (lambda lib: lib.arange(6.0).reshape(2, 3), (1, 1)),
+    (lambda lib: lib.tensor(5.0), (0, -1)),                 # 0-d
+    (lambda lib: lib.arange(6.0).reshape(2, 3), (0, 2)),   # out of range
+    (lambda lib: lib.arange(6.0).reshape(2, 3), (True, 0)),   # a bool is not a dim
+    (lambda lib: lib.arange(6.0).reshape(2, 3), (np.int64(1), 0)),
+    (lambda lib: lib.arange(6.0).reshape(2, 3), (1.0, 0)),
+])
+def test_transpose_matches_torch(make, dims):
+    def f(lib):
+        x = make(lib).requires_grad_()
+        y = x.transpose(*dims)
+        (y * lib.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+        assert y._base is x if lib is ot else y._base is x
+        return lib.cat([y.reshape(-1), x.grad.reshape(-1),
+                        lib.tensor([float(s) for s in y.stride()])])
+    _same(f)
+
+
+# ------------------------------------------------------------ Note [Fast matmul]
+@pytest.mark.parametrize("case", ["2d", "batched", "broadcast_batch", "f64", "f16", "vec_mat",
+                                  "mat_vec", "inner_mismatch", "batch_mismatch", "dtype_mix",
+                                  "grad", "transposed_operand", "empty"])
+def test_matmul_matches_torch(case):
+    draws = {}
+
+    def t(lib, *shape, dt=np.float32):
+        rng = draws.setdefault(lib, np.random.default_rng(0))   # the same draws for both
+        return lib.tensor(rng.standard_normal(shape).astype(dt))
+
+    def f(lib):
+        if case == "2d":
+            return t(lib, 3, 4) @ t(lib, 4, 5)
+        if case == "batched":
+            return t(lib, 2, 3, 4) @ t(lib, 2, 4, 5)
+        if case == "broadcast_batch":
+            return t(lib, 2, 1, 3, 4) @ t(lib, 3, 4, 2)
+        if case == "f64":
+            return t(lib, 3, 4, dt=np.float64) @ t(lib, 4, 2, dt=np.float64)
+        if case == "f16":
+            return (t(lib, 8, 16, dt=np.float16) @ t(lib, 16, 4, dt=np.float16)).float()
+        if case == "vec_mat":
+            return t(lib, 4) @ t(lib, 4, 3)
+        if case == "mat_vec":
+            return t(lib, 3, 4) @ t(lib, 4)
+        if case == "inner_mismatch":
+            return t(lib, 3, 4) @ t(lib, 5, 2)
+        if case == "batch_mismatch":
+            return t(lib, 2, 3, 4) @ t(lib, 3, 4, 5)
+        if case == "dtype_mix":
+            return t(lib, 3, 4) @ t(lib, 4, 2, dt=np.float64)
+        if case == "grad":
+            a = t(lib, 3, 4).requires_grad_()
+            b = t(lib, 4, 5).requires_grad_()
+            (a @ b).pow(2).sum().backward()
+            return lib.cat([a.grad.reshape(-1), b.grad.reshape(-1)])
+        if case == "transposed_operand":
+            return t(lib, 4, 3).t() @ t(lib, 4, 5)
+        return t(lib, 0, 4) @ t(lib, 4, 3)
+    (tk, tv), (ok, ov) = _both(f)
+    assert ok == tk, (tv, ov)
+    assert (tk == "err") == (case in ("inner_mismatch", "batch_mismatch", "dtype_mix")), tv
+    if tk == "err":
+        _same_error(ov, tv)
+    elif case == "f16":   # computed in float32 and rounded once, as torch: bit for bit
+        np.testing.assert_array_equal(ov, tv)
+    else:
+        np.testing.assert_allclose(ov, tv, rtol=1e-5, atol=1e-6)
+
+
+def test_matmul_under_capture_replays_with_new_values():
+    f = oar.jit(lambda a, b: a @ b)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        a = rng.standard_normal((3, 4)).astype(np.float32)
+        b = rng.standard_normal((4, 2)).astype(np.float32)
+        np.testing.assert_allclose(f(oar.to_tensor(a), oar.to_tensor(b)).numpy(), a @ b,
+                                   rtol=1e-6)

@@ -243,6 +243,27 @@ def _b_matmul(ctx, g):
 MATMUL = OpDef("matmul", _k_matmul, _b_matmul, needs={"x": ("y",), "y": ("x",)}, inputs=("x", "y"),
                attrs=(("transpose_x", False), ("transpose_y", False)),
                doc="Matrix product x @ y (batched, broadcasting batch dims; optional transposes).")
+
+
+# Note [Fast matmul]
+# dispatch's fast path (Note [Fast path]) for matmul: two float32 or float64 operands of one
+# dtype, both at least 2-D, inner sizes that agree and no transpose attrs. Then every check
+# of _k_matmul passes and np.matmul is its whole work. Anything else makes the kernel
+# decline with None and dispatch runs the general path: 1-D operands (safety: the shape test
+# below would index a missing dim), and, as scope, float16 (the general path's float32
+# opmath is the one checked against torch, Note [bfloat16 opmath]), sizes that do not agree
+# and batch dims that do not broadcast (np.matmul would raise too; declining lets the
+# general path word the error). `out=` is how a capture replays it.
+def _fast_matmul(a, b, out=None):
+    if a.itemsize < 4 or a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
+        return None
+    try:
+        return np.matmul(a, b, out=out)
+    except ValueError:   # batch dims that do not broadcast: the general path's error
+        return None
+
+
+MATMUL.fast = _fast_matmul
 _matmul = declare(MATMUL, aliases=("mm",))
 
 

@@ -544,18 +544,20 @@ def dispatch(op, args, attrs):
                 res = fast(*arrays, *op.fast_const)
             except ValueError as e:
                 _fast_failed(op, arrays, e)
-            if res.__class__ is not _ndarray:
-                res = np.asarray(res)
-            out = wrap_result(result_class(args), res)   # Note [Result layout per door]
-            if _RECORDER is not None:   # Note [Capture and replay]
-                _RECORDER.tensors(args)
-                _RECORDER.step("w", fast, (*arrays, *op.fast_const), {"out": res}, (res,))
-            if op.differentiable and _STATE.enabled and _needs_grad(args):
-                node, needs_out, _ = _make_node(op, args, attrs)
-                _attach(node, out, needs_out)
-            if _TIMELINE is not None:   # Note [Memory timeline]
-                _TIMELINE.op(op.name, out)
-            return out
+            if res is not None:   # None: the kernel declined (Note [Fast matmul])
+                if res.__class__ is not _ndarray:
+                    res = np.asarray(res)
+                out = wrap_result(result_class(args), res)   # Note [Result layout per door]
+                if _RECORDER is not None:   # Note [Capture and replay]
+                    res = out._data   # what the result holds (wrap_result may have copied)
+                    _RECORDER.tensors(args)
+                    _RECORDER.step("w", fast, (*arrays, *op.fast_const), {"out": res}, (res,))
+                if op.differentiable and _STATE.enabled and _needs_grad(args):
+                    node, needs_out, _ = _make_node(op, args, attrs)
+                    _attach(node, out, needs_out)
+                if _TIMELINE is not None:   # Note [Memory timeline]
+                    _TIMELINE.op(op.name, out)
+                return out
     if op.kind == "pointwise":
         shape = None
         for a in args:   # Note [Broadcast errors]

@@ -702,12 +702,18 @@ def transpose(x, perm=None, dim1=None, name=None, *, dim0=None):
         if dim1 is None:
             raise ArgTypeError("transpose(): needs a permutation list (Paddle) or two dims "
                                "(PyTorch)")
-        a = A.axis(perm, nd, "transpose", "dim0")
-        b = A.axis(dim1, nd, "transpose", "dim1")
-        p = list(range(nd))
-        if nd:
-            p[a], p[b] = p[b], p[a]
-        p = tuple(p)
+        return swap_dims(x, A.axis(perm, nd, "transpose", "dim0"),
+                         A.axis(dim1, nd, "transpose", "dim1"))
+    return R.view_of(TRANSPOSE_OP, x, x._data.transpose(p), (p,))
+
+
+def swap_dims(x, a, b):
+    """The view of x with dims a and b (normalised, in range) exchanged: transpose's body."""
+    nd = x._data.ndim
+    p = list(range(nd))
+    if nd:
+        p[a], p[b] = p[b], p[a]
+    p = tuple(p)
     return R.view_of(TRANSPOSE_OP, x, x._data.transpose(p), (p,))
 
 

@@ -23,8 +23,8 @@ from ..ops import registry as _R
 from ..ops.registry import FUNCTIONS as _CORE
 from ..ops.registry import OPS as _OPS
 from ..ops.norms import _float_input, _vector_norm, nuclear_norm as _nuclear_norm
-from ..ops.views import _pieces, chunk_sizes as _chunk_sizes
-from ..tensor import Tensor as _CoreTensor
+from ..ops.views import _pieces, chunk_sizes as _chunk_sizes, swap_dims as _swap_dims
+from ..tensor import FIELD_CLASSES as _FIELDS, Tensor as _CoreTensor
 from ..tensor import wrap_as
 from ._tensor import DTYPES, Size, Tensor, dtype, return_types
 
@@ -511,6 +511,14 @@ def _index_add_(input, dim, index, source, *, alpha=1):
 
 # --------------------------------------------------------------------------- views
 def _transpose(input, dim0, dim1):
+    # Note [Fast transpose]
+    # A tensor of a field class (Note [Field classes]) and two exact ints in range are
+    # what the checks below accept without a word; bools, NumPy ints and out-of-range dims
+    # take the general path and its errors
+    if input.__class__ in _FIELDS and dim0.__class__ is _int and dim1.__class__ is _int:
+        n = input._data.ndim or 1
+        if -n <= dim0 < n and -n <= dim1 < n:
+            return _swap_dims(input, dim0 % n, dim1 % n)
     x = _tensor(input, "transpose")
     return _CORE["transpose"](x, _int_arg(dim0, "transpose", "dim0"),
                               _int_arg(dim1, "transpose", "dim1"))
