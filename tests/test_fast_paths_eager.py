@@ -419,3 +419,21 @@ def test_matmul_under_capture_replays_with_new_values():
         b = rng.standard_normal((4, 2)).astype(np.float32)
         np.testing.assert_allclose(f(oar.to_tensor(a), oar.to_tensor(b)).numpy(), a @ b,
                                    rtol=1e-6)
+
+
+# ------------------------------------------------------------ Note [Leaky ReLU as a maximum]
+@pytest.mark.parametrize("slope", [0.01, 0.2, 1.0, 0.0, -0.1, 1.5, 1e-30])
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16"])
+def test_leaky_relu_matches_torch_bit_for_bit_on_special_values(slope, dt):
+    vals = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 3e38, -3e38, 1e-45,
+                     -1e-45, 65504.0, -65504.0, 0.5, -0.5], dtype=np.float64).astype(dt)
+    got, want = [], []
+    for lib, acc in ((torch, want), (ot, got)):
+        x = lib.tensor(vals)
+        y = lib.nn.functional.leaky_relu(x, slope)
+        acc.append(y.numpy())
+        acc.append(np.signbit(y.numpy()))
+        acc.append(lib.nn.LeakyReLU(slope)(x).numpy())
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    assert np.asarray(got[0]).dtype == np.dtype(dt)

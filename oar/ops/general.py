@@ -249,13 +249,15 @@ MATMUL = OpDef("matmul", _k_matmul, _b_matmul, needs={"x": ("y",), "y": ("x",)},
 # dispatch's fast path (Note [Fast path]) for matmul: two float32 or float64 operands of one
 # dtype, both at least 2-D, inner sizes that agree and no transpose attrs. Then every check
 # of _k_matmul passes and np.matmul is its whole work. Anything else makes the kernel
-# decline with None and dispatch runs the general path: 1-D operands (safety: the shape test
-# below would index a missing dim), and, as scope, float16 (the general path's float32
+# decline with None and dispatch runs the general path: a number operand (dispatch's fast
+# arrays pass Python numbers, which pointwise kernels take) and 1-D operands (safety: the
+# shape test below would index a missing dim), and, as scope, float16 (the general path's float32
 # opmath is the one checked against torch, Note [bfloat16 opmath]), sizes that do not agree
 # and batch dims that do not broadcast (np.matmul would raise too; declining lets the
 # general path word the error). `out=` is how a capture replays it.
 def _fast_matmul(a, b, out=None):
-    if a.itemsize < 4 or a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
+    if (b.__class__ is not np.ndarray or a.__class__ is not np.ndarray   # a number operand
+            or a.itemsize < 4 or a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]):
         return None
     try:
         return np.matmul(a, b, out=out)
