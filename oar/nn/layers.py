@@ -1248,7 +1248,7 @@ class _BatchNorm(Layer):
     # (torch's named_buffers); paddle.summary counts them either way (Note [Summary rows as
     # Paddle's] in oar/hapi/model_summary.py).
     _stats_as_params = False
-    _param_dtype = None   # None: the default dtype (the legacy nn.BatchNorm: float32)
+    _param_dtype: str | None = None   # None: the default dtype (the legacy nn.BatchNorm: float32)
     _paddle_format = "NCHW"     # the data_format a Paddle class defaults to (its repr)
 
     def __init__(self, num_features, momentum=None, epsilon=1e-5, weight_attr=None,
