@@ -39,3 +39,15 @@ def test_saved_tensor_error_names_the_users_line_not_a_wrapper():
     msg = str(err.value)
     assert "_binding" not in msg and "torch_method" not in msg
     assert f"test_torch_door_words.py:{test_saved_tensor_error_names_the_users_line_not_a_wrapper.__code__.co_firstlineno + 3}" in msg
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_random_on_a_complex_tensor_is_torchs_not_implemented(dt):
+    msgs = []
+    for lib in (torch, ot):
+        x = lib.tensor([1j, 2j], dtype=getattr(lib, dt))
+        with pytest.raises(NotImplementedError) as e:
+            x.random_()
+        assert x._version == 0
+        msgs.append(str(e.value).split(".")[0])
+    assert msgs[1] == msgs[0]

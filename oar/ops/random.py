@@ -392,6 +392,11 @@ def _check_random(self, args, attrs, op_name):
     source(attrs[-1])
     low, high = attrs[0], attrs[1]
     dt = self._data.dtype
+    if dt.kind == "c":   # PyTorch has no complex random_ kernel (NumPy's error leaked before)
+        from ..autograd.errors import DtypeNotImplementedError
+        name = "ComplexFloat" if dt == np.complex64 else "ComplexDouble"
+        raise DtypeNotImplementedError(f'"random_kernel_cpu" not implemented for \'{name}\'. '
+                                       "Fix: fill the real and imaginary parts separately.")
     if low is None and high is None:
         return
     if high is None:
