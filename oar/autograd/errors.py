@@ -39,6 +39,11 @@ class OperandDtypeError(ArgTypeError, ValueError):
     kernels' InvalidArgument), and the TypeError older oar code raised."""
 
 
+class OperandTypeError(ArgTypeError, ValueError):
+    """A list or tuple where an op takes a tensor or a number: PyTorch raises TypeError,
+    Paddle ValueError."""
+
+
 class DtypeNotImplementedError(NotImplementedError, ArgTypeError):
     """An op that has no kernel for an operand's dtype (`bool_tensor // bool_tensor`, frac of
     an int tensor): PyTorch raises NotImplementedError ("... not implemented for 'Bool'"),

@@ -23,7 +23,8 @@ import numpy as np
 from .. import dtypes as _dt
 from . import args as _args
 from ..autograd import grad_mode
-from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
+from ..autograd.errors import (ArgTypeError, ArgValueError, DtypeNotImplementedError,
+                               OperandTypeError)
 from ..autograd.inplace import (bump, check_overlap, check_writable, old_value,
                                 rebase_history, records_grad, validate_inplace)
 from ..autograd.node import OpNode
@@ -175,6 +176,11 @@ def operand(value, op=None, name="other", op_name=None):
                            "None. Fix: pass a tensor or a Python number.")
     if isinstance(value, (np.generic, numbers.Number)):
         return _args.number(value, opname, name)
+    if c is list or c is tuple:   # neither framework reads a sequence operand as a tensor
+        raise OperandTypeError(
+            f"{opname}(): argument '{name}' must be a Tensor or a number, got {c.__name__} "
+            f"{value!r:.60}. Fix: make it a tensor first (paddle.to_tensor(...) / "
+            "torch.tensor(...)).")
     if isinstance(value, (str, bytes, dict, set)) or not (
             isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__")):
         raise ArgTypeError(f"{opname}(): argument '{name}' must be a Tensor or a number, got "

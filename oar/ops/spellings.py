@@ -172,9 +172,9 @@ def fast_parts(op):
 
 def usable_operand(other):
     """Whether an operator can take `other` (else NotImplemented, and Python tries the other
-    side): a tensor, a Python number, a list or anything with __array__."""
-    return (isinstance(other, (Tensor, int, float, bool, complex)) or hasattr(other, "__array__")
-            or isinstance(other, list))
+    side): a tensor, a Python number or anything with __array__ (not a list: `x + [1]` is
+    a TypeError and `x == [1]` is False in both frameworks)."""
+    return isinstance(other, (Tensor, int, float, bool, complex)) or hasattr(other, "__array__")
 
 
 def _operand_errors(op, spelling_name, operator):
