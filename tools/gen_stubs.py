@@ -221,6 +221,22 @@ def _method(name, fn, registered):
 
 
 # ------------------------------------------------------------------------------ the stub
+
+def _dunder_stub(name):
+    """The stub line of a Tensor dunder listed in DUNDERS (both doors' Tensor stubs)."""
+    params, ret = DUNDERS[name]
+    ignore = "  # type: ignore[override]" if name in _IGNORE_OVERRIDE else ""
+    sep = ", " if params else ""
+    return [f"    def {name}(self{sep}{params}) -> {ret}: ...{ignore}"]
+
+
+def _property_stub(name, raw, ann):
+    """The stub lines of a property (and its setter, if it has one) typed `ann`."""
+    prop = ["    @property", f"    def {name}(self) -> {ann}: ..."]
+    if raw.fset is not None:
+        prop += [f"    @{name}.setter", f"    def {name}(self, value: {ann}) -> None: ..."]
+    return prop
+
 def _tensor_class(Tensor, FUNCTIONS):
     registered = set(FUNCTIONS)
     lines = ["class Tensor:",
@@ -231,19 +247,12 @@ def _tensor_class(Tensor, FUNCTIONS):
         raw = inspect.getattr_static(Tensor, name)
         if name.startswith("__"):
             if name in DUNDERS and getattr(Tensor, name, None) is not getattr(object, name, None):
-                params, ret = DUNDERS[name]
-                ignore = "  # type: ignore[override]" if name in _IGNORE_OVERRIDE else ""
-                sep = ", " if params else ""
-                body[name] = [f"    def {name}(self{sep}{params}) -> {ret}: ...{ignore}"]
+                body[name] = _dunder_stub(name)
             continue
         if name.startswith("_"):
             continue
         if isinstance(raw, property):
-            ann = PROPERTIES.get(name, "Any")
-            prop = ["    @property", f"    def {name}(self) -> {ann}: ..."]
-            if raw.fset is not None:
-                prop += [f"    @{name}.setter", f"    def {name}(self, value: {ann}) -> None: ..."]
-            body[name] = prop
+            body[name] = _property_stub(name, raw, PROPERTIES.get(name, "Any"))
         elif isinstance(raw, (types.FunctionType, types.BuiltinFunctionType)) or callable(raw):
             if isinstance(raw, (staticmethod, classmethod)):
                 continue
@@ -466,17 +475,10 @@ def _torch_tensor_class(Tensor, registered, imports):
         raw = inspect.getattr_static(Tensor, name)
         if name.startswith("__") and name.endswith("__"):
             if name in DUNDERS and getattr(Tensor, name, None) is not getattr(object, name, None):
-                params, ret = DUNDERS[name]
-                ignore = "  # type: ignore[override]" if name in _IGNORE_OVERRIDE else ""
-                sep = ", " if params else ""
-                body[name] = [f"    def {name}(self{sep}{params}) -> {ret}: ...{ignore}"]
+                body[name] = _dunder_stub(name)
             continue
         if isinstance(raw, property):
-            ann = TORCH_PROPERTIES.get(name, "Any")
-            prop = ["    @property", f"    def {name}(self) -> {ann}: ..."]
-            if raw.fset is not None:
-                prop += [f"    @{name}.setter", f"    def {name}(self, value: {ann}) -> None: ..."]
-            body[name] = prop
+            body[name] = _property_stub(name, raw, TORCH_PROPERTIES.get(name, "Any"))
         elif isinstance(raw, (staticmethod, classmethod)):
             kind = "staticmethod" if isinstance(raw, staticmethod) else "classmethod"
             first = "cls, " if kind == "classmethod" else ""
