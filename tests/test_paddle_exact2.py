@@ -15,16 +15,7 @@ import oar.torch as otorch
 from oar.autograd.errors import DtypeNotImplementedError
 
 
-def torch_():
-    return pytest.importorskip("torch")
-
-
-def paddle_():
-    pytest.importorskip("paddle")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import paddle
-    return paddle
+from tests.test_doors_conflicts import paddle_, torch_  # noqa: E402  (the shared oracles)
 
 
 RNG = np.random.default_rng(7)

@@ -19,7 +19,7 @@ from tests.programs.harness import compare_outputs
 paddle = pytest.importorskip("paddle")
 
 
-def _dataset(fw, n, seed=1, c=3):
+def _dataset(fw, n, seed=1, c=3, labels=True):
     class DS(fw.io.Dataset):
         def __init__(self):
             r = np.random.RandomState(seed)
@@ -27,7 +27,7 @@ def _dataset(fw, n, seed=1, c=3):
             self.y = (np.arange(n) % c).reshape(-1, 1).astype("int64")
 
         def __getitem__(self, i):
-            return self.x[i], self.y[i]
+            return (self.x[i], self.y[i]) if labels else (self.x[i],)
 
         def __len__(self):
             return n

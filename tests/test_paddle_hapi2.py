@@ -23,25 +23,14 @@ import pytest
 
 paddle = pytest.importorskip("paddle")
 import oar  # noqa: E402
+import tests.test_paddle_hapi as _hapi1  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
 # ----------------------------------------------------------------------------- data, nets
-def _dataset(fw, n, seed=1, c=3, labels=True):
-    class DS(fw.io.Dataset):
-        def __init__(self):
-            r = np.random.RandomState(seed)
-            self.x = r.rand(n, 4).astype("float32")
-            self.y = (np.arange(n) % c).reshape(-1, 1).astype("int64")
-
-        def __getitem__(self, i):
-            return (self.x[i], self.y[i]) if labels else (self.x[i],)
-
-        def __len__(self):
-            return n
-    return DS()
+_dataset = _hapi1._dataset   # one toy dataset for both hapi files (labels=False: inputs only)
 
 
 def _iterable(fw, n, batch_size=3):

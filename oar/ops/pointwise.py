@@ -21,6 +21,16 @@ from .registry import (FUNCTIONS, OpDef, declare, float_result, install, int_sca
 _UNSAFE = "unsafe"
 
 
+def _rounded_into(out, rdt, r):
+    """A kernel's wide result r rounded once into the result dtype: into `out` when given
+    (the in-place spelling), else a new array."""
+    if out is None:
+        return np.asarray(r).astype(rdt, copy=False)
+    np.copyto(out, r, casting=_UNSAFE)
+    return out
+
+
+
 # Note [Fast path] kernels: exact for same-dtype floating operands and default attrs
 FAST_KERNELS = dict((("exp", np.exp), ("sqrt", np.sqrt), ("tanh", np.tanh), ("expm1", np.expm1),
                      ("log", np.log), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
@@ -289,10 +299,7 @@ def _round_k(out, rdt, x, decimals):
     with np.errstate(over="ignore", invalid="ignore"):
         xa = np.asarray(x, ct)
         r = np.rint(xa / p) * p if decimals < 0 else np.rint(xa * p) / p
-    if out is None:
-        return np.asarray(r).astype(rdt, copy=False)
-    np.copyto(out, r, casting=_UNSAFE)
-    return out
+    return _rounded_into(out, rdt, r)
 
 
 def _check_round(op_name, args, attrs, rdt):
@@ -1211,10 +1218,7 @@ def _f64_kernel(fn, name):
     def k(out, rdt, x):
         with np.errstate(all="ignore"):
             r = fn(np.asarray(x, np.float64))
-        if out is None:
-            return np.asarray(r).astype(rdt, copy=False)
-        np.copyto(out, r, casting=_UNSAFE)
-        return out
+        return _rounded_into(out, rdt, r)
     k.__doc__ = f"Elementwise {name}, computed in float64."
     k.no_complex = name + "_cpu"   # Note [Ops without a complex kernel]
     return k
@@ -1305,10 +1309,7 @@ def _sinc_k(out, rdt, x):
         return _sinc_real(out, rdt, x)
     with np.errstate(all="ignore"):
         r = _sinc(np.asarray(x, np.complex128))
-    if out is None:
-        return np.asarray(r).astype(rdt, copy=False)
-    np.copyto(out, r, casting=_UNSAFE)
-    return out
+    return _rounded_into(out, rdt, r)
 
 
 def _sinc_back(ctx, g):
@@ -1329,10 +1330,7 @@ def _k_logit(out, rdt, x, eps):
         xf = np.clip(xf, eps, 1 - eps)
     with np.errstate(all="ignore"):
         r = np.log(xf / (1 - xf))
-    if out is None:
-        return np.asarray(r).astype(rdt, copy=False)
-    np.copyto(out, r, casting=_UNSAFE)
-    return out
+    return _rounded_into(out, rdt, r)
 
 
 def _logit_back(ctx, g):
