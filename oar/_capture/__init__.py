@@ -386,9 +386,14 @@ def _lower(steps):
         low = None
         if isinstance(s, _Step) and s.mode == "ret" and not s.kwargs:
             if s.fn is F._k_linear:
-                low = _lower_linear(s)
+                low = _lower_linear(s, s.args)
+            elif s.fn is F._k_addmm:   # PyTorch's linear: (bias, x, weight, out_in)
+                b, x, w, out_in = s.args
+                low = _lower_linear(s, (x, w, b, out_in))
             elif s.fn is _formula and s.args[0].op is F.LINEAR:
-                low = _lower_linear_back(s)
+                low = _lower_linear_back(s, _LINEAR_POS)
+            elif s.fn is _formula and s.args[0].op is F.ADDMM:
+                low = _lower_linear_back(s, _ADDMM_POS)
             elif s.fn is P._where_k:
                 low = _lower_select(s)
         elif not isinstance(s, _Step) and s[0] == "call":
@@ -397,8 +402,12 @@ def _lower(steps):
     return out
 
 
-def _lower_linear(s):
-    x, w, b, out_in = s.args
+_LINEAR_POS = (0, 1, 2)   # the input positions of x, weight and bias in linear's node
+_ADDMM_POS = (1, 2, 0)    # and in addmm's (Note [Addmm input order])
+
+
+def _lower_linear(s, args):
+    x, w, b, out_in = args
     if len(s.writes) != 1 or b is not None and not _plain_float(b, x):
         return None
     if not _plain_float(x, w) or x.ndim != 2 or w.ndim != 2 or type(out_in) is not bool:
@@ -409,8 +418,9 @@ def _lower_linear(s):
     return _Step("w", _linear_into, (x, w, b, out_in, s.writes[0]), {}, s.writes, True)
 
 
-def _lower_linear_back(s):
+def _lower_linear_back(s, pos):
     spec, gd = s.args[0], s.args[1]
+    px, pw, pb = pos
     arrays = s.args[2:]
     if (spec.saved is None or spec.out is not None or len(spec.attrs) != 1
             or spec.attrs[0][0] != "v"):
@@ -424,8 +434,8 @@ def _lower_linear_back(s):
             saved.append(v)
     out_in = spec.attrs[0][1]
     needs = spec.next_edges
-    x = saved[0] if needs[1] is not None else None
-    w = saved[1] if needs[0] is not None else None
+    x = saved[px] if needs[pw] is not None else None
+    w = saved[pw] if needs[px] is not None else None
     if (not isinstance(out_in, bool) or len(needs) != 3 or not _plain_float(gd)
             or (x is not None and not _plain_float(gd, x)) or (w is not None and not _plain_float(gd, w))
             or gd.ndim != 2 or (x is not None and x.ndim != 2) or (w is not None and w.ndim != 2)):
@@ -435,11 +445,11 @@ def _lower_linear_back(s):
     # (no _fit) and returned (result_idx): then they are written straight into place
     shapes = {}
     if w is not None:
-        shapes[0] = (gd.shape[0], w.shape[1] if out_in else w.shape[0])
+        shapes[px] = (gd.shape[0], w.shape[1] if out_in else w.shape[0])
     if x is not None:
-        shapes[1] = (gd.shape[1], x.shape[1]) if out_in else (x.shape[1], gd.shape[1])
-    if needs[2] is not None:
-        shapes[2] = (gd.shape[1],)
+        shapes[pw] = (gd.shape[1], x.shape[1]) if out_in else (x.shape[1], gd.shape[1])
+    if needs[pb] is not None:
+        shapes[pb] = (gd.shape[1],)
     if tuple(sorted(shapes)) != tuple(spec.result_idx) or len(s.writes) != len(shapes):
         return None
     outs = [None, None, None]
@@ -448,7 +458,8 @@ def _lower_linear_back(s):
         if meta is None or meta[0] != shapes[i] or meta[1] != dt or not _fresh_c(wr, shapes[i], dt):
             return None
         outs[i] = wr
-    return _Step("w", _linear_back_into, (gd, x, w, out_in, *outs), {}, s.writes, True)
+    return _Step("w", _linear_back_into, (gd, x, w, out_in, outs[px], outs[pw], outs[pb]), {},
+                 s.writes, True)
 
 
 def _lower_select(s):
@@ -843,11 +854,16 @@ class _Block:
 class Program:
     """A recorded call, planned: a flat list of NumPy calls over preallocated buffers."""
 
-    def __init__(self, rec, in_tensors, result, spec, outs):
+    def __init__(self, rec, in_tensors, result, spec, outs, split=False):
         self.spec = spec
         steps = _lower(rec.steps)   # Note [Replay lowerings]
+        # Note [Compiled forward]: a split program's outputs go back with a node of its own
+        split_at = next((i for i, s in enumerate(steps) if s.__class__ is tuple
+                         and s[0] == "split"), None) if split else None
         for t in outs:
             fn = t._grad_fn
+            if split:
+                break
             if (fn is not None and id(fn) not in rec.ran) or (fn is None and t.requires_grad):
                 raise CaptureError(
                     "oar.jit cannot capture a function that returns a tensor with autograd "
@@ -917,6 +933,8 @@ class Program:
                     inits[rid] = snap
                     first[rid] = min(first[rid], made_at.get(rid, first[rid]))
                 alive = rid not in rec.freed
+                if split and rid not in grad_roots and rid not in out_roots:
+                    alive = False   # held by the capture call's own graph, not the replay's
                 if alive and rid not in grad_roots and rid not in out_roots:
                     raise CaptureError(
                         f"oar.jit cannot capture: a tensor of shape {list(r.shape)} made "
@@ -949,6 +967,10 @@ class Program:
                     skip.add(i)
                     self.kind[rs] = "alias"
                     first[rd] = first[rs]
+        if split_at is not None:   # Note [Compiled forward]: what backward reads lives on
+            for rid in last:
+                if first[rid] < split_at <= last[rid]:
+                    last[rid] = n
         order = sorted((rid for rid, k in self.kind.items() if k == "temp"),
                        key=lambda rid: (first[rid], -roots[rid].nbytes))
         blocks = []
@@ -1052,6 +1074,8 @@ class Program:
                 return functools.partial(_acct2, self._held, s[1], s[2])
             if s[0] == "grad":
                 return functools.partial(_set_grad, s[1], res(s[2]))
+            if s[0] == "split":
+                return _no_op
             return functools.partial(s[1], s[2], *s[3])
 
         planned = []
@@ -1076,7 +1100,7 @@ class Program:
                     planned.append(("init", remap(s[1]), inits[rid]))
             elif s[0] == "grad":
                 planned.append(("grad", s[1], remap(s[2])))
-            elif s[0] == "call":
+            elif s[0] in ("call", "split"):
                 planned.append(s)
             if i in frees:
                 planned.append(("acct", -sum(frees[i])))   # (negative: counted from here)
@@ -1110,22 +1134,105 @@ class Program:
                 self.grad_versions.append((p, g._storage.version))
         self.outs = [(t.__class__, remap(t._data)) for t in outs]
         self.extra_bytes = self.pool_bytes   # reserved by the program (with `own`)
+        self.split = None
+        if split_at is not None:
+            self._plan_split(planned, rec, in_roots, own, roots, first, grad_roots, split_at)
 
-    def run(self, in_tensors):
-        """Replay; None when a guard on external tensors fails (the caller re-records)."""
+    def _plan_split(self, planned, rec, in_roots, own, roots, first, grad_roots, split_at):
+        """Note [Compiled forward]: where the backward part starts, which inputs and external
+        tensors it reads (saved for backward, so an in-place change raises as eager's would),
+        and the bytes of the forward's outputs (returned as copies)."""
+        self.split = next(i for i, s in enumerate(planned)
+                          if s.__class__ is tuple and s[0] == "split")
+        reads_in, reads_ext = set(), set()
+        for s in planned[self.split:]:
+            if not isinstance(s, _Step):
+                continue
+            for a in (*s.args, *s.kwargs.values()):
+                for b in (a if isinstance(a, (list, tuple)) else (a,)):
+                    if isinstance(b, _InSlot):
+                        reads_in.add(b.k)
+                    elif isinstance(b, np.ndarray) and self.kind.get(id(_root(b))) == "external":
+                        reads_ext.add(id(_root(b)))
+        self.bwd_inputs = sorted(reads_in)
+        self.bwd_ext = [t for t, d in rec.ext_tensors.values()
+                        if id(_root(d)) in reads_ext and id(_root(d)) not in in_roots]
+        self.fwd_hold = sum(roots[rid].nbytes for rid in own
+                            if rid not in grad_roots and first[rid] < split_at)
+
+    def guards_ok(self):
+        """False when an external tensor holds another array, changed requires_grad or got a
+        hook, or a layer changed train()/eval() or its forward hooks since the capture."""
         for t, d, rg in self.ext_checks:   # (_post_acc_hooks: a class default of Tensor)
             if t._data is not d or t._requires_grad is not rg or t._hooks or t._post_acc_hooks:
-                return None, False
-        if self.layers and _layer_state(self.layers) != self.layer_state:
-            return None, False   # train()/eval() or a forward hook changed since capture
+                return False
+        return not self.layers or _layer_state(self.layers) == self.layer_state
+
+    def _bind(self, arrays):
+        """The steps reading an input read these arrays (rebuilt when one is new)."""
         bound = self.bound
-        for k, t in enumerate(in_tensors):
-            if t._data is not bound[k]:
-                self.bound = bound = [t._data for t in in_tensors]
+        for k, a in enumerate(arrays):
+            if a is not bound[k]:
+                self.bound = bound = list(arrays)
                 ops, build, planned = self.ops, self._build, self._planned
                 for i in self.rebind:
                     ops[i] = build(planned[i], bound)
                 break
+        return bound
+
+    def _copies(self, lo, hi, bound):
+        return [_T.wrap_as(cls, np.array(a.resolve(bound) if isinstance(a, _InSlot) else a,
+                                         copy=True)) for cls, a in self.outs[lo:hi]]
+
+    def run_forward(self, in_tensors, n_out):
+        """A split program's forward part (Note [Compiled forward]): its first n_out outputs,
+        as copies. What the backward part reads stays in the planned buffers, counted by
+        oar's accounting, until run_backward or release."""
+        bound = self._bind([t._data for t in in_tensors] + self.bound[len(in_tensors):])
+        held = self._held
+        held[0] = 0
+        ops = self.ops
+        try:
+            for i in range(self.split):
+                ops[i]()
+        except BaseException:
+            self.release()
+            raise
+        for s, n in self.bumps:
+            s.version += n
+        for k, n in self.input_bumps:
+            in_tensors[k]._storage.version += n
+        outs = self._copies(0, n_out, bound)
+        _storage._allocated -= self.fwd_hold   # the copies replace the output buffers
+        held[0] -= self.fwd_hold
+        return outs
+
+    def run_backward(self, grads, n_out):
+        """A split program's backward part: the incoming gradients (arrays, one per
+        differentiable output) are copied into the seed buffers; the gradients it computes,
+        as copies."""
+        bound = self.bound
+        for k, g in zip(self.seed_slots, grads):
+            np.copyto(bound[k], g, casting="unsafe")
+        ops = self.ops
+        try:
+            for i in range(self.split + 1, len(ops)):
+                ops[i]()
+            return self._copies(n_out, len(self.outs), bound)
+        finally:
+            self.release()
+
+    def release(self):
+        """What a split program's forward left counted is given back."""
+        held = self._held
+        _storage._allocated -= held[0]
+        held[0] = 0
+
+    def run(self, in_tensors):
+        """Replay; None when a guard on external tensors fails (the caller re-records)."""
+        if not self.guards_ok():
+            return None, False
+        bound = self._bind([t._data for t in in_tensors])
         held = self._held
         try:
             for f in self.ops:
@@ -1140,8 +1247,7 @@ class Program:
                 p._grad._storage.version = v
         for k, n in self.input_bumps:
             in_tensors[k]._storage.version += n
-        outs = [_T.wrap_as(cls, np.array(a.resolve(bound) if isinstance(a, _InSlot) else a,
-                                         copy=True)) for cls, a in self.outs]
+        outs = self._copies(0, len(self.outs), bound)
         _storage._allocated -= held[0]   # the returned copies replace the output buffers
         held[0] = 0
         return _unflatten(self.spec, outs), True
@@ -1215,6 +1321,10 @@ def _map(a, remap):
     return a
 
 
+def _no_op():
+    pass
+
+
 def _ret_step(fn, args, kw, outs):
     r = fn(*args, **kw)
     if len(outs) == 1 and not isinstance(r, tuple):
@@ -1248,7 +1358,7 @@ def _fold_accounting(planned):
             level += s[1]
             top = max(top, level)
             continue
-        sees = (not isinstance(s, _Step) and s[0] in ("grad", "call")) or (
+        sees = (not isinstance(s, _Step) and s[0] in ("grad", "call", "split")) or (
             isinstance(s, _Step) and s.fn is _formula)
         if sees:
             flush()
@@ -1296,6 +1406,26 @@ def _describe(v):
     return ("id", id(v))
 
 
+def _guard_key(args, kwargs):
+    """The guard key of a call; for positional tensor arguments only (a training step's
+    usual call), the tensors are returned too."""
+    if not kwargs:
+        key = [grad_mode.STATE.enabled]
+        for a in args:
+            if not isinstance(a, _Tensor):
+                break
+            d = a._data
+            key.append((a.__class__, d.shape, d.dtype, d.strides, a._requires_grad,
+                        a._grad_fn is not None,
+                        a._view is not None and (True, a.requires_grad)))
+        else:
+            return tuple(key), list(args)
+    ins = []
+    _flatten_inputs((args, kwargs), ins)
+    return (grad_mode.STATE.enabled, _describe(args),
+            _describe(tuple(sorted(kwargs.items())))), ins
+
+
 class Captured:
     """A function wrapped by oar.jit.capture: eager warm-up, capture, then replay
     (Note [Capture and replay]). `.stats` counts eager calls, captures and replays."""
@@ -1319,23 +1449,7 @@ class Captured:
         return functools.partial(self.__call__, obj)
 
     def _key(self, args, kwargs):
-        """The guard key; for positional tensor arguments only (a training step's usual
-        call), the tensors are returned too."""
-        if not kwargs:
-            key = [grad_mode.STATE.enabled]
-            for a in args:
-                if not isinstance(a, _Tensor):
-                    break
-                d = a._data
-                key.append((a.__class__, d.shape, d.dtype, d.strides, a._requires_grad,
-                            a._grad_fn is not None,
-                            a._view is not None and (True, a.requires_grad)))
-            else:
-                return tuple(key), list(args)
-        ins = []
-        _flatten_inputs((args, kwargs), ins)
-        return (grad_mode.STATE.enabled, _describe(args),
-                _describe(tuple(sorted(kwargs.items())))), ins
+        return _guard_key(args, kwargs)
 
     def program(self, *args, **kwargs):
         """The planned Program for these arguments' guard key, or None before capture."""
@@ -1509,6 +1623,8 @@ def _signature(rec, in_tensors):
                         snap.tobytes() if allowed and snap is not None else None))
         elif s[0] == "grad":
             out.append(("grad", id(s[1]), buf(s[2])))
+        elif s[0] == "split":
+            out.append(s)
         else:
             out.append(("call", id(s[1]), id(s[2])))
     return out

@@ -133,7 +133,11 @@ class _Capture:
             edge = t._edge()
             if edge is not None:
                 self.where.setdefault(edge, []).append(i)
-        self.useful = _reaches(root_nodes, {e[0] for e in self.where})
+        # a node runs when it leads to an input's edge; an input's own grad_fn does not run
+        # unless another input lies behind it (PyTorch stops at the input's edge)
+        self.reach = reach = _reaches(root_nodes, {e[0] for e in self.where})
+        self.useful = {n for n in reach
+                       if any(e is not None and e[0] in reach for e in n.next_edges)}
         self.results = [None] * len(inputs)
 
     def step(self, node, grads_in, token, retain_graph):
@@ -172,10 +176,7 @@ class _Into(_Capture):
     runs only when another input lies behind it)."""
 
     def __init__(self, inputs, root_nodes):
-        _Capture.__init__(self, inputs, root_nodes)
-        reach = self.useful
-        self.useful = {n for n in reach
-                       if any(e is not None and e[0] in reach for e in n.next_edges)}
+        _Capture.__init__(self, inputs, root_nodes)   # (its `useful` is this rule too)
         self.tensors = inputs
 
     def step(self, node, grads_in, token, retain_graph):
