@@ -124,8 +124,26 @@ def _steps(Case, torch, ot):
         opt.step()
         opt.zero_grad()
 
+    mlps = {}
+    for lib in (ot, torch):
+        nn = lib.nn
+        lib.manual_seed(0)
+        m = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(),
+                          nn.Linear(128, 10))
+        # oar's side compiled (Note [Compiled forward]); torch's side eager, as the target says
+        mlps[lib] = (ot.compile(m) if lib is ot else m, list(m.parameters()),
+                     lib.tensor(xb), lib.tensor(yb))
+
+    def compiled_step(lib):
+        m, params, x, y = mlps[lib]
+        lib.nn.functional.cross_entropy(m(x), y).backward()
+        for p in params:
+            p.grad = None
+
     g = "PyTorch door, training steps (same inputs; oar.torch vs torch)"
     return [
+        Case(g, "MLP 64-128-128-10, torch.compile(model) vs torch eager, fwd + bwd",
+             lambda: compiled_step(ot), lambda: compiled_step(torch), target=0.6, unit="ms"),
         Case(g, "MLP 64-128-128-10, raw ops + SGD by hand", lambda: raw_step(ot),
              lambda: raw_step(torch), target=1.0, unit="ms"),
         Case(g, "main job's CNN (Conv-BN-LeakyReLU ×2), Adam step", lambda: cnn_step(ot),

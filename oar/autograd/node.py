@@ -85,6 +85,9 @@ def _named(name):
 # the apply wrapper Node.__init_subclass__ installs). Anomaly mode's NaN check (Note
 # [Anomaly mode]) runs at the same place.
 _POST_HOOKS = weakref.WeakKeyDictionary()
+# whether any post hook was ever registered: a plain bool is the per-node test (the truth of
+# a WeakKeyDictionary is a Python-level __len__ call)
+_POST_HOOKS_USED = False
 _FORWARD_AT = weakref.WeakKeyDictionary()   # node -> (op name, user file:line), anomaly mode
 _ANOMALY = grad_mode.ANOMALY
 
@@ -118,7 +121,7 @@ class Node:
         if apply is not None and not getattr(cls, "_hooks_inline", False):
             def hooked_apply(self, grad):
                 out = apply(self, grad)
-                if _POST_HOOKS or _ANOMALY.enabled:
+                if _POST_HOOKS_USED or _ANOMALY.enabled:
                     out = _after_apply(self, grad, out)
                 return out
             hooked_apply.__doc__ = apply.__doc__
@@ -166,6 +169,8 @@ class Node:
         """fn(grad_inputs, grad_outputs) -> new grad_inputs (a tuple) or None, called after
         the node computed the gradients for its inputs (Note [Node hooks]). Returns a handle
         with remove()."""
+        global _POST_HOOKS_USED
+        _POST_HOOKS_USED = True
         hooks = _POST_HOOKS.setdefault(self, [])
         hooks.append(fn)
         return HookHandle(hooks, fn)
@@ -423,7 +428,7 @@ class OpNode(Node):
         of this node is to see g as its grad_outputs after the formula (Note [Node hooks])."""
         return (self.grad_owned and g._data is g._storage.buffer
                 and _refcount(g._storage) == 2
-                and (not _POST_HOOKS or self not in _POST_HOOKS))
+                and (not _POST_HOOKS_USED or self not in _POST_HOOKS))
 
     # Note [Overwriting a dead saved output]
     # A backward may use the memory of its saved output as scratch (InPlaceABN recovers
@@ -461,7 +466,7 @@ class OpNode(Node):
         nothing can read it afterwards (Note [Overwriting a dead saved output])."""
         s = self.out_saved
         if (not self.releasing or s is None or s.storage is not t._storage
-                or (_POST_HOOKS and self in _POST_HOOKS)):
+                or (_POST_HOOKS_USED and self in _POST_HOOKS)):
             return False
         buf = s.array
         if t._data is not buf or t._storage.buffer is not buf:
@@ -511,7 +516,7 @@ class OpNode(Node):
         grads = self.op.backward(self, grad)
         if _UNPACKED:   # Note [Saved tensor hooks]: unpacked once per backward of the node
             drop_unpacked()
-        if _POST_HOOKS or _ANOMALY.enabled:   # Note [Node hooks], Note [Anomaly mode]
+        if _POST_HOOKS_USED or _ANOMALY.enabled:   # Note [Node hooks], Note [Anomaly mode]
             return _after_apply(self, grad, self._fit_all(grads))
         edges = self.next_edges
         if len(edges) == 1 and grads:   # one input (unary ops, views, reductions): no zip
