@@ -8,6 +8,8 @@ called by the one version bump, autograd/inplace.py `bump`).
 """
 from __future__ import annotations
 
+import functools
+
 import sys
 import threading
 import weakref
@@ -25,6 +27,12 @@ from .errors import SavedTensorModifiedError
 # An input that had a grad_fn when saved and has none at unpack was detached in place
 # (`detach_()`, or Paddle's `stop_gradient = True` on an intermediate): its history is gone,
 # so unpack() refuses it, as PyTorch does (checked before the version, as PyTorch does).
+
+
+@functools.lru_cache(maxsize=None)
+def _tensor_class():
+    from ..tensor import Tensor   # (saved.py is imported by tensor.py)
+    return Tensor
 
 
 class SavedTensor:
@@ -78,8 +86,7 @@ class SavedTensor:
             raise SavedTensorModifiedError(self._message(node))
         if not self.is_output:
             return self.tensor
-        from ..tensor import Tensor
-        t = Tensor._wrap(self.array, storage)
+        t = _tensor_class()._wrap(self.array, storage)
         t._grad_fn = node
         return t
 

@@ -581,8 +581,10 @@ pointwise_op("rsub", lambda out, rdt, x, y, alpha: _fused(np.subtract, out, rdt,
 def _cj(t):
     """Note [Complex autograd]: the conjugate of a complex operand in a backward formula
     (a real one as is)."""
-    if (t.__class__ is Tensor or isinstance(t, Tensor)) and t._data.dtype.kind != "c":
-        return t
+    c = t.__class__
+    if c is float or c is int or c is bool or (
+            (c is Tensor or isinstance(t, Tensor)) and t._data.dtype.kind != "c"):
+        return t   # (no import on this path: it runs once per backward of mul)
     from .complex import conj_if_complex
     return conj_if_complex(t)
 
