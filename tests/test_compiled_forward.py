@@ -303,3 +303,24 @@ def test_weight_read_through_a_view_that_starts_to_require_grad():
     c(x).sum().backward()
     assert m.w.grad is not None
     assert eager.w.grad.numpy().tobytes() == m.w.grad.numpy().tobytes()
+
+
+def test_dropout_draws_the_torch_stream_as_eager():
+    def make():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Dropout(0.5),
+                                   torch.nn.Linear(32, 4))
+    eager, m = make(), make()
+    c = torch.compile(m)
+    outs = {}
+    for model in (eager, c):
+        torch.manual_seed(1)   # the same torch-exact stream for both runs
+        got = []
+        for i in range(6):
+            out = model(torch.tensor(XS[i % 3]))
+            out.pow(2).sum().backward()
+            got.append(out.detach().numpy().tobytes())
+        outs[id(model)] = got
+    assert outs[id(eager)] == outs[id(c)]
+    assert _grads(eager) == _grads(m)
+    assert c._compiled.stats["replays"] == 3

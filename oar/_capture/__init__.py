@@ -89,6 +89,10 @@ def _where():
 _CREATION_FILES = ("creation.py",)
 # data-independent values made outside ops/creation.py: backward's implicit ones
 _CREATION_FUNCTIONS = {("_root_grad", "functional.py")}
+# uninitialized memory (torch.empty_like for dropout's noise, filled by bernoulli_ next): no
+# bytes to keep or compare; a replay leaves whatever its planned buffer holds there
+_UNINITIALIZED = frozenset({"empty", "empty_like", "new_empty", "empty_strided"})
+_EMPTY = "uninitialized"
 
 
 def _creation_site():
@@ -101,7 +105,7 @@ def _creation_site():
         fn = f.f_code.co_filename
         name = f.f_code.co_name
         if fn.endswith(_CREATION_FILES) and "/oar/" in fn.replace("\\", "/"):
-            return True, None
+            return True, _EMPTY if _uninitialized(f) else None
         if (name, fn.rsplit("/", 1)[-1]) in _CREATION_FUNCTIONS:
             return True, None
         if desc is None and not fn.endswith(("storage.py", "tensor.py")):
@@ -109,6 +113,18 @@ def _creation_site():
         f = f.f_back
         depth += 1
     return False, desc
+
+
+def _uninitialized(f):
+    """True when one of the few frames from f outward is oar's empty()/empty_like()."""
+    for _ in range(4):
+        if f is None:
+            return False
+        if f.f_code.co_name in _UNINITIALIZED and "/oar/" in f.f_code.co_filename.replace(
+                "\\", "/"):
+            return True
+        f = f.f_back
+    return False
 
 
 class _Traced(np.ndarray):
@@ -594,7 +610,8 @@ class _Recorder:
         self.storage_root[id(st)] = id(r)
         if id(r) not in self.created:
             allowed, desc = _creation_site()
-            self.created[id(r)] = (allowed, desc, np.array(r, copy=True) if allowed else None)
+            keep = allowed and desc is not _EMPTY
+            self.created[id(r)] = (allowed, desc, np.array(r, copy=True) if keep else None)
             self.steps.append(("made", r))
 
     def free(self, st):
@@ -928,8 +945,8 @@ class Program:
                             f"({r.dtype}) computed outside oar's recorded kernels, by "
                             f"{desc or 'unknown code'}: the replay would reuse this call's "
                             "value (NumPy code outside oar's ops, or a random draw that "
-                            "is not oar's generator: the PyTorch door's torch-exact dropout "
-                            "is not captured yet). Fix: oar.jit.capture(fn, replay=False).")
+                            "is neither oar's generator nor an in-place random op such as "
+                            "bernoulli_). Fix: oar.jit.capture(fn, replay=False).")
                     inits[rid] = snap
                     first[rid] = min(first[rid], made_at.get(rid, first[rid]))
                 alive = rid not in rec.freed
@@ -1096,7 +1113,7 @@ class Program:
                                      tuple(remap(w) for w in s.writes), s.fresh))
             elif s[0] == "made":
                 rid = id(s[1])
-                if rid in inits:
+                if inits.get(rid) is not None:   # (None: uninitialized memory)
                     planned.append(("init", remap(s[1]), inits[rid]))
             elif s[0] == "grad":
                 planned.append(("grad", s[1], remap(s[2])))
