@@ -324,3 +324,43 @@ def test_dropout_draws_the_torch_stream_as_eager():
     assert outs[id(eager)] == outs[id(c)]
     assert _grads(eager) == _grads(m)
     assert c._compiled.stats["replays"] == 3
+
+
+class _MnistNet(torch.nn.Module):
+    """pytorch/examples' mnist Net (for 8x8 inputs): conv, max_pool2d, dropout,
+    log_softmax; trained with nll_loss and Adadelta as that program does."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.conv1, self.conv2 = nn.Conv2d(1, 32, 3, 1), nn.Conv2d(32, 64, 3, 1)
+        self.dropout1, self.dropout2 = nn.Dropout(0.25), nn.Dropout(0.5)
+        self.fc1, self.fc2 = nn.Linear(256, 128), nn.Linear(128, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv2(F.relu(self.conv1(x)))), 2)
+        x = F.relu(self.fc1(torch.flatten(self.dropout1(x), 1)))
+        return F.log_softmax(self.fc2(self.dropout2(x)), dim=1)
+
+
+def test_mnist_example_trains_as_eager():
+    rng = np.random.default_rng(0)
+    xs = [torch.tensor(rng.standard_normal((16, 1, 8, 8)).astype(np.float32)) for _ in range(3)]
+    ys = [torch.tensor(rng.integers(0, 10, 16)) for _ in range(3)]
+    losses = []
+    for compiled in (False, True):
+        torch.manual_seed(0)
+        m = _MnistNet()
+        opt = torch.optim.Adadelta(m.parameters(), lr=1.0)
+        model = torch.compile(m) if compiled else m
+        torch.manual_seed(1)
+        got = []
+        for i in range(8):
+            opt.zero_grad()
+            loss = F.nll_loss(model(xs[i % 3]), ys[i % 3])
+            loss.backward()
+            opt.step()
+            got.append(loss.item())
+        losses.append(got)
+    assert losses[0] == losses[1]
+    assert model._compiled.stats["replays"] == 5
