@@ -328,14 +328,14 @@ def test_put_along_axis_reduce_modes(reduce, include_self):
                        grad=include_self)
 
 
-@pytest.mark.xfail(strict=True, reason="known difference: where indices repeat, paddle 3.3.1 "
-                   "gives the values' gradient only to the value that was written last; the "
-                   "core's put_along_axis (shared with torch's scatter, whose backward gathers) "
-                   "gives it to every value")
 def test_put_along_axis_assign_repeated_indices_gradient():
+    # paddle 3.3.1 gives the values' gradient only to the value written last
     same_as_paddle(lambda x, i, v: oar.put_along_axis(x, i, v, 0),
                    lambda x, i, v: paddle.put_along_axis(x, i, v, 0),
                    [arr(3, 4), np.array([[0, 1, 0, 2], [1, 1, 1, 1]]), arr(2, 4)])
+    same_as_paddle(lambda x, i, v: oar.put_along_axis(x, i, v, 1),
+                   lambda x, i, v: paddle.put_along_axis(x, i, v, 1),
+                   [arr(3, 4), np.array([[3, 3, 0], [2, 2, 1], [0, 0, 0]]), arr(3, 3)])
 
 
 # ------------------------------------------------------------------ method spellings of existing ops

@@ -880,7 +880,27 @@ def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=Tr
                                     f"cannot be broadcast to the indices' shape "
                                     f"{fmt_shape(idx.shape)}")
             values = values.expand(list(idx.shape))
+    if reduce == "assign" and isinstance(values, Tensor) and values.requires_grad:
+        values = _last_writers_only(values, idx, ax, arr._data.shape)
     return _scatter_call(arr, ax, idx, values, _PUT_MODES[reduce], include_self, op)
+
+
+def _last_writers_only(values, idx, ax, shape):
+    """Paddle's gradient of put_along_axis(reduce='assign') where indices repeat: only the
+    value written last (C order, as the kernel writes) receives one. values * mask writes
+    the same result (an overwritten value is overwritten) and gives that gradient."""
+    if (idx.size == 0 or values._data.shape != idx.shape or idx.min() < 0
+            or idx.max() >= shape[ax]):
+        return values   # (indices out of range: the scatter's own check names them)
+    target = list(np.indices(idx.shape, sparse=True))
+    target[ax] = idx
+    dest = np.ravel_multi_index(tuple(np.broadcast_arrays(*target)), shape).ravel()
+    if np.unique(dest).size == dest.size:
+        return values
+    _, last_rev = np.unique(dest[::-1], return_index=True)
+    mask = np.zeros(dest.size, values._data.dtype)
+    mask[dest.size - 1 - last_rev] = 1
+    return values * R.as_tensor(mask.reshape(idx.shape))
 
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
