@@ -352,3 +352,24 @@ def test_trapezoid_methods(name):
                    lambda y: getattr(y, name)(dx=0.5, axis=0), [arr(3, 4)], contiguous=False)
     same_as_paddle(lambda y, x: getattr(y, name)(x), lambda y, x: getattr(y, name)(x),
                    [arr(3, 4), np.sort(arr(4))])
+
+
+# ------------------------------------------------------------------ transposed conv, string padding
+@pytest.mark.parametrize("stride,k,dilation,padding", [
+    (2, 3, 1, "same"), (2, 4, 1, "same"), (3, 3, 1, "same"), (1, 3, 2, "same"),
+    (2, 3, 2, "same"), (1, 4, 1, "SAME"), (2, 3, 2, "valid")])
+def test_conv2d_transpose_string_padding(stride, k, dilation, padding):
+    # Paddle's SAME rule on the input's sizes (dilation dropped); an odd total is cropped at
+    # the end, as Paddle's asymmetric padding
+    same_as_paddle(
+        lambda x, w: oar.nn.functional.conv2d_transpose(x, w, stride=stride, padding=padding,
+                                                        dilation=dilation),
+        lambda x, w: paddle.nn.functional.conv2d_transpose(x, w, stride=stride,
+                                                           padding=padding, dilation=dilation),
+        [arr(2, 2, 5, 6), arr(2, 3, k, k)])
+
+
+def test_conv2d_transpose_padding_string_refused():
+    x, w = oar.ones([1, 2, 4, 4]), oar.ones([2, 3, 3, 3])
+    with pytest.raises(ValueError, match="Invalid padding string 'full'"):
+        oar.nn.functional.conv2d_transpose(x, w, padding="full")

@@ -1344,15 +1344,39 @@ def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, di
         x, moved = _conv_channels_first(x, data_format, op, nd)
         return _channels_back(_conv_transpose(x, weight, bias, stride, padding, output_padding,
                                               groups, dilation, output_size, layout, nd), moved)
+    extra = None
     if isinstance(padding, str):
-        raise NotImplementedError(f"{op}: string padding {padding!r} is not supported (give "
-                                  "the padding as integers)")
+        padding, dilation, extra = _transpose_string_padding(x, weight, stride, padding,
+                                                             dilation, op, nd)
     if output_size is not None and output_padding not in (0, [0] * nd, (0,) * nd):
         # Paddle's rule: the two name the same thing
         raise ArgValueError(f"{op}: output_padding option is mutually exclusive with "
                             "output_size")
-    return _K.conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
-                             dilation, output_size, op=op, nd=nd)
+    out = _K.conv_transpose(x, weight, bias, stride, padding, output_padding, groups,
+                            dilation, output_size, op=op, nd=nd)
+    if extra and any(extra):   # the odd padding row at the end: cropped from the result
+        keep = tuple(slice(0, n - e) for n, e in zip(out._data.shape[-nd:], extra))
+        out = out[(Ellipsis,) + keep].contiguous()
+    return out
+
+
+def _transpose_string_padding(x, weight, stride, padding, dilation, op, nd):
+    """Paddle's padding='valid' / 'same' for a transposed convolution: (symmetric padding,
+    dilation, extra end crop). 'same' is the SAME rule of the forward convolution on this
+    input's sizes, dilation dropped (Note [Two rules for padding='same']); an odd total
+    crops one more row at the end, as Paddle's asymmetric padding does."""
+    mode = padding.lower()
+    if mode == "valid":
+        return 0, dilation, None
+    if mode != "same":
+        raise ArgValueError(f"{op}: Invalid padding string {padding!r}, should be one of "
+                            "{'valid', 'same'} (or an int / a sequence of ints)")
+    st = _K._ntuple(stride, op, "stride", 1, nd)
+    if not isinstance(x, Tensor) or not isinstance(weight, Tensor) or \
+            x._data.ndim != nd + 2 or weight._data.ndim != nd + 2:
+        return 0, 1, None   # conv_transpose refuses these inputs with its own message
+    pd, extra = _K._same_pads(x._data.shape[2:], weight._data.shape[2:], st)
+    return pd, 1, extra
 
 
 def _single(v, op, name):
