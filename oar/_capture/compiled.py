@@ -42,7 +42,7 @@ from ..autograd import engine as _E
 from ..autograd import grad_mode
 from ..autograd import node as _node
 from ..autograd.errors import GraphReleasedError
-from ..autograd.function import PyLayer
+from ..autograd.function import PyLayer, PyLayerNode
 from ..autograd.node import AccumulateGrad, _released_message
 from ..ops import registry as _R
 
@@ -81,7 +81,7 @@ class CompiledFunction(PyLayer):
         return (None, *res)
 
 
-class CompiledFunctionBackward(CompiledFunction._backward_cls):
+class CompiledFunctionBackward(PyLayerNode):
     __slots__ = ()
 
     def release(self):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..autograd.errors import ArgTypeError, ArgValueError
-from ..ops.registry import FUNCTIONS as _FN
+from ..ops.indexing import put_along as _put_along
 from ..tensor import Tensor, wrap_as
 
 
@@ -72,8 +72,10 @@ def max_unpool(x, indices, kernel_size, stride, padding, output_size, nd, fname)
                             f"plane of {plane} elements, output size {list(out_spatial)})")
     flat = tuple(lead) + (math.prod(in_spatial),)
     zeros = wrap_as(x._result_class, np.zeros(tuple(lead) + (plane,), x._data.dtype))
-    out = _FN["put_along_axis"](zeros, indices.reshape(flat).astype("int64"),
-                                x.reshape(flat), -1)
+    # the gradient gathers at every index, overlapping windows included (as both frameworks'
+    # unpooling), not Paddle put_along_axis's last-writer rule
+    out = _put_along(zeros, indices.reshape(flat).astype("int64"), x.reshape(flat), -1,
+                     last_writer_grad=False)
     return out.reshape(tuple(lead) + tuple(out_spatial))
 
 

@@ -851,6 +851,13 @@ def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=Tr
 
     Paddle put_along_axis_: with broadcast (the default) indices broadcast against arr
     outside `axis`, and values against the indices."""
+    return put_along(arr, indices, values, axis, reduce, include_self, broadcast)
+
+
+def put_along(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True,
+              last_writer_grad=True):
+    """put_along_axis_; last_writer_grad=False keeps the gradient that gathers at every index
+    (max unpooling's, in both frameworks) instead of Paddle's put_along_axis's."""
     op = "put_along_axis_"
     _autograd_first(arr, op)
     reduce = A.one_of(reduce, tuple(_PUT_MODES), op, "reduce")
@@ -880,7 +887,8 @@ def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=Tr
                                     f"cannot be broadcast to the indices' shape "
                                     f"{fmt_shape(idx.shape)}")
             values = values.expand(list(idx.shape))
-    if reduce == "assign" and isinstance(values, Tensor) and values.requires_grad:
+    if (last_writer_grad and reduce == "assign" and isinstance(values, Tensor)
+            and values.requires_grad):
         values = _last_writers_only(values, idx, ax, arr._data.shape)
     return _scatter_call(arr, ax, idx, values, _PUT_MODES[reduce], include_self, op)
 

@@ -14,6 +14,8 @@
 # fullgraph. disable=True: the callable itself, eager.
 from __future__ import annotations
 
+from .nn import Module
+
 _REPLAY_MODES = ("reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 _MODES = (None, "default") + _REPLAY_MODES
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
@@ -49,12 +51,7 @@ def _compiled(model, fullgraph, mode, disable):
     return CompiledForward(model, on_error=on_error)
 
 
-def _module_class():
-    from .nn import Module
-    return Module
-
-
-class OptimizedModule(_module_class()):
+class OptimizedModule(Module):
     """What torch.compile returns for an nn.Module: the module as `_orig_mod` (its state_dict
     keys carry that prefix, as PyTorch's do; other attributes are the module's), called
     through a CompiledForward (Note [Compiled forward])."""
