@@ -103,4 +103,9 @@ def as_place(place):
         return CPU
     if isinstance(place, str) and place.lower() == "cpu":
         return CPU
+    from . import _xp                          # lazy: no import cycle
+    b = _xp.backend()
+    if b is not None and isinstance(place, (Place, str)):   # Note [Array module per place]
+        from .ops.args import device
+        return device(place, "place")
     raise ValueError(f"place {place!r} is not available: this build of oar runs on the CPU only")

@@ -18,6 +18,7 @@ from .autograd import grad_mode
 from .autograd.errors import ArgTypeError, ArgValueError
 from .autograd.node import AccumulateGrad, add_retained, drop_retained, hook_result
 from .autograd.node import HookHandle as _HookHandle
+from ._xp import data_ptr as _data_ptr, place_of as _place_of
 from .place import CPU
 from .storage import new_storage as _new_storage
 
@@ -245,18 +246,18 @@ class Tensor:
 
     @property
     def place(self):
-        """Where the data lives: always CPUPlace in this build."""
-        return CPU
+        """Where the data lives: CPUPlace, or Place(gpu:N) (Note [Array module per place])."""
+        return _place_of(self._data)
 
     @property
     def device(self):
-        """Where the data lives: always the CPU in this build."""
-        return CPU
+        """Where the data lives (Paddle's spelling: the place)."""
+        return _place_of(self._data)
 
     @property
     def is_cuda(self):
-        """False: tensors live on the CPU in this build."""
-        return False
+        """Whether the data lives on a GPU."""
+        return _place_of(self._data).kind == "gpu"
 
     @property
     def is_xpu(self):
@@ -291,7 +292,7 @@ class Tensor:
 
     def data_ptr(self):
         """The address of the first element."""
-        return self._data.__array_interface__["data"][0]
+        return _data_ptr(self._data)
 
     def is_contiguous(self):
         """Whether the elements are laid out in C (row-major) order without gaps."""

@@ -3,6 +3,8 @@ single ops with NumPy kernels and backward formulas (Note [Pooling geometry]).""
 from __future__ import annotations
 
 import numpy as np
+from .. import _xp
+from .._xp import array_module as _m
 
 from ..ops import registry as R
 from ..tensor import Tensor, wrap_as
@@ -135,7 +137,7 @@ def _padded(x, g, fill):
     r = [max((o[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 - sp[i] - p[i], 0) for i in range(nd)]
     if not (any(p) or any(r)):
         return x
-    xp = np.full(x.shape[:-nd] + tuple(p[i] + sp[i] + r[i] for i in range(nd)), fill, x.dtype)
+    xp = _m(x).full(x.shape[:-nd] + tuple(p[i] + sp[i] + r[i] for i in range(nd)), fill, x.dtype)
     xp[(Ellipsis,) + tuple(slice(p[i], p[i] + sp[i]) for i in range(nd))] = x
     return xp
 
@@ -205,7 +207,7 @@ def _choice(xp, out, g, sp):
     k, s, p, d, o = g
     nd = len(k)
     K = int(np.prod(k))
-    hit = np.empty((K,) + out.shape, bool)
+    hit = _m(out).empty((K,) + out.shape, bool)
     edge = xp.shape[-nd:] != tuple(sp)
     if edge:
         real = [[(0 <= r) & (r < sp[i]) for r in (_starts(o[i], s[i], p[i]) + j * d[i]
@@ -216,7 +218,7 @@ def _choice(xp, out, g, sp):
             m = True
             for i in range(nd):
                 m = np.logical_and.outer(m, real[i][off[i]]) if i else real[i][off[i]]
-            hit[t] &= m
+            hit[t] &= _m(out).asarray(m)
     if K > 1:
         taken = hit[0].copy()
         for t in range(1, K):
@@ -227,7 +229,7 @@ def _choice(xp, out, g, sp):
         nan_w = np.isnan(out)
         if nan_w.any():
             parts = [part for _, part in _offsets(xp, g)]
-            taken = np.zeros(out.shape, bool)
+            taken = _m(out).zeros(out.shape, bool)
             for t in range(K - 1, -1, -1):                # the last NaN
                 last = np.isnan(parts[t]) & ~taken
                 taken |= last
@@ -244,9 +246,9 @@ def _indices(hit, g, sp):
     for i in range(nd):
         shape = [1] * nd
         shape[i] = o[i]
-        pos = _starts(o[i], s[i], p[i]).reshape(shape) + offs[i] * d[i]
+        pos = _m(hit).asarray(_starts(o[i], s[i], p[i])).reshape(shape) + offs[i] * d[i]
         flat = flat * sp[i] + pos
-    return np.asarray(flat, np.int64)
+    return _m(hit).asarray(flat, np.int64)
 
 
 # Note [Max-pool backward]
@@ -274,11 +276,11 @@ def _b_maxpool(c, g):
     hit = _choice(xp, out, geo, sp)
     bits = np.dtype(f"i{x.dtype.itemsize}")
     mask = np.negative(hit.view(np.int8), dtype=bits)    # 0 or all bits set
-    ga = np.asarray(g._data, x.dtype)
+    ga = _m(x).asarray(g._data, x.dtype)
     gbits = np.add(ga, ga.dtype.type(0)).view(bits)     # -0.0 -> +0.0, all else unchanged
     tiles = all(d[i] == 1 and s[i] == k[i] and xp.shape[-nd + i] == o[i] * k[i]
                 for i in range(nd))
-    dxp = (np.empty if tiles else np.zeros)(xp.shape, x.dtype)
+    dxp = (_m(x).empty if tiles else _m(x).zeros)(xp.shape, x.dtype)
     disjoint = all(s[i] >= (k[i] - 1) * d[i] + 1 for i in range(nd))
     for t, (_, part) in enumerate(_offsets(dxp.view(bits), geo)):
         if disjoint:
@@ -287,7 +289,7 @@ def _b_maxpool(c, g):
             fpart = part.view(x.dtype)
             fpart += np.bitwise_and(mask[t], gbits).view(x.dtype)
     if xp.shape[-nd:] != sp:
-        dxp = np.ascontiguousarray(dxp[(Ellipsis,) + tuple(slice(_lo(p[i]), _lo(p[i]) + sp[i])
+        dxp = _xp.ascontiguousarray(dxp[(Ellipsis,) + tuple(slice(_lo(p[i]), _lo(p[i]) + sp[i])
                                                            for i in range(nd))])
     return (Tensor._wrap(dxp),)
 
@@ -403,7 +405,7 @@ def _b_avgpool(c, g):
     dxp = _padded(np.zeros(shape, ga.dtype), geo, 0)
     for _, view in _offsets(dxp, geo):
         view += part
-    return (Tensor._wrap(np.ascontiguousarray(dxp[(Ellipsis,) + tuple(
+    return (Tensor._wrap(_xp.ascontiguousarray(dxp[(Ellipsis,) + tuple(
         slice(_lo(p[i]), _lo(p[i]) + shape[-nd + i]) for i in range(nd))])),)
 
 

@@ -8,6 +8,7 @@ import itertools
 import math
 
 import numpy as np
+from .. import _xp
 
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import args as _args
@@ -159,7 +160,7 @@ def _apply_dim(x, axis, idx, w, mask):
 def _k_resample(x, plan):
     for axis, _n_in, idx, w, mask in plan:
         x = _apply_dim(x, axis, idx, w, mask)
-    return np.ascontiguousarray(x) if x.base is not None else x
+    return _xp.ascontiguousarray(x) if x.base is not None else x
 
 
 def _k_resample_adjoint(g, plan):
@@ -172,7 +173,7 @@ def _k_resample_adjoint(g, plan):
         rows = np.repeat(np.arange(n_out), K)
         np.add.at(m, (rows, idx.reshape(-1)), ww.reshape(-1))
         g = np.moveaxis(np.tensordot(g, m, axes=([axis], [0])), -1, axis)
-    return np.ascontiguousarray(g)
+    return _xp.ascontiguousarray(g)
 
 
 def _b_resample(c, g):
@@ -214,7 +215,7 @@ def _k_resample_uint8(x, plan, torch_rounding):
     if torch_rounding:
         for axis, _n_in, idx, w, _mask in reversed(plan):
             x = _fixed_point_pass(x, axis, idx, w)
-        return np.ascontiguousarray(x)
+        return _xp.ascontiguousarray(x)
     # Paddle's uint8 result is its float32 result truncated: the same float32 arithmetic as
     # a float32 input here (whose exactness against paddle is that path's), then the cast
     xf = _k_resample(x.astype(np.float32), plan)
@@ -619,7 +620,7 @@ def _k_col2im(cols, geo, out_hw):
         for j in range(kw):
             canvas[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
                    j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
-    return np.ascontiguousarray(canvas[:, :, pt:pt + h, pl:pl + w])
+    return _xp.ascontiguousarray(canvas[:, :, pt:pt + h, pl:pl + w])
 
 
 IM2COL = R.OpDef(

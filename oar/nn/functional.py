@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..ops import args as _args
@@ -162,14 +163,14 @@ def _b_linear(c, g):
     gd = g._data
     gx = None
     if w is not None:
-        gx = Tensor._wrap(np.asarray(gd @ (w._data if out_in else w._data.T)))
+        gx = Tensor._wrap(_xp.result_array(gd @ (w._data if out_in else w._data.T)))
     gw = gb = None
     if x is not None:
         xd = x._data
         x2, g2 = xd.reshape(-1, xd.shape[-1]), gd.reshape(-1, gd.shape[-1])
-        gw = Tensor._wrap(np.asarray(g2.T @ x2 if out_in else x2.T @ g2))
+        gw = Tensor._wrap(_xp.result_array(g2.T @ x2 if out_in else x2.T @ g2))
     if c.needs[2]:
-        gb = Tensor._wrap(np.asarray(gd.reshape(-1, gd.shape[-1]).sum(axis=0)))
+        gb = Tensor._wrap(_xp.result_array(gd.reshape(-1, gd.shape[-1]).sum(axis=0)))
     return gx, gw, gb
 
 
@@ -351,7 +352,7 @@ def _b_nll(c, g):
     if len(shape) == 1:
         scale = scale.reshape(shape)
     elif len(shape) > 2:    # back to (N, C, d1, ...)
-        scale = np.ascontiguousarray(np.moveaxis(
+        scale = _xp.ascontiguousarray(np.moveaxis(
             scale.reshape((shape[0],) + tuple(shape[2:]) + (c_,)), -1, 1))
     # a 'none' gradient has the target's shape: it spreads over dim 1, the classes
     spread = reduction == "none" and len(shape) > 1
@@ -417,19 +418,20 @@ def _class_weight(weight, c, op):
 
 
 def _k_ce(x, lab, ignore_index, reduction):
+    xp = _xp.array_module(x)
     m = x.max(axis=1, keepdims=True)
     logp = x - m
     logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
     keep = lab != ignore_index
-    picked = logp[np.arange(len(lab)), np.where(keep, lab, 0)] * keep
+    picked = logp[xp.arange(len(lab)), np.where(keep, lab, 0)] * keep
     if reduction == "sum":
-        return np.asarray(0.0 - picked.sum(), x.dtype)      # +0.0 for an empty sum, as PyTorch
+        return xp.asarray(0.0 - picked.sum(), x.dtype)      # +0.0 for an empty sum, as PyTorch
     if reduction == "none":
         return -picked
     kept = int(keep.sum())
     if not kept:                     # PyTorch: the mean over no targets is nan
-        return np.asarray(np.nan, x.dtype)
-    return np.asarray((0.0 - picked.sum()) / kept, x.dtype)
+        return xp.asarray(np.nan, x.dtype)
+    return xp.asarray((0.0 - picked.sum()) / kept, x.dtype)
 
 
 def _b_ce(c, g):
@@ -437,8 +439,9 @@ def _b_ce(c, g):
     lab, ignore_index, reduction = c.attrs[0], c.attrs[1], c.attrs[2]
     keep = lab != ignore_index
     n = x.shape[0]
-    onehot = np.zeros(x._data.shape, x._data.dtype)
-    onehot[np.arange(n)[keep], lab[keep]] = 1
+    xp = _xp.array_module(x._data)
+    onehot = xp.zeros(x._data.shape, x._data.dtype)
+    onehot[xp.arange(n)[keep], lab[keep]] = 1
     rows = keep.astype(x._data.dtype)
     if reduction == "mean":
         rows /= max(int(keep.sum()), 1)
@@ -747,7 +750,7 @@ def dropout(x, p=0.5, training=True, inplace=False, axis=None, mode="upscale_in_
     keep = (generator().random(x._data.shape) >= p).astype(x._data.dtype)
     if not down:
         keep = keep / (1 - p)   # a new array: oar.jit records ufuncs on a draw, not out= ones
-    mask = Tensor._wrap(keep)
+    mask = Tensor._wrap(_xp.on_place_of(keep, x._data))   # drawn on the CPU stream
     return x.mul_(mask) if inplace else x * mask
 
 
@@ -870,8 +873,8 @@ def _k_bn(x, w, b, running_mean, running_var, training, eps):
             y = np.subtract(x, mean.reshape(shape))
             var = (_cdot(y, y) / n).astype(dt, copy=False)
         else:
-            mean = np.array(running_mean, dt)
-            var = np.array(running_var, dt)
+            mean = running_mean.astype(dt, copy=True)
+            var = running_var.astype(dt, copy=True)
             y = np.subtract(x, mean.reshape(shape))
         invstd = (1 / np.sqrt(var + dt.type(eps))).astype(dt, copy=False)
     y *= (invstd if w is None else invstd * w).reshape(shape)
@@ -891,7 +894,7 @@ def _b_bn(c, g):
         if grad_mode.is_grad_enabled():
             return None, None, g.sum(axis=axes)
         from .abn import _csum
-        return None, None, Tensor._wrap(np.ascontiguousarray(_csum(np.asarray(g._data))))
+        return None, None, Tensor._wrap(_xp.ascontiguousarray(_csum(g._data)))
     x, w = c.input(0), c.input(1)
     if grad_mode.is_grad_enabled():       # create_graph: in oar ops
         if training:
@@ -917,12 +920,12 @@ def _b_bn(c, g):
     from .abn import bn_backward
     xd = x._data
     dt = xd.dtype
-    dy = np.ascontiguousarray(g._data, dt)
+    dy = _xp.ascontiguousarray(g._data, dt)
     mean, invstd = c.input(3)._data, c.input(4)._data
     xh = np.subtract(xd, mean.reshape(shape))
     xh *= invstd.reshape(shape)
     gx, gw, gb = bn_backward(dy, xh, invstd, None if w is None else w._data, training, needs)
-    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a, dt))
+    return tuple(None if a is None else Tensor._wrap(_xp.ascontiguousarray(a, dt))
                  for a in (gx, gw, gb))
 
 
@@ -1458,7 +1461,7 @@ def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None, *, inplace
     keep = (generator().random(mshape) >= p).astype(x._data.dtype)
     if p < 1:
         keep /= (1 - p)
-    mask = Tensor._wrap(keep)
+    mask = Tensor._wrap(_xp.on_place_of(keep, x._data))   # drawn on the CPU stream
     return x.mul_(mask) if inplace else x * mask
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import string
 
 import numpy as np
+from .. import _xp
 
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor, wrap_as
@@ -45,7 +46,7 @@ def _k_einsum(*arrays_and_eq):
         r = np.einsum(eq, *arrays, optimize=len(arrays) > 1)
     # einsum may return a view of an operand ('ij->ji'), a transposed layout or a NumPy scalar
     r = np.asarray(r)
-    return np.ascontiguousarray(r) if r.ndim else r.copy()
+    return _xp.ascontiguousarray(r) if r.ndim else r.copy()
 
 
 def _b_einsum(ctx, g):

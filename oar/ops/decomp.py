@@ -8,6 +8,7 @@ in oar/torch/_linalg.py) are thin functions over them (Note [Decomposition backw
 from __future__ import annotations
 
 import numpy as np
+from .. import _xp
 
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError
@@ -82,7 +83,7 @@ def _arr(g, like):
 
 
 def _wrap(cls, a, dtype):
-    return wrap_as(cls, np.ascontiguousarray(a, dtype=dtype))
+    return wrap_as(cls, _xp.ascontiguousarray(a, dtype=dtype))
 
 
 def _singular(op, batch_index=None):
@@ -278,7 +279,7 @@ def _k_cholesky(a, upper):
         return a.copy()
     try:
         low = np.linalg.cholesky(a)
-        return np.ascontiguousarray(np.swapaxes(low, -1, -2)) if upper else low
+        return _xp.ascontiguousarray(np.swapaxes(low, -1, -2)) if upper else low
     except np.linalg.LinAlgError:
         raise _not_pd("linalg.cholesky", a) from None
 

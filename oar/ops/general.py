@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError, OperandDtypeError
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
@@ -91,34 +92,68 @@ def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory
     copy; malformed device strings and unknown keywords are refused."""
     if kwargs:
         raise ArgTypeError(f"to(): unexpected keyword argument(s) {sorted(kwargs)}")
+    place = None
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype
+            place = a.place       # to(other): other's dtype and device
         elif isinstance(a, bool) or a is None:
             continue          # PyTorch's positional non_blocking / copy flags
         elif isinstance(a, str):
             try:
                 dtype = _dt.as_dtype(a)
             except TypeError:
-                A.device(a, "to")
+                place = A.device(a, "to")
         else:
             try:
                 dtype = _dt.as_dtype(a)
             except (TypeError, ValueError):
-                A.device(a, "to")
+                place = A.device(a, "to")
     if device is not None:
-        A.device(device, "to")
+        place = A.device(device, "to")
     if dtype is not None:
         dtype = _dt.as_dtype(dtype)
+    if place is not None and place != x.place:
+        x = move(x, place)     # a new tensor already: copy=True asks nothing more
+        copy = False
     if dtype is None or x._data.dtype == _dtype_np(dtype):
         return x.clone() if copy else x
     return _differentiable_cast(x, dtype)
 
 
+# Note [Moving between places]
+# t.to(device), t.cuda(), t.cpu() copy the data to the other place (the same tensor when it
+# is there already) through one op, to_place, whose backward moves the gradient back to
+# the source place (PyTorch's ToCopyBackward0), so a graph may cross places. The copy is
+# synchronous: non_blocking is accepted and changes nothing.
+def _k_to_place(x, place, src):
+    return _xp.to_place(x, place)
+
+
+def _b_to_place(ctx, g):
+    return (move(g, ctx.attrs[1]),)
+
+
+TO_PLACE = OpDef("to_place", _k_to_place, _b_to_place, attrs=(("place", None), ("src", None)),
+                 method=False, function=False, node_name="ToCopyBackward",
+                 doc="x copied to another place (Note [Moving between places]).")
+
+
+def move(x, place):
+    """x on `place`: x itself when it is there, else a differentiable copy."""
+    if place == x.place:
+        return x
+    return registry.dispatch(TO_PLACE, (x,), (place, x.place))
+
+
 def _cuda(x, device=None, non_blocking=False, **kwargs):
-    """Tensor.cuda(): refused (this build has no CUDA device); x itself never moves."""
-    A.device("cuda" if device is None else (device if isinstance(device, str) else device), "cuda")
-    return x
+    """Tensor.cuda(): x on the GPU (Note [Moving between places]); refused where no GPU
+    backend exists (never a tensor silently left on the CPU)."""
+    if device is None:
+        device = kwargs.pop("device_id", None)
+    if isinstance(device, (int, np.integer)) and not isinstance(device, bool):
+        device = f"cuda:{int(device)}"
+    return move(x, A.device("cuda" if device is None else device, "cuda"))
 
 
 def _cast_fn(x, dtype, name=None):
@@ -134,8 +169,24 @@ def _as(dtype):
 
 
 def _cpu(x):
-    """x itself: tensors live on the CPU."""
-    return x
+    """x on the CPU: x itself when it is there, else a copy (Note [Moving between places])."""
+    return move(x, _xp.CPU)
+
+
+def _pin_memory(x, device=None):
+    """A copy of x in memory the GPU can read directly: refused without an accelerator, as by
+    PyTorch's CPU build; with one, a plain CPU copy (oar has no pinned allocator yet)."""
+    if _xp.backend() is None:
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if x.place.kind != "cpu":
+        raise RuntimeError(f"cannot pin '{x.dtype}' memory on {x.place!r}: only CPU memory can "
+                           "be pinned")
+    return x.clone()
+
+
+def _is_pinned(x, device=None):
+    """False: oar has no pinned memory (pin_memory() makes a plain CPU copy)."""
+    return False
 
 
 for _n, _f in (("astype", astype), ("cast", _cast_fn), ("type", _type), ("to", to),
@@ -146,12 +197,14 @@ for _n, _f in (("astype", astype), ("cast", _cast_fn), ("type", _type), ("to", t
                ("cfloat", _as("complex64")), ("cdouble", _as("complex128"))):
     registry.register_function(_n, _f, function=_n in ("astype", "cast"))
 registry.register_function("cpu", _cpu, function=False)
+registry.register_function("pin_memory", _pin_memory, function=False)
+registry.register_function("is_pinned", _is_pinned, function=False)
 registry.register_function("cuda", _cuda, function=False)
 
 
 # ---------------------------------------------------------------- matmul
 def _k_matmul(a, b, transpose_x=False, transpose_y=False):
-    if a.__class__ is not np.ndarray or b.__class__ is not np.ndarray:
+    if not (_xp.is_array(a) and _xp.is_array(b)):
         raise ArgTypeError(f"matmul(): both arguments must be Tensors, got "
                            f"{type(a).__name__} and {type(b).__name__}")
     if transpose_x and a.ndim >= 2:
@@ -256,7 +309,8 @@ MATMUL = OpDef("matmul", _k_matmul, _b_matmul, needs={"x": ("y",), "y": ("x",)},
 # and batch dims that do not broadcast (np.matmul would raise too; declining lets the
 # general path word the error). `out=` is how a capture replays it.
 def _fast_matmul(a, b, out=None):
-    if (b.__class__ is not np.ndarray or a.__class__ is not np.ndarray   # a number operand
+    if (b.__class__ is not a.__class__   # a number operand, or two places
+            or a.__class__ is not np.ndarray and a.__class__ not in _xp._PLACES
             or a.itemsize < 4 or a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]):
         return None
     try:

@@ -11,6 +11,7 @@ keywords and out= onto them (Note [Torch signatures]) and, where the meaning dif
 from __future__ import annotations
 
 import numpy as np
+from .. import _xp
 
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor, wrap_as
@@ -198,7 +199,7 @@ def mv(x, vec, name=None):
 
 # ---------------------------------------------------------------- rot90, fliplr, flipud
 def _k_rot90(x, k, axes):
-    return np.ascontiguousarray(np.rot90(x, k, axes))
+    return _xp.ascontiguousarray(np.rot90(x, k, axes))
 
 
 ROT90 = OpDef("rot90", _k_rot90,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from .. import _xp
 
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor, wrap_as
@@ -72,7 +73,7 @@ def _k_diag_embed(x, offset, d1, d2):
     out = np.zeros(x.shape[:-1] + (n, n), x.dtype)
     i = np.arange(m)
     out[..., i + max(-offset, 0), i + max(offset, 0)] = x
-    return np.ascontiguousarray(np.moveaxis(out, (-2, -1), (d1, d2)))
+    return _xp.ascontiguousarray(np.moveaxis(out, (-2, -1), (d1, d2)))
 
 
 DIAG_EMBED = OpDef(

@@ -12,6 +12,7 @@ import math
 import numbers
 
 import numpy as np
+from .. import _xp
 
 from .. import dtypes as _dt
 from ..autograd import grad_mode
@@ -147,7 +148,7 @@ def _b_svnorm(ctx, g):
     if keepdim:
         gd = np.squeeze(gd, tuple(sorted(axes)))
     grad = np.moveaxis(d * gd[..., None, None], (-2, -1), axes)
-    return (wrap_as(g._result_class, np.ascontiguousarray(grad, dtype=x.dtype)),)
+    return (wrap_as(g._result_class, _xp.ascontiguousarray(grad, dtype=x.dtype)),)
 
 
 SV_NORM = registry.OpDef(
@@ -162,7 +163,7 @@ def _b_svdvals(ctx, g):
                                   "backward uses a NumPy SVD)")
     u, _, vh = np.linalg.svd(ctx.input(0)._data, full_matrices=False)
     grad = (u * g._data[..., None, :]) @ vh     # U diag(g) Vh
-    return (wrap_as(g._result_class, np.ascontiguousarray(grad)),)
+    return (wrap_as(g._result_class, _xp.ascontiguousarray(grad)),)
 
 
 # the singular values of the matrices in x's last two dims, largest first: PyTorch's

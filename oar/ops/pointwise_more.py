@@ -9,6 +9,7 @@ before any write) and then copies it into the input (ops/linalg.py `_inplace`).
 from __future__ import annotations
 
 import numpy as np
+from .. import _xp
 
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor
@@ -369,7 +370,7 @@ def masked_scatter(x, mask, value, name=None):
     pos = np.where(m.reshape(-1), pos, 0).reshape(shape)
     taken = value.reshape([-1])[registry.as_tensor(pos.astype(np.int64))] if value.numel() \
         else F["zeros"](list(shape), dtype=x.dtype)
-    return F["where"](registry.as_tensor(np.ascontiguousarray(m)), taken, x)
+    return F["where"](registry.as_tensor(_xp.ascontiguousarray(m)), taken, x)
 
 
 for _f in (addmm, renorm, index_fill, masked_scatter):

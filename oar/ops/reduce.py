@@ -6,6 +6,7 @@ import math
 import warnings
 
 import numpy as np
+from .. import _xp
 
 from .. import dtypes as _dt
 from ..autograd import grad_mode
@@ -654,7 +655,7 @@ def pick(x, idx, d, keepdim, node="IndexBackward0"):
     shape off dim d) along dim d (Note [Index-selecting reductions]), as one op whose node is
     `node` (Note [Selected values op]). keepdim=False drops dim d (idx.shape[d] is 1 then)."""
     return registry.dispatch(SELECT_VALUES, (x,),
-                             (np.ascontiguousarray(idx, dtype=np.int64), d, bool(keepdim), node))
+                             (_xp.ascontiguousarray(idx, dtype=np.int64), d, bool(keepdim), node))
 
 
 def index_tensor(x, arr):

@@ -4,6 +4,7 @@ differs (meshgrid's indexing warning, histc) the torch door adds its own functio
 from __future__ import annotations
 
 import numpy as np
+from .. import _xp
 
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor, wrap_as
@@ -390,7 +391,7 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None,
     idx = np.flatnonzero(starts)
     n = a.size if axis is None else (a.shape[ax] if a.ndim else 1)
     counts = np.diff(np.append(idx, n))
-    out = (wrap_as(xt._result_class, np.ascontiguousarray(vals)),)
+    out = (wrap_as(xt._result_class, _xp.ascontiguousarray(vals)),)
     if return_inverse:
         out += (wrap_as(xt._result_class, inv.astype(idt)),)
     if return_counts:
