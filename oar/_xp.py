@@ -44,7 +44,7 @@ DEFAULT = [CPU]
 class Backend:
     """A device: its array class, Place, array module and host<->device copies."""
 
-    def __init__(self, name, array_class, place, xp, to_device, to_host, count=1):
+    def __init__(self, name, array_class, place, xp, to_device, to_host, count=1, strided=None):
         self.name = name              # 'cupy' or 'fake'
         self.array_class = array_class
         self.place = place            # Place('gpu', 0)
@@ -52,10 +52,15 @@ class Backend:
         self.to_device = to_device    # ndarray -> device array (a copy)
         self.to_host = to_host        # device array -> ndarray (a copy)
         self.count = count            # number of devices
+        self.strided = strided        # (src, shape, byte strides, byte offset) -> a view
+
+
+_MODULES_BACKEND: dict = {}   # array class -> its Backend
 
 
 def _register(backend):
     global ACTIVE
+    _MODULES_BACKEND[backend.array_class] = backend
     _MODULES[backend.array_class] = backend.xp
     _PLACES[backend.array_class] = backend.place
     _BACKEND[0] = backend
@@ -109,8 +114,10 @@ def _cupy_backend():
         return None
     if n < 1:
         return None
+    def strided(src, shape, bstrides, boff):
+        return cupy.ndarray(shape, src.dtype, src.data + boff, bstrides)
     return Backend("cupy", cupy.ndarray, Place("gpu", 0), cupy, cupy.asarray,
-                   lambda a: a.get(), n)
+                   lambda a: a.get(), n, strided)
 
 
 def array_module(*arrays):
@@ -148,6 +155,23 @@ def result_array(r):
     return np.asarray(r)
 
 
+def asarray(a, dtype=None, order=None):
+    """np.asarray on any place: a device array stays on its device (NumPy's own would make
+    it a CPU array, or refuse it); anything else is NumPy's."""
+    m = _MODULES.get(a.__class__)
+    if m is None:
+        return np.asarray(a, dtype, order)
+    return m.asarray(a, dtype)
+
+
+def array(a, dtype=None, *, copy=True, order="K", ndmin=0):
+    """np.array on any place (see asarray)."""
+    m = _MODULES.get(a.__class__)
+    if m is None:
+        return np.array(a, dtype, copy=copy, order=order, ndmin=ndmin)
+    return m.array(a, dtype, copy=copy, order=order, ndmin=ndmin)
+
+
 def ascontiguousarray(a, dtype=None):
     """np.ascontiguousarray on any place (NumPy's own would turn a device array into a CPU
     one, or refuse it: it is not dispatched by __array_function__)."""
@@ -178,6 +202,12 @@ def on_place_of(array, like):
     return to_place(array, place_of(like))
 
 
+def strided_view(src, shape, bstrides, boff):
+    """A view of a device array's memory: these byte strides, starting boff bytes after its
+    first element (the caller has checked the extent)."""
+    return _MODULES_BACKEND[src.__class__].strided(src, shape, bstrides, boff)
+
+
 def data_ptr(array):
     """The address of an array's first element, on any place."""
     if array.__class__ is _ndarray or isinstance(array, _ndarray):
@@ -206,25 +236,44 @@ def torch_name(place):
 
 def same_place(op_name, tensors):
     """The common place of the tensors among `tensors` (others are skipped); two places raise
-    DevicesDiffer before anything is written (Note [Array module per place])."""
+    DevicesDiffer before anything is written (Note [Array module per place]). A 0-d CPU
+    tensor goes with any place, as in PyTorch (a number held in a tensor; the caller moves
+    it: placed_args)."""
     first = None
+    scalar = False
     for t in tensors:
         d = getattr(t, "_data", None)
         if d is None:
             continue
         p = place_of(d)
+        if p.kind == "cpu" and d.ndim == 0:
+            scalar = True
+            continue
         if first is None:
             first = p
         elif p != first:
             raise devices_differ(op_name, first, p, tensors)
-    return first or CPU
+    return first or CPU, scalar
+
+
+def placed_args(op_name, args):
+    """(place, args) with every 0-d CPU tensor operand moved to the common place when that
+    is a device (same_place)."""
+    place, scalar = same_place(op_name, args)
+    if scalar and place.kind != "cpu":
+        from .ops.general import move
+        args = tuple(move(a, place) if getattr(a, "_data", None) is not None
+                     and a._data.ndim == 0 and a._data.__class__ is _ndarray else a
+                     for a in args)
+    return place, args
 
 
 def dispatch_placed(general, op, args, attrs):
     """registry.dispatch's general path while a device is in use: the operands' places are
     checked first, and the results' after (a kernel that made a CPU array from device
     operands names itself here, instead of the next op failing)."""
-    place = same_place(op.name, (*args, *attrs))
+    place, args = placed_args(op.name, args)
+    same_place(op.name, (*args, *attrs))   # tensor attrs (clip's bounds) as well
     out = general(op, args, attrs)
     if op.name in CROSSES:   # to_place (Note [Moving between places])
         return out
@@ -338,6 +387,21 @@ def _rewrap(r):
     return r
 
 
+class _Iface:
+    __slots__ = ("__array_interface__", "base")
+
+
+def _fake_strided(src, shape, bstrides, boff):
+    base = src.view(_ndarray)
+    it = dict(base.__array_interface__)
+    it["data"] = (it["data"][0] + boff, it["data"][1])
+    it["shape"], it["strides"] = tuple(shape), tuple(bstrides)
+    it.pop("descr", None)
+    o = _Iface()
+    o.__array_interface__, o.base = it, base
+    return np.asarray(o).view(FakeArray)
+
+
 def _host(a):
     return np.array(a.view(_ndarray) if a.__class__ is FakeArray else a, copy=True)
 
@@ -390,7 +454,7 @@ def enable_fake_device():
     _SAVED[0] = (_BACKEND[0], _CUPY_TRIED[0])
     _unregister()
     _CUPY_TRIED[0] = True
-    b = Backend("fake", FakeArray, Place("gpu", 0), FAKE_XP, _to_fake, _host)
+    b = Backend("fake", FakeArray, Place("gpu", 0), FAKE_XP, _to_fake, _host, 1, _fake_strided)
     _register(b)
     return b
 

@@ -646,7 +646,7 @@ def _b_embedding(c, g):
         keep = np.nonzero(flat != padding_idx)[0]
         flat = flat[keep]
         g2 = R.FUNCTIONS["index_select"](g2, Tensor._wrap(keep), axis=0)
-    z = R.FUNCTIONS["zeros"]([n, dim], dtype=g.dtype)
+    z = R.FUNCTIONS["zeros"]([n, dim], dtype=g.dtype, device=g.place)
     return (R.FUNCTIONS["index_add"](z, 0, Tensor._wrap(flat), g2),)
 
 
@@ -663,7 +663,7 @@ def embedding_renorm_(weight, idx, max_norm, norm_type):
     rows = np.unique(idx.reshape(-1))
     if not rows.size:
         return weight
-    norms = np.array([np.linalg.norm(w[r], ord=norm_type) for r in rows], np.float64)
+    norms = _xp.array([np.linalg.norm(w[r], ord=norm_type) for r in rows], np.float64)
     big = norms > max_norm
     if big.any():
         rows = rows[big]
@@ -820,7 +820,7 @@ LEAKY_MASK = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.input(0
 
 def _erf(x):
     from ..ops.pointwise import erf_f64       # float64-accurate, as the erf op
-    return erf_f64(np.asarray(x, np.float64))
+    return erf_f64(_xp.asarray(x, np.float64))
 
 
 def _k_gelu(out, rdt, x, approximate):

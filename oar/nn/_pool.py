@@ -385,11 +385,11 @@ def _k_avgpool(x, k, s, p, d, ceil, mode):
     div = _avg_divisor(x.shape[-len(k):], g, mode)
     if x.dtype.kind == "f":
         with np.errstate(divide="ignore", invalid="ignore"):   # Paddle's empty windows: nan
-            out /= np.asarray(div, x.dtype)
+            out /= _xp.asarray(div, x.dtype)
         return out
     # integers: C's division, truncating toward zero (PyTorch)
     q, r = np.divmod(out, div)
-    return q + ((r != 0) & ((out < 0) != (np.asarray(div) < 0)))
+    return q + ((r != 0) & ((out < 0) != (_xp.asarray(div) < 0)))
 
 
 def _b_avgpool(c, g):
@@ -399,7 +399,7 @@ def _b_avgpool(c, g):
     nd = len(k)
     geo = _geometry(shape, (k, s, p, d, ceil), c.op.name)
     ga = g._data
-    div = np.asarray(_avg_divisor(shape[-nd:], geo, mode), ga.dtype)
+    div = _xp.asarray(_avg_divisor(shape[-nd:], geo, mode), ga.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):   # empty windows reach no input
         part = ga / div
     dxp = _padded(np.zeros(shape, ga.dtype), geo, 0)
@@ -499,7 +499,7 @@ def _b_index_pad(c, g):
     for axis, m in reversed(maps):
         target = list(g.shape)
         target[axis] = shape[axis]
-        z = R.FUNCTIONS["zeros"](target, dtype=g.dtype)
+        z = R.FUNCTIONS["zeros"](target, dtype=g.dtype, device=g.place)
         g = R.FUNCTIONS["index_add"](z, axis, Tensor._wrap(m), g)
     return (g,)
 

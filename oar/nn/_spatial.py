@@ -167,7 +167,7 @@ def _k_resample_adjoint(g, plan):
     for axis, n_in, idx, w, mask in reversed(plan):
         n_out, K = idx.shape
         m = np.zeros((n_out, n_in), g.dtype)
-        ww = np.ones(idx.shape, g.dtype) if w is None else w.astype(g.dtype)
+        ww = _xp.array_module(idx).ones(idx.shape, g.dtype) if w is None else w.astype(g.dtype)
         if mask is not None:
             ww = np.where(mask, ww, g.dtype.type(0))
         rows = np.repeat(np.arange(n_out), K)
@@ -896,7 +896,7 @@ def _b_grid_sample(c, g):
     ggrid = np.zeros_like(grid)
     b = np.broadcast_to(np.arange(x.shape[0]).reshape((-1,) + (1,) * k), grid.shape[:-1])
     for idx, wgt, dws in taps:
-        inside = np.ones(wgt.shape, bool)
+        inside = _xp.array_module(wgt).ones(wgt.shape, bool)
         for i, n in zip(idx, spatial):
             inside &= (i >= 0) & (i < n)
         ii = tuple(i[inside].astype(np.int64) for i in idx)

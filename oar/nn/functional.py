@@ -328,8 +328,8 @@ def _k_nll(x, lab, weight, ignore_index, reduction):
     if reduction == "mean":
         ws = float(w.sum())
         if not ws:                   # PyTorch: the mean over no targets is nan
-            return np.asarray(np.nan, x.dtype)
-        return np.asarray(np.sum(loss) / ws)
+            return _xp.asarray(np.nan, x.dtype)
+        return _xp.asarray(np.sum(loss) / ws)
     if reduction == "none":
         return loss.reshape(x.shape[:1] + x.shape[2:] if x.ndim > 1 else ())
     return _np_reduce(loss, reduction)
@@ -369,11 +369,11 @@ NLL_LOSS = R.OpDef("nll_loss", _k_nll, _b_nll, inputs=("input",),
 # x / s and x * s for a Python number s, PyTorch's div.Scalar (DivBackward1) and mul.Scalar
 # (MulBackward1), the overloads its own compositions call (cross_entropy's mean over
 # probability targets, its label smoothing)
-DIV_SCALAR = R.OpDef("div_scalar", lambda x, s: np.asarray(x / s, dtype=x.dtype),
+DIV_SCALAR = R.OpDef("div_scalar", lambda x, s: _xp.asarray(x / s, dtype=x.dtype),
                      lambda c, g: (g / c.attrs[0],), attrs=(("other", 1.0),), method=False,
                      function=False, node_name="DivBackward1",
                      doc="x divided by a Python number (PyTorch's div.Scalar).")
-MUL_SCALAR = R.OpDef("mul_scalar", lambda x, s: np.asarray(x * s, dtype=x.dtype),
+MUL_SCALAR = R.OpDef("mul_scalar", lambda x, s: _xp.asarray(x * s, dtype=x.dtype),
                      lambda c, g: (g * c.attrs[0],), attrs=(("other", 1.0),), method=False,
                      function=False, node_name="MulBackward1",
                      doc="x times a Python number (PyTorch's mul.Scalar).")
@@ -560,9 +560,9 @@ def _loss_op_ok(*ts):
 
 def _np_reduce(loss, reduction):
     if reduction == "mean":
-        return np.asarray(np.mean(loss))
+        return _xp.asarray(np.mean(loss))
     if reduction == "sum":
-        return np.asarray(np.sum(loss))
+        return _xp.asarray(np.sum(loss))
     return loss
 
 
@@ -685,7 +685,7 @@ def _b_bce_logits(c, g):
             gi = (t + 1 - yd) * s - t
         if weight is not None:
             gi = gi * weight
-        gi = _grad_scale(c, g, np.array(gi, copy=True), n)
+        gi = _grad_scale(c, g, _xp.array(gi, copy=True), n)
     if c.needs[1]:
         if pos_weight is None:
             gt = xd * -1
@@ -693,7 +693,7 @@ def _b_bce_logits(c, g):
             gt = _np_log_sigmoid(xd * -1) - _np_log_sigmoid(xd) * pos_weight
         if weight is not None:
             gt = gt * weight
-        gt = _grad_scale(c, g, np.array(gt, copy=True), n)
+        gt = _grad_scale(c, g, _xp.array(gt, copy=True), n)
     return gi, gt
 
 
@@ -1152,13 +1152,13 @@ def _b_bce(c, g):
         gi = (xd - yd) / np.maximum((1 - xd) * xd, _BCE_EPS)
         if weight is not None:
             gi = gi * weight
-        gi = _grad_scale(c, g, np.array(gi, copy=True), n)
+        gi = _grad_scale(c, g, _xp.array(gi, copy=True), n)
     if c.needs[1]:
         with np.errstate(divide="ignore"):
             gt = np.log(1 - xd) - np.log(xd)
         if weight is not None:
             gt = gt * weight
-        gt = _grad_scale(c, g, np.array(gt, copy=True), n)
+        gt = _grad_scale(c, g, _xp.array(gt, copy=True), n)
     return gi, gt
 
 

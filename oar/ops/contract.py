@@ -45,7 +45,7 @@ def _k_einsum(*arrays_and_eq):
     with np.errstate(over="ignore", invalid="ignore"):
         r = np.einsum(eq, *arrays, optimize=len(arrays) > 1)
     # einsum may return a view of an operand ('ij->ji'), a transposed layout or a NumPy scalar
-    r = np.asarray(r)
+    r = _xp.asarray(r)
     return _xp.ascontiguousarray(r) if r.ndim else r.copy()
 
 

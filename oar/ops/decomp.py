@@ -79,7 +79,7 @@ def _grads(g, n):
 
 
 def _arr(g, like):
-    return np.zeros(like.shape, like.dtype) if g is None else g._data
+    return _xp.array_module(like).zeros(like.shape, like.dtype) if g is None else g._data
 
 
 def _wrap(cls, a, dtype):

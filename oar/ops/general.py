@@ -18,7 +18,7 @@ def _dtype_np(d):
 
 
 # ---------------------------------------------------------------- clone / cast
-CLONE = OpDef("clone", lambda x: np.array(x, copy=True), lambda ctx, g: (g,),
+CLONE = OpDef("clone", lambda x: _xp.array(x, copy=True), lambda ctx, g: (g,),
               doc="A copy of x in new memory, keeping x's layout; gradients flow back to x.")
 _clone = declare(CLONE)
 
@@ -270,9 +270,9 @@ def _b_matmul(ctx, g):
         # plain backward: NumPy directly, no view objects
         gd = g._data
         if ctx.needs[0]:
-            ga = wrap_as(g._result_class, np.asarray(gd @ _npH(ctx.input(1)._data)))
+            ga = wrap_as(g._result_class, _xp.asarray(gd @ _npH(ctx.input(1)._data)))
         if ctx.needs[1]:
-            gb = wrap_as(g._result_class, np.asarray(_npH(ctx.input(0)._data) @ gd))
+            gb = wrap_as(g._result_class, _xp.asarray(_npH(ctx.input(0)._data) @ gd))
         return ga, gb
     if nda == 1 and ndb == 1:
         ga = g * b() if ctx.needs[0] else None
@@ -529,7 +529,7 @@ def _k_index_select(x, index, axis):
     idx = idx.reshape(-1)
     if x.ndim == 0:
         A.in_range(idx, 1, "index_select", dim=0)
-        return np.array(x).reshape(1)[idx].reshape(()) if idx.size == 1 else np.array(x).reshape(1)[idx]
+        return _xp.array(x).reshape(1)[idx].reshape(()) if idx.size == 1 else _xp.array(x).reshape(1)[idx]
     A.in_range(idx, x.shape[axis], "index_select", dim=axis)
     return np.take(x, idx, axis=axis)
 
@@ -537,7 +537,7 @@ def _k_index_select(x, index, axis):
 def _b_index_select(ctx, g):
     index = ctx.input(1)
     axis = ctx.attrs[0]
-    z = registry.FUNCTIONS["zeros"](list(ctx.input_meta[0][0]), dtype=g.dtype)
+    z = registry.FUNCTIONS["zeros"](list(ctx.input_meta[0][0]), dtype=g.dtype, device=g.place)
     return (registry.FUNCTIONS["index_add"](z, axis, index, g), None)
 
 
@@ -570,7 +570,7 @@ def _k_take_along(x, indices, axis):
                             f"input ({x.ndim}), got shape {list(idx.shape)}")
     if x.ndim == 0:
         A.in_range(idx, 1, "take_along_axis", "indices", allow_negative=True, dim=0)
-        return np.array(x)
+        return _xp.array(x)
     A.in_range(idx, x.shape[axis], "take_along_axis", "indices", allow_negative=True, dim=axis)
     try:
         return np.take_along_axis(x, idx, axis=axis)
@@ -593,7 +593,7 @@ def _b_take_along(ctx, g):
     bshape = list(g.shape)
     bshape[axis] = n
     idx = np.broadcast_to(idx, g.shape).copy()
-    z = registry.FUNCTIONS["zeros"](bshape, dtype=g.dtype)
+    z = registry.FUNCTIONS["zeros"](bshape, dtype=g.dtype, device=g.place)
     return (registry.FUNCTIONS["scatter_add"](z, axis, Tensor._wrap(idx), g), None)
 
 
@@ -752,7 +752,7 @@ def nonzero(x, as_tuple=False, name=None):
     nz = np.nonzero(x._data)
     cls = x._result_class   # Note [Result class]
     if as_tuple:
-        return tuple(wrap_as(cls, np.asarray(i, dtype=np.int64)) for i in nz)
+        return tuple(wrap_as(cls, _xp.asarray(i, dtype=np.int64)) for i in nz)
     return wrap_as(cls, np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
@@ -771,7 +771,7 @@ def masked_select(x, mask, name=None):
     except ValueError:
         raise ArgValueError(f"masked_select(): the shapes of x {list(x._data.shape)} and mask "
                             f"{list(mask._data.shape)} cannot be broadcast together") from None
-    return registry.dispatch(MASKED_SELECT, (x,), (np.array(np.broadcast_to(mask._data, shape)),))
+    return registry.dispatch(MASKED_SELECT, (x,), (_xp.array(np.broadcast_to(mask._data, shape)),))
 
 
 # masked_select and take are single ops with PyTorch's nodes (MaskedSelectBackward0,
@@ -779,7 +779,7 @@ def masked_select(x, mask, name=None):
 # again; the engine sums masked_select's gradient over the dims x was broadcast along.
 def _b_masked_select(c, g):
     mask = c.attrs[0]
-    z = registry.FUNCTIONS["zeros"](list(mask.shape), dtype=g.dtype)
+    z = registry.FUNCTIONS["zeros"](list(mask.shape), dtype=g.dtype, device=g.place)
     return (registry.FUNCTIONS["index_put"](z, (Tensor._wrap(mask),), g),)
 
 
@@ -791,7 +791,7 @@ MASKED_SELECT = OpDef("masked_select", lambda x, mask: np.broadcast_to(x, mask.s
 def _b_take(c, g):
     idx = c.attrs[0]
     shape = c.input_meta[0][0]
-    z = registry.FUNCTIONS["zeros"]([int(np.prod(shape))], dtype=g.dtype)
+    z = registry.FUNCTIONS["zeros"]([int(np.prod(shape))], dtype=g.dtype, device=g.place)
     flat = registry.FUNCTIONS["index_add"](z, 0, Tensor._wrap(idx.reshape(-1)), g.reshape([-1]))
     return (flat.reshape(list(shape)),)
 
@@ -963,7 +963,7 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     x and y must have the same dtype."""
     x, y, rtol, atol = _close_args(x, y, rtol, atol, "isclose")
     r = _isclose_array(x._data, y._data, rtol, atol, bool(equal_nan))
-    return wrap_as(x._result_class, np.asarray(r))
+    return wrap_as(x._result_class, _xp.asarray(r))
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
@@ -972,7 +972,7 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     returns the bool itself)."""
     x, y, rtol, atol = _close_args(x, y, rtol, atol, "allclose")
     r = bool(_isclose_array(x._data, y._data, rtol, atol, bool(equal_nan)).all())
-    return wrap_as(x._result_class, np.asarray(r))
+    return wrap_as(x._result_class, _xp.array_module(x._data).asarray(r))
 
 
 registry.register_function("isclose", isclose)

@@ -53,7 +53,7 @@ def _check_hypot(op_name, args, attrs, rdt):
 
 
 def _in_float(rdt, *arrays):
-    return [np.asarray(a, dtype=rdt) for a in arrays]
+    return [_xp.asarray(a, dtype=rdt) for a in arrays]
 
 
 def _hypot_k(out, rdt, x, y):

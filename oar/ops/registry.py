@@ -798,7 +798,11 @@ def dispatch_inplace(op, args, attrs, op_name=None):
         return self   # Note [Fast path]
     op_name = op_name or op.name + "_"
     if _xp.ACTIVE:   # Note [Array module per place]
-        _xp.same_place(op_name, (*args, *attrs))
+        if args[0]._data.ndim == 0 and args[0]._data.__class__ is _ndarray:
+            _xp.same_place(op_name, (*args, *attrs))   # into a CPU scalar: nothing moves
+        else:
+            args = _xp.placed_args(op_name, args)[1]
+            _xp.same_place(op_name, (*args, *attrs))
     need_grad = records_grad(self, args)
     rdt = validate_inplace(op, args, attrs, op_name, need_grad)   # Note [Check, then write]
     if mutation is not None:
@@ -935,6 +939,7 @@ def dispatch_out(op, args, attrs, out):
                            "automatic differentiation, but one of the arguments requires grad. "
                            "Fix: call it under oar.no_grad() or drop out=.")
     if _xp.ACTIVE:   # Note [Array module per place]
+        args = _xp.placed_args(op.name, (*args, out))[1][:-1]
         _xp.same_place(op.name, (*args, *attrs, out))
     res = dispatch(op, args, attrs) if op.kind != "pointwise" else None
     if res is None:
