@@ -331,41 +331,41 @@ def set_rng_state(new_state):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     """A tensor of zeros of the given size (`zeros(2, 3)` or `zeros((2, 3))`)."""
-    _device(device, "zeros")
-    return as_door(_creation.zeros(*size, dtype=dtype, requires_grad=requires_grad, out=out))
+    return as_door(_creation.zeros(*size, dtype=dtype, requires_grad=requires_grad, out=out,
+                                    device=_device(device, "zeros")))
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """A tensor of ones of the given size."""
-    _device(device, "ones")
-    return as_door(_creation.ones(*size, dtype=dtype, requires_grad=requires_grad, out=out))
+    return as_door(_creation.ones(*size, dtype=dtype, requires_grad=requires_grad, out=out,
+                                    device=_device(device, "ones")))
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
     """An uninitialised tensor of the given size."""
-    _device(device, "empty")
-    return as_door(_creation.empty(*size, dtype=dtype, requires_grad=requires_grad, out=out))
+    return as_door(_creation.empty(*size, dtype=dtype, requires_grad=requires_grad, out=out,
+                                    device=_device(device, "empty")))
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """A tensor of the given size filled with fill_value (its dtype inferred from it)."""
-    _device(device, "full")
     _no_out("full", out)
     if dtype is None and isinstance(fill_value, numbers.Integral) and \
             not isinstance(fill_value, bool):
         dtype = "int64"         # torch infers int64 for an integer fill (Paddle: float32)
-    return as_door(_creation.full(size, fill_value, dtype=dtype, requires_grad=requires_grad))
+    return as_door(_creation.full(size, fill_value, dtype=dtype, requires_grad=requires_grad,
+                                  device=_device(device, "full")))
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from start to end (excluded) by step (int64 for integer arguments)."""
-    _device(device, "arange")
     _no_out("arange", out)
-    return as_door(_creation.arange(start, end, step, dtype=dtype, requires_grad=requires_grad))
+    return as_door(_creation.arange(start, end, step, dtype=dtype, requires_grad=requires_grad,
+                                    device=_device(device, "arange")))
 
 
 def _scalar_ends(fname, start, end):
@@ -426,9 +426,9 @@ def _aten_logspace(start, end, steps, base, dt):
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """An n x m matrix with ones on the diagonal."""
-    _device(device, "eye")
     _no_out("eye", out)
-    return as_door(_creation.eye(n, m, dtype=dtype, requires_grad=requires_grad))
+    return as_door(_creation.eye(n, m, dtype=dtype, requires_grad=requires_grad,
+                                 device=_device(device, "eye")))
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -439,7 +439,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-    t = as_door(_creation.to_tensor(data, dtype=dtype))
+    t = as_door(_creation.to_tensor(data, dtype=dtype, device=_device(device, "tensor")))
     if requires_grad:
         t.requires_grad = True      # torch's refusal for an integer tensor
     return t
@@ -643,8 +643,8 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
                                 generator=_gen(generator))
 
 
-for _n in ("zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "tensor",
-           "as_tensor", "asarray", "rand", "randn", "randint", "randperm", "normal"):
+for _n in ("linspace", "logspace", "as_tensor", "asarray", "rand", "randn", "randint", "randperm",
+           "normal"):   # (zeros, ones, empty, full, arange, eye, tensor pass device= on)
     globals()[_n] = _placing(globals()[_n])
 for _n in ("rand_like", "randn_like", "randint_like"):
     globals()[_n] = _placing(globals()[_n], like=True)
