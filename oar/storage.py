@@ -44,13 +44,13 @@ class Storage:
 
     def __del__(self):
         global _allocated
-        c = self.buffer.__class__
-        if c is not _ndarray and c in _xp._PLACES and self.nbytes:   # Note [Array module per place]
-            _device_free(self)
-            return
         try:
+            c = self.buffer.__class__
+            if c is not _ndarray and c in _xp._PLACES and self.nbytes:   # Note [Array module per place]
+                _device_free(self)
+                return
             _allocated -= self.nbytes
-        except TypeError:   # interpreter shutdown: the module's globals are already None
+        except (TypeError, AttributeError):   # interpreter shutdown: module globals are None
             return
         if _trace is not None:
             _trace.free(self)
