@@ -357,3 +357,68 @@ def test_op_table_row_on_the_device(dev, row):
         if g is not None:
             on_device(g, dev)
             same(e, g)
+
+
+# ------------------------------------------------------------------------------ nn functions
+_R = np.random.default_rng(5)
+_IMG = _R.standard_normal((2, 3, 8, 8)).astype(np.float32)
+_MAT = _R.standard_normal((6, 5)).astype(np.float32)
+_LAB = _R.integers(0, 5, 6)
+_TF = torch.nn.functional
+NN_CASES = {   # name: (function of oar.torch tensors, input arrays)
+    "softmax": (lambda x: _TF.softmax(x, -1), [_MAT]),
+    "log_softmax": (lambda x: _TF.log_softmax(x, 1), [_MAT]),
+    "leaky_relu": (lambda x: _TF.leaky_relu(x, 0.1), [_MAT]),
+    "gelu": (lambda x: _TF.gelu(x), [_MAT]),
+    "silu": (lambda x: _TF.silu(x), [_MAT]),
+    "elu": (lambda x: _TF.elu(x), [_MAT]),
+    "layer_norm": (lambda x: _TF.layer_norm(x, (5,)), [_MAT]),
+    "group_norm": (lambda x: _TF.group_norm(x, 3), [_IMG]),
+    "avg_pool2d": (lambda x: _TF.avg_pool2d(x, 2), [_IMG]),
+    "max_pool2d_pad": (lambda x: _TF.max_pool2d(x, 3, 2, 1), [_IMG]),
+    "adaptive_avg_pool2d": (lambda x: _TF.adaptive_avg_pool2d(x, 3), [_IMG]),
+    "conv2d_stride_groups": (lambda x: _TF.conv2d(x, torch.ones(6, 1, 3, 3, device=x.device),
+                                                  stride=2, groups=3), [_IMG]),
+    "conv_transpose2d": (lambda x: _TF.conv_transpose2d(x, torch.ones(3, 2, 3, 3,
+                                                                      device=x.device)), [_IMG]),
+    "mse_loss": (lambda x, y: _TF.mse_loss(x, y), [_MAT, _MAT[::-1].copy()]),
+    "nll_loss": (lambda x, y: _TF.nll_loss(_TF.log_softmax(x, 1), y), [_MAT, _LAB]),
+    "cross_entropy_smooth": (lambda x, y: _TF.cross_entropy(x, y, label_smoothing=0.1),
+                             [_MAT, _LAB]),
+    "binary_cross_entropy_with_logits": (
+        lambda x, y: _TF.binary_cross_entropy_with_logits(x, y.sigmoid()),
+        [_MAT, _MAT[::-1].copy()]),
+    "embedding": (lambda w, i: _TF.embedding(i, w), [_MAT, _LAB]),
+    "pad_reflect": (lambda x: _TF.pad(x, (1, 1, 2, 0), mode="reflect"), [_IMG]),
+    "interpolate": (lambda x: _TF.interpolate(x, scale_factor=2, mode="bilinear"), [_IMG]),
+    "setitem_mask": (lambda x: _setitem(x), [_MAT]),
+    "cat_stack_split": (lambda x: torch.cat(list(torch.split(torch.stack([x, x * 2]), 1)), 2),
+                        [_MAT]),
+}
+NN_NOT_YET = set()
+
+
+def _setitem(x):
+    y = x * 1
+    y[y > 0] = 0.5
+    y[1:3, 1::2] = y[0:2, 1::2] * 2
+    return y
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.xfail(
+    strict=True, reason="not on the device yet")] if n in NN_NOT_YET else []) for n in NN_CASES])
+def test_nn_function_on_the_device(dev, name):
+    fn, arrays = NN_CASES[name]
+    runs = []
+    for device in ("cpu", "cuda"):
+        ts = [torch.tensor(a, device=device, requires_grad=a.dtype.kind == "f") for a in arrays]
+        out = fn(*ts)
+        out.sum().backward()
+        runs.append((out, [t.grad for t in ts]))
+    (e, eg), (g, gg) = runs
+    on_device(g, dev)
+    same(e.detach(), g.detach())
+    for a, b in zip(eg, gg):
+        if a is not None:
+            on_device(b, dev)
+            same(a, b)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..autograd.saved import SavedTensor

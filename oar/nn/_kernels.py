@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from .. import _xp
 from numpy.lib.stride_tricks import as_strided
 

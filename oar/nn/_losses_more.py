@@ -4,8 +4,8 @@ ops (each door binds its own names, defaults and reductions in its functional fa
 from __future__ import annotations
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import registry as R
 from ..tensor import Tensor, wrap_as

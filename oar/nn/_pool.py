@@ -3,6 +3,7 @@ single ops with NumPy kernels and backward formulas (Note [Pooling geometry]).""
 from __future__ import annotations
 
 import numpy as np
+
 from .. import _xp
 from .._xp import array_module as _m
 
@@ -399,10 +400,10 @@ def _b_avgpool(c, g):
     nd = len(k)
     geo = _geometry(shape, (k, s, p, d, ceil), c.op.name)
     ga = g._data
-    div = _xp.asarray(_avg_divisor(shape[-nd:], geo, mode), ga.dtype)
+    div = _m(ga).asarray(_avg_divisor(shape[-nd:], geo, mode), ga.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):   # empty windows reach no input
         part = ga / div
-    dxp = _padded(np.zeros(shape, ga.dtype), geo, 0)
+    dxp = _padded(_m(ga).zeros(shape, ga.dtype), geo, 0)
     for _, view in _offsets(dxp, geo):
         view += part
     return (Tensor._wrap(_xp.ascontiguousarray(dxp[(Ellipsis,) + tuple(
@@ -588,15 +589,16 @@ def _k_adaptive_avg(x, output_size):
     (oh, ow), (h, w) = output_size, x.shape[-2:]
     h0, kh = _adaptive_windows(h, oh)
     w0, kw = _adaptive_windows(w, ow)
-    acc = np.zeros(x.shape[:-2] + (oh, ow), x.dtype)
+    xp = _m(x)   # the window tables are small CPU arrays: moved to x's place where used
+    acc = xp.zeros(x.shape[:-2] + (oh, ow), x.dtype)
     for dh in range(int(kh.max(initial=0))):
-        rows = x[..., np.minimum(h0 + dh, h - 1), :]
+        rows = x[..., xp.asarray(np.minimum(h0 + dh, h - 1)), :]
         mh = (dh < kh)[:, None]
         for dw in range(int(kw.max(initial=0))):
-            part = rows[..., np.minimum(w0 + dw, w - 1)]
-            acc += np.where(mh & (dw < kw)[None, :], part, x.dtype.type(0))
-    acc /= kh[:, None].astype(x.dtype)
-    acc /= kw[None, :].astype(x.dtype)
+            part = rows[..., xp.asarray(np.minimum(w0 + dw, w - 1))]
+            acc += np.where(xp.asarray(mh & (dw < kw)[None, :]), part, x.dtype.type(0))
+    acc /= xp.asarray(kh[:, None].astype(x.dtype))
+    acc /= xp.asarray(kw[None, :].astype(x.dtype))
     return acc
 
 
@@ -608,9 +610,10 @@ def _k_adaptive_avg_backward(g, input_shape):
     (oh, ow), (h, w) = g.shape[-2:], input_shape[-2:]
     h0, kh = _adaptive_windows(h, oh)
     w0, kw = _adaptive_windows(w, ow)
-    delta = g / kh[:, None].astype(g.dtype)
-    delta /= kw[None, :].astype(g.dtype)
-    gi = np.zeros(input_shape, g.dtype)
+    xp = _m(g)
+    delta = g / xp.asarray(kh[:, None].astype(g.dtype))
+    delta /= xp.asarray(kw[None, :].astype(g.dtype))
+    gi = xp.zeros(input_shape, g.dtype)
     for i in range(oh):
         for j in range(ow):
             gi[..., h0[i]:h0[i] + kh[i], w0[j]:w0[j] + kw[j]] += delta[..., i, j, None, None]

@@ -8,8 +8,8 @@ import itertools
 import math
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import args as _args
 from ..ops import registry as R
@@ -144,6 +144,9 @@ def _taps_aa(kind, n_in, n_out, align_corners, scale, dt):
 
 
 def _apply_dim(x, axis, idx, w, mask):
+    if x.__class__ is not np.ndarray:   # the plan's tables to x's place
+        xp = _xp.array_module(x)
+        idx, w, mask = (None if a is None else xp.asarray(a) for a in (idx, w, mask))
     if w is None:
         return np.take(x, idx[:, 0], axis=axis)
     shape = [1] * x.ndim
@@ -164,13 +167,15 @@ def _k_resample(x, plan):
 
 
 def _k_resample_adjoint(g, plan):
+    xp = _xp.array_module(g)   # the plan's tables are CPU arrays: moved to g's place
     for axis, n_in, idx, w, mask in reversed(plan):
         n_out, K = idx.shape
-        m = np.zeros((n_out, n_in), g.dtype)
-        ww = _xp.array_module(idx).ones(idx.shape, g.dtype) if w is None else w.astype(g.dtype)
+        idx = xp.asarray(idx)
+        m = xp.zeros((n_out, n_in), g.dtype)
+        ww = xp.ones(idx.shape, g.dtype) if w is None else xp.asarray(w).astype(g.dtype)
         if mask is not None:
-            ww = np.where(mask, ww, g.dtype.type(0))
-        rows = np.repeat(np.arange(n_out), K)
+            ww = np.where(xp.asarray(mask), ww, g.dtype.type(0))
+        rows = xp.repeat(xp.arange(n_out), K)
         np.add.at(m, (rows, idx.reshape(-1)), ww.reshape(-1))
         g = np.moveaxis(np.tensordot(g, m, axes=([axis], [0])), -1, axis)
     return _xp.ascontiguousarray(g)

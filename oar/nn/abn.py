@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError, InplaceLeafError
 from ..autograd.inplace import records_grad
 from ..ops import args as _args

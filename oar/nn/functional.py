@@ -341,9 +341,10 @@ def _b_nll(c, g):
     lab, weight, ignore_index, reduction = c.attrs
     shape, dt = c.input_meta[0]
     safe, w = _nll_rows(lab, weight, ignore_index, dt)
-    rows = np.arange(len(lab))
+    xp = _xp.array_module(lab)
+    rows = xp.arange(len(lab))
     c_ = shape[0] if len(shape) == 1 else shape[1]
-    scale = np.zeros((len(lab), c_), dt)
+    scale = xp.zeros((len(lab), c_), dt)
     scale[rows, safe] = w * -1
     if reduction == "mean":
         with np.errstate(divide="ignore", invalid="ignore"):

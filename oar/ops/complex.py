@@ -12,8 +12,8 @@ resolve_conj() is the tensor itself.
 from __future__ import annotations
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor

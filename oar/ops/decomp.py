@@ -8,8 +8,8 @@ in oar/torch/_linalg.py) are thin functions over them (Note [Decomposition backw
 from __future__ import annotations
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor, wrap_as

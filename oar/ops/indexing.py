@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.inplace import (bump, check_inplace_autograd, check_overlap, check_writable,

@@ -11,8 +11,8 @@ keywords and out= onto them (Note [Torch signatures]) and, where the meaning dif
 from __future__ import annotations
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor, wrap_as
 from . import args as _args

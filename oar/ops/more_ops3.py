@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor, wrap_as
 from . import args as _args

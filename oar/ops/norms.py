@@ -12,8 +12,8 @@ import math
 import numbers
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..tensor import Tensor, wrap_as

@@ -11,8 +11,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..tensor import Tensor, wrap_as

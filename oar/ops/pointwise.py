@@ -7,8 +7,8 @@ that create_graph works; OpNode reduces broadcast gradients to input shapes.
 from __future__ import annotations
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor
 from .. import dtypes as _dt

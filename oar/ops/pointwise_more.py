@@ -9,8 +9,8 @@ before any write) and then copies it into the input (ops/linalg.py `_inplace`).
 from __future__ import annotations
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor
 from . import args as _args

@@ -6,8 +6,8 @@ import math
 import warnings
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError

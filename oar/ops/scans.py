@@ -4,8 +4,8 @@ differs (meshgrid's indexing warning, histc) the torch door adds its own functio
 from __future__ import annotations
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor, wrap_as
 from . import args as _args

@@ -10,8 +10,8 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from .. import _xp
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor
 from .pointwise import (_EI_C, _EI_D, _RA, _RB, _SA, _SB, _no_kernel, _poly, _torch_door,

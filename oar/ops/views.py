@@ -190,14 +190,15 @@ def scatter_view_grad(g, x_geom, v_geom, dtype):
     of x that live there (Note [View geometry]; PyTorch's as_strided_backward)."""
     lo = min(_span(x_geom)[0], _span(v_geom)[0])
     hi = max(_span(x_geom)[1], _span(v_geom)[1])
-    buf = np.zeros(hi - lo + 1, dtype)
+    xp = _xp.array_module(g)
+    buf = xp.zeros(hi - lo + 1, dtype)
     if _overlaps(v_geom[0], v_geom[1]):
-        idx = _window(np.arange(lo, hi + 1), v_geom, lo) - lo
+        idx = _window(xp.arange(lo, hi + 1), v_geom, lo) - lo
         np.add.at(buf, idx.ravel(), np.broadcast_to(g, v_geom[0]).ravel())
     else:
         _window(buf, v_geom, lo)[...] += g
     if _overlaps(x_geom[0], x_geom[1]):
-        count = _multiplicity(x_geom, lo, buf.size)
+        count = xp.asarray(_multiplicity(x_geom, lo, buf.size))
         np.divide(buf, count, out=buf, where=count > 0)
     return _xp.array(_window(buf, x_geom, lo), order="C")
 
@@ -207,11 +208,12 @@ def gather_view(g2, x_geom, v_geom, dtype):
     where x's elements overlap, a location holds the mean of x's elements there)."""
     lo = min(_span(x_geom)[0], _span(v_geom)[0])
     hi = max(_span(x_geom)[1], _span(v_geom)[1])
-    buf = np.zeros(hi - lo + 1, dtype)
+    xp = _xp.array_module(g2)
+    buf = xp.zeros(hi - lo + 1, dtype)
     if _overlaps(x_geom[0], x_geom[1]):
-        idx = _window(np.arange(lo, hi + 1), x_geom, lo) - lo
+        idx = _window(xp.arange(lo, hi + 1), x_geom, lo) - lo
         np.add.at(buf, idx.ravel(), np.broadcast_to(g2, x_geom[0]).ravel())
-        count = _multiplicity(x_geom, lo, buf.size)
+        count = xp.asarray(_multiplicity(x_geom, lo, buf.size))
         np.divide(buf, count, out=buf, where=count > 0)
     else:
         _window(buf, x_geom, lo)[...] = g2
