@@ -147,6 +147,9 @@ def new_storage(buffer):
         s.inference = True
         s.buffer = buffer.view()    # not `is` the tensor's array: no unchecked fast path
     if buffer.__class__ is not _ndarray and buffer.__class__ in _xp._PLACES:
+        # not told to _trace: oar.jit's replay plans its buffers with NumPy, so a step on a
+        # device must not look capturable (it records, sees the device buffers as external,
+        # and stays eager); the memory timeline counts the CPU only
         _device_alloc(s)
         return s
     _allocated += n
