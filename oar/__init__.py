@@ -81,8 +81,9 @@ def get_default_dtype():
 
 
 def set_device(device_name):
-    """Selects the device and returns its place: 'cpu' gives CPUPlace(); 'gpu', 'gpu:0',
-    'xpu'... raise a ValueError, as this build runs on the CPU only (Note [Only the CPU])."""
+    """Selects the device and returns its place: 'cpu' gives CPUPlace(); 'gpu', 'gpu:0' give
+    CUDAPlace(0) where a GPU backend exists (CuPy and a device), else raise a ValueError, as
+    does 'xpu' (Note [Only the CPU])."""
     return device.set_device(device_name)
 
 

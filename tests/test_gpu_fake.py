@@ -310,9 +310,7 @@ def test_torch_mlp_step_with_sgd_and_adam(dev):
 # ------------------------------------------------------------------------------ the op table
 # Rows whose kernels still make CPU data or refuse device arrays (the count in the report is
 # len(ROWS) - len(NOT_YET)); each is a strict xfail, so a row that starts passing must leave.
-NOT_YET = {   # the special functions evaluate their series with NumPy constant tables
-    "lgamma-3x4", "digamma-3x4", "polygamma-3x4-n=1", "polygamma-3x4-n=3",
-    "multigammaln-3x4-p=3", "gammainc-3x4-3x4", "gammaincc-3x4-3x4"}
+NOT_YET = set()
 
 
 def _op_rows():

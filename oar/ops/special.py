@@ -355,12 +355,28 @@ def gammaincc_f64(a, x):
 
 
 # ------------------------------------------------------------------------ declarations
+def _host64(v):
+    """v as float64 on the CPU: the special functions' series and tables are NumPy's, so a
+    device operand is computed on the host and its result moved back (_placed)."""
+    if _xp.is_device_array(v):
+        v = _xp.to_place(v, _xp.CPU)
+    return _xp.asarray(v, np.float64)
+
+
+def _placed(r, *operands):
+    """r (a host result) on the place of the first device operand (else r itself)."""
+    for v in operands:
+        if _xp.is_device_array(v):
+            return _xp.to_place(np.asarray(r), _xp.place_of(v))
+    return r
+
+
 def _f64_kernel(fn, name):
     """A kernel computing fn in float64 and rounding once into the result dtype (an
     overflow in that rounding is inf, as torch's, without NumPy's warning)."""
     def k(out, rdt, x):
         with np.errstate(all="ignore"):
-            r = fn(_xp.asarray(x, np.float64))
+            r = _placed(fn(_host64(x)), x)
             if out is None:
                 return _xp.asarray(r).astype(rdt, copy=False)
             np.copyto(out, r, casting=_UNSAFE)
@@ -373,7 +389,7 @@ def _f64_kernel(fn, name):
 def _binary_f64(fn, name):
     def k(out, rdt, a, x):
         with np.errstate(all="ignore"):
-            r = fn(_xp.asarray(a, np.float64), _xp.asarray(x, np.float64))
+            r = _placed(fn(_host64(a), _host64(x)), a, x)
             if out is None:
                 return _xp.asarray(r).astype(rdt, copy=False)
             np.copyto(out, r, casting=_UNSAFE)
@@ -416,7 +432,7 @@ def _check_polygamma(op_name, args, attrs, rdt):
 
 def _k_polygamma(out, rdt, x, n):
     with np.errstate(all="ignore"):
-        r = polygamma_f64(_xp.asarray(x, np.float64), int(n), rdt.type)
+        r = _placed(polygamma_f64(_host64(x), int(n), rdt.type), x)
         if out is None:
             return _xp.asarray(r).astype(rdt, copy=False)
         np.copyto(out, r, casting=_UNSAFE)
@@ -434,10 +450,11 @@ def _check_multigammaln(op_name, args, attrs, rdt):
 
 
 def _k_multigammaln(out, rdt, x, p):
-    xf = _xp.asarray(x, np.float64)
+    xf = _host64(x)
     p = int(p)
     with np.errstate(all="ignore"):
-        r = sum(lgamma_f64(xf - j / 2) for j in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
+        r = _placed(sum(lgamma_f64(xf - j / 2) for j in range(p))
+                    + p * (p - 1) / 4 * math.log(math.pi), x)
         if out is None:
             return _xp.asarray(r).astype(rdt, copy=False)
         np.copyto(out, r, casting=_UNSAFE)
