@@ -122,6 +122,16 @@ def test_torch_door_random_matches_cpu_stream(dev):
     same(a, b)   # drawn from the same CPU stream, then moved (Note [Fake device] docs)
 
 
+def test_reprs_name_the_device(dev):
+    x = torch.tensor([1.0, 2.0], device="cuda", requires_grad=True)
+    assert repr(x) == "tensor([1., 2.], device='cuda:0', requires_grad=True)"
+    assert repr(torch.tensor([1, 2], device="cuda", dtype=torch.int32)) == \
+        "tensor([1, 2], device='cuda:0', dtype=torch.int32)"
+    assert repr(oar.to_tensor([1.0, 2.0]).cuda()) == (
+        "Tensor(shape=[2], dtype=float32, place=Place(gpu:0), stop_gradient=True,\n"
+        "       [1., 2.])")
+
+
 def test_torch_numpy_of_a_cuda_tensor_is_refused_as_torch(dev):
     y = torch.ones(2, device="cuda")
     with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
@@ -420,3 +430,33 @@ def test_nn_function_on_the_device(dev, name):
         if a is not None:
             on_device(b, dev)
             same(a, b)
+
+
+def _inplace_rows():
+    return [pytest.param(r, id=r.id) for r in ROWS if r.inplace and r.outplace
+            and r.in_dtypes[r.target] == "float" and r.pointwise]
+
+
+@pytest.mark.parametrize("row", _inplace_rows())
+def test_op_table_inplace_spelling_on_the_device(dev, row):
+    """The in-place function spelling on the device: the same tensor, its version bumped
+    once, the values of the CPU's in-place result (rows whose result broadcasts to another
+    shape than the target's are refused alike on both)."""
+    rng = np.random.default_rng(9)
+    arrs = make_arrays(row, rng)
+    outs = []
+    for device in (False, True):
+        ts = [oar.to_tensor(a).cuda() if device else oar.to_tensor(a) for a in arrs]
+        target = ts[row.target]
+        try:
+            r = call(row, ts, "inplace_function")
+        except (ValueError, RuntimeError, TypeError) as e:
+            outs.append(type(e))
+            continue
+        assert r is target and target.inplace_version == 1
+        outs.append(target)
+    if isinstance(outs[0], type):
+        assert outs[1] is outs[0]   # refused on both, with the same error
+        return
+    on_device(outs[1], dev)
+    same(outs[0], outs[1])
