@@ -681,9 +681,10 @@ class Tensor:
         return export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
-        """(device type, device id) for DLPack: always (kDLCPU, 0) in this build."""
-        from .utils.dlpack import CPU_DEVICE
-        return CPU_DEVICE
+        """(device type, device id) for DLPack: (kDLCPU, 0), or (kDLCUDA, N) on a GPU."""
+        from .utils.dlpack import CPU_DEVICE, DLDeviceType
+        p = _place_of(self._data)
+        return CPU_DEVICE if p.kind == "cpu" else (DLDeviceType.kDLCUDA, p.index)
 
     # Note [NumPy ufuncs on tensors]
     # A NumPy ufunc called on a tensor (`np.add(t, 1)`, `np.exp(t)`, and `ndarray + t`, which

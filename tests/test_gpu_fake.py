@@ -132,6 +132,13 @@ def test_reprs_name_the_device(dev):
         "       [1., 2.])")
 
 
+def test_dlpack_of_a_device_tensor_is_refused_for_now(dev):
+    y = torch.ones(2, device="cuda")
+    assert y.__dlpack_device__() == (2, 0)   # kDLCUDA
+    with pytest.raises(BufferError, match="GPU tensor is not supported yet"):
+        y.__dlpack__()
+
+
 def test_torch_numpy_of_a_cuda_tensor_is_refused_as_torch(dev):
     y = torch.ones(2, device="cuda")
     with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
