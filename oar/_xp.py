@@ -346,7 +346,7 @@ class FakeArray(np.ndarray):
         return _rewrap(np.ndarray.__getitem__(self.view(_ndarray), _unwrap_tree(key)))
 
     def __setitem__(self, key, value):
-        if value.__class__ is _ndarray and value.ndim:
+        if value.__class__ is _ndarray:
             raise TypeError("setitem: a NumPy array written into a fake-device array (CuPy "
                             "refuses NumPy arrays)")
         np.ndarray.__setitem__(self.view(_ndarray), _unwrap_tree(key), _unwrap(value, "setitem"))
@@ -359,7 +359,7 @@ def _unwrap(x, what):
     c = x.__class__
     if c is FakeArray:
         return x.view(_ndarray)
-    if c is _ndarray and x.ndim:
+    if c is _ndarray:   # any NumPy array, 0-d too (CuPy takes NumPy scalars, not arrays)
         raise TypeError(f"{what}(): a fake-device array mixed with a NumPy array of shape "
                         f"{x.shape} (CuPy refuses NumPy arrays: move it with .cuda() first)")
     return x

@@ -198,6 +198,29 @@ def test_mixed_places_refused_before_any_write(dev, case):
     assert (x._version, c._version) == (vx, vc)
 
 
+def test_a_cpu_scalar_tensor_goes_with_any_place(dev):
+    """As in PyTorch: a 0-d CPU tensor is a number (moved, differentiably)."""
+    x = torch.arange(3.0, device="cuda")
+    s = torch.tensor(2.0, requires_grad=True)
+    for r in (x * s, s * x, torch.where(x > 0, x, s)):
+        on_device(r, dev)
+    (x * s).sum().backward()
+    assert not s.grad.is_cuda and s.grad.item() == 3.0
+    x.add_(torch.tensor(1.0))
+    same(np.array([1.0, 2.0, 3.0], np.float32), x)
+
+
+def test_fast_path_type_errors_unchanged_without_a_device():
+    """The fast paths' TypeError fallback (Note [Array module per place]) re-raises the
+    error as it was while no device is in use."""
+    from oar.ops import spellings
+    with pytest.raises(TypeError, match="as it was"):
+        try:
+            raise TypeError("as it was")
+        except TypeError:
+            spellings._placed(None, (), ())
+
+
 def test_mixed_places_paddle_message(dev):
     x = oar.ones([3]).cuda()
     with pytest.raises(ValueError, match="different places.*Place\\(gpu:0\\).*Place\\(cpu\\)"):

@@ -383,7 +383,7 @@ def _k_avgpool(x, k, s, p, d, ceil, mode):
     out = None
     for _, part in _offsets(_padded(x, g, 0), g):
         out = part.astype(x.dtype, copy=True) if out is None else np.add(out, part, out=out)
-    div = _avg_divisor(x.shape[-len(k):], g, mode)
+    div = _m(x).asarray(_avg_divisor(x.shape[-len(k):], g, mode))   # to x's place
     if x.dtype.kind == "f":
         with np.errstate(divide="ignore", invalid="ignore"):   # Paddle's empty windows: nan
             out /= _xp.asarray(div, x.dtype)

@@ -533,7 +533,8 @@ def _src_part(src, index, dtype):
         if src.shape != index.shape:
             src = src[tuple(slice(0, n) for n in index.shape)]
         return src
-    return _xp.asarray(src).astype(dtype)    # a Python number: cast first, as PyTorch
+    return np.asarray(src).astype(dtype)[()]   # a Python number: cast first, as PyTorch (a
+    # NumPy scalar, which a device array takes)
 
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
