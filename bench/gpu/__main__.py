@@ -361,7 +361,7 @@ def main(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--fake", action="store_true", help="dry run on the test-only fake device")
     p.add_argument("--out", help="where to write the report (default: bench/gpu/RESULTS.md; "
-                   "with --fake, bench/gpu/RESULTS-fake.md)")
+                   "with --fake, gpu-RESULTS-fake.md in the temporary directory)")
     p.add_argument("--epochs", type=int, default=None, help="main job epochs (default 8; "
                    "--fake: 1)")
     args = p.parse_args(argv)
@@ -372,8 +372,9 @@ def main(argv=None):
         print("no GPU backend: CuPy with a CUDA device is needed (or --fake)", file=sys.stderr)
         return 2
     epochs = args.epochs or (1 if args.fake else 8)
-    out = args.out or os.path.join(ROOT, "bench", "gpu",
-                                   "RESULTS-fake.md" if args.fake else "RESULTS.md")
+    import tempfile
+    out = args.out or (os.path.join(tempfile.gettempdir(), "gpu-RESULTS-fake.md") if args.fake
+                       else os.path.join(ROOT, "bench", "gpu", "RESULTS.md"))
     report = Report()
     t_start = time.perf_counter()
     part(report, "1. GPU test subset")(lambda: run_tests(report, args.fake, 240))
