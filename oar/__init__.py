@@ -81,19 +81,21 @@ def get_default_dtype():
 
 
 def set_device(device_name):
-    """Selects the device and returns its place: 'cpu' gives CPUPlace(); 'gpu', 'gpu:0',
-    'xpu'... raise a ValueError, as this build runs on the CPU only (Note [Only the CPU])."""
+    """Selects the device and returns its place: 'cpu' gives CPUPlace(); 'gpu', 'gpu:0' give
+    CUDAPlace(0) where a GPU backend exists (CuPy and a device), else raise a ValueError, as
+    does 'xpu' (Note [Only the CPU])."""
     return device.set_device(device_name)
 
 
 def get_device():
-    """The current device: always 'cpu'."""
-    return "cpu"
+    """The current device: 'cpu', or 'gpu:N' after set_device('gpu') on a GPU machine."""
+    return device.get_device()
 
 
 def is_compiled_with_cuda():
-    """False: this build runs on the CPU only."""
-    return False
+    """Whether oar can run on a CUDA GPU here (CuPy and a device; Note [Array module per
+    place]): False on a CPU-only machine."""
+    return device.is_compiled_with_cuda()
 
 
 # ------------------------------------------------------------------ the Paddle door's extras

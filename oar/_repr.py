@@ -133,7 +133,15 @@ def tensor_repr(t) -> str:
     shape = "[" + ", ".join(str(s) for s in t._data.shape) + "]"
     head = (f"{prefix}(shape={shape}, dtype={t.dtype.name}, place={t.place}, "
             f"stop_gradient={t.stop_gradient},\n")
-    return head + " " * indent + format_data(t._data, indent) + ")"
+    return head + " " * indent + format_data(_host(t._data), indent) + ")"
+
+
+def _host(a):
+    """The values to print: a device array is copied to the host first."""
+    if a.__class__ is np.ndarray:
+        return a
+    from ._xp import CPU, to_place
+    return to_place(a, CPU)
 
 
 # --------------------------------------------------------------------------- PyTorch's repr
@@ -284,9 +292,11 @@ def torch_repr(t, dtype_str) -> str:
     from . import dtypes as _dt
     prefix = "tensor("
     indent = len(prefix)
-    a = t._data
+    a = _host(t._data)
     default_float = _dt.DEFAULT_FLOAT.np
     suffixes = []
+    if a is not t._data:   # PyTorch names a device other than the CPU first
+        suffixes.append(f"device='{t.device}'")
     if a.size == 0:
         if a.ndim != 1:
             suffixes.append("size=" + str(tuple(a.shape)))

@@ -7,6 +7,8 @@
 # is_compiled_with_cuda() is False, cuda.device_count() is 0, get_device() is 'cpu'.
 import re as _re
 
+from . import _xp
+from . import storage as _storage
 from .place import CPU as _CPU
 from .place import Place as _Place
 from .place import _no_device
@@ -18,8 +20,10 @@ _ACCELERATORS = {"gpu": "CUDA", "dcu": "CUDA", "xpu": "XPU", "npu": "NPU"}
 
 
 def get_device():
-    """The current device: always 'cpu' (Note [Only the CPU])."""
-    return "cpu"
+    """The current device: 'cpu', or 'gpu:N' after set_device('gpu') where a GPU backend
+    exists (Note [Array module per place])."""
+    p = _xp.DEFAULT[0]
+    return "cpu" if p.kind == "cpu" else f"gpu:{p.index}"
 
 
 def set_device(device):
@@ -29,25 +33,40 @@ def set_device(device):
     from .autograd.errors import ArgValueError
     if isinstance(device, _Place):
         if device.kind == "cpu":
+            _xp.DEFAULT[0] = _CPU
             return _CPU
+        if device.kind == "gpu" and _xp.backend() is not None:
+            return _set_gpu(device.index)
         raise _no_device(f"set_device({device!r})")
     if not isinstance(device, str):
         raise ArgValueError(f"set_device(): The device must be a string which is like "
                             f"{_DEVICE_FORMS}, got {type(device).__name__} {device!r:.40}")
     name = device.strip().lower()
     if name == "cpu":
+        _xp.DEFAULT[0] = _CPU
         return _CPU
     m = _re.fullmatch(r"(gpu|dcu|xpu|npu)(:\d+)?", name)
     if m is None:
         raise ArgValueError(f"set_device(): The device must be a string which is like "
                             f"{_DEVICE_FORMS}, got {device!r}")
+    if m.group(1) == "gpu" and _xp.backend() is not None:
+        return _set_gpu(int(m.group(2)[1:]) if m.group(2) else 0)
     raise _no_device(f"set_device({device!r}): The device should not be {device!r}, since oar "
                      f"is not compiled with {_ACCELERATORS[m.group(1)]}", "set_device('cpu')")
 
 
+def _set_gpu(index):
+    """set_device('gpu:N'): new tensors are made on that GPU from now on."""
+    from .place import CUDAPlace
+    place = CUDAPlace(index)
+    _xp.DEFAULT[0] = place
+    return place
+
+
 def is_compiled_with_cuda():
-    """False: this build runs on the CPU only."""
-    return False
+    """Whether oar can run on a CUDA GPU here: True where CuPy finds a device (or under the
+    test-only fake device), else False."""
+    return _xp.backend() is not None
 
 
 def is_compiled_with_xpu():
@@ -65,19 +84,68 @@ def get_all_device_type():
     return []
 
 
+def _gpu_place(device):
+    """The GPU a paddle.device.cuda counter speaks of: None (the CPU's counters) without a
+    backend; else the current GPU or the one named ('gpu:0', 0, a CUDAPlace)."""
+    b = _xp.backend()
+    if b is None:
+        return None
+    if device is None:
+        return b.place
+    if isinstance(device, int) and not isinstance(device, bool):
+        device = f"gpu:{device}"
+    from .ops.args import device as parse
+    return parse(device, "paddle.device.cuda")
+
+
 class cuda:  # noqa: N801  (namespace like paddle.device.cuda)
-    """paddle.device.cuda-style namespace: memory counters; no CUDA devices in this build."""
-    memory_allocated = staticmethod(memory_allocated)
-    max_memory_allocated = staticmethod(max_memory_allocated)
+    """paddle.device.cuda-style namespace: the GPU's memory counters (oar's accounting per
+    place) where a GPU backend exists; without one the CPU's counters and no devices."""
+
+    @staticmethod
+    def memory_allocated(device=None):
+        """Bytes held by live tensors on the GPU (without one: on the CPU)."""
+        return _storage.memory_allocated(_gpu_place(device))
+
+    @staticmethod
+    def max_memory_allocated(device=None):
+        """Peak bytes held by live tensors on the GPU since the last reset."""
+        return _storage.max_memory_allocated(_gpu_place(device))
+
+    @staticmethod
+    def memory_reserved(device=None):
+        """Bytes of live tensors plus what the allocator keeps cached, on the GPU."""
+        return _storage.memory_reserved(_gpu_place(device))
+
+    @staticmethod
+    def max_memory_reserved(device=None):
+        """memory_reserved() (oar keeps no separate peak of it)."""
+        return _storage.memory_reserved(_gpu_place(device))
+
+    @staticmethod
+    def reset_max_memory_allocated(device=None):
+        """Resets the GPU's peak to the bytes held now."""
+        _storage.reset_max_memory_allocated(_gpu_place(device))
 
     @staticmethod
     def device_count():
-        """The number of CUDA devices: 0."""
-        return 0
+        """The number of CUDA devices (0 without a GPU backend)."""
+        b = _xp.backend()
+        return 0 if b is None else b.count
+
+    @staticmethod
+    def synchronize(device=None):
+        """Waits for the GPU's queued kernels (nothing to wait for without one)."""
+        b = _xp.backend()
+        if b is not None and b.name == "cupy":
+            b.xp.cuda.Device().synchronize()
 
     @staticmethod
     def empty_cache():
-        """Nothing to release: there is no CUDA memory."""
+        """Releases cached GPU memory (CuPy's pool's free blocks); nothing without a GPU."""
+        b = _xp.backend()
+        if b is not None and b.name == "cupy":
+            b.xp.get_default_memory_pool().free_all_blocks()
         return None
 
 

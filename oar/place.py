@@ -71,12 +71,29 @@ def _no_device(what, fix="paddle.CPUPlace()"):
 
 
 class CUDAPlace(Place):
-    """paddle.CUDAPlace(id): refused, as by a CPU-only Paddle build (ValueError): oar runs on
-    the CPU only, so no GPU place can be made (and no tensor put on one)."""
+    """paddle.CUDAPlace(id): Place(gpu:id) where a GPU backend exists (Note [Array module per
+    place]); refused otherwise, as by a CPU-only Paddle build (ValueError): no GPU place can
+    be made (and no tensor put on one)."""
     __slots__ = ()
 
     def __new__(cls, id=0):
-        raise _no_device(f"CUDAPlace({id!r})")
+        from . import _xp                          # lazy: no import cycle
+        b = _xp.backend()
+        if b is None:
+            raise _no_device(f"CUDAPlace({id!r})")
+        if isinstance(id, bool) or not isinstance(id, int) or not 0 <= id < b.count:
+            from .autograd.errors import ArgValueError
+            raise ArgValueError(f"CUDAPlace({id!r}): the device id must be an int in "
+                                f"[0, {b.count}) (the GPUs this machine has)")
+        obj = Place.__new__(cls)
+        Place.__init__(obj, "gpu", id)
+        return obj
+
+    def __init__(self, id=0):
+        pass
+
+    def __reduce__(self):
+        return (CUDAPlace, (self.index,))
 
 
 class XPUPlace(Place):
@@ -103,4 +120,9 @@ def as_place(place):
         return CPU
     if isinstance(place, str) and place.lower() == "cpu":
         return CPU
+    from . import _xp                          # lazy: no import cycle
+    b = _xp.backend()
+    if b is not None and isinstance(place, (Place, str)):   # Note [Array module per place]
+        from .ops.args import device
+        return device(place, "place")
     raise ValueError(f"place {place!r} is not available: this build of oar runs on the CPU only")

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _xp
 from .autograd.grad_mode import INFERENCE as _IN_INFERENCE, _INFERENCE
 from .autograd.saved import user_frame
 
@@ -18,6 +19,7 @@ from .autograd.saved import user_frame
 
 _allocated = 0
 _peak = 0
+_ndarray = np.ndarray
 # None, or a recorder told of every allocation and free: _trace.alloc(storage) after
 # new_storage counted it, _trace.free(storage) after Storage.__del__ uncounted it
 # (start_trace's _BytesTrace; device.memory_timeline, Note [Memory timeline])
@@ -43,8 +45,12 @@ class Storage:
     def __del__(self):
         global _allocated
         try:
+            c = self.buffer.__class__
+            if c is not _ndarray and c in _xp._PLACES and self.nbytes:   # Note [Array module per place]
+                _device_free(self)
+                return
             _allocated -= self.nbytes
-        except TypeError:   # interpreter shutdown: the module's globals are already None
+        except (TypeError, AttributeError):   # interpreter shutdown: module globals are None
             return
         if _trace is not None:
             _trace.free(self)
@@ -60,7 +66,12 @@ class Storage:
         log.append((self.version, op_name, user_frame()))
 
     def data_ptr(self) -> int:
-        return self.buffer.__array_interface__["data"][0]
+        return _xp.data_ptr(self.buffer)
+
+    @property
+    def place(self):
+        """Where the buffer lives, read from its class (Note [Array module per place])."""
+        return _xp.place_of(self.buffer)
 
 
 # Note [Caching allocator]
@@ -83,7 +94,7 @@ def _give_back(buf):
         # references: the storage's attribute, this argument, getrefcount's argument
         # only C-ordered buffers: a taker writes a result of that shape into it and expects
         # row-major strides (a clone of a transposed tensor owns an F-ordered buffer)
-        if (sys.getrefcount(buf) > 3 or not buf.flags.owndata or not buf.flags.c_contiguous
+        if (sys.getrefcount(buf) > 3 or buf.__class__ is not _ndarray or not buf.flags.owndata or not buf.flags.c_contiguous
                 or _pooled + buf.nbytes > POOL_MAX_BYTES):
             return
         key = (buf.shape, buf.dtype)
@@ -110,7 +121,10 @@ def take(shape, dtype):
 
 
 def memory_reserved(device=None) -> int:
-    """Bytes of live storages plus bytes kept in the caching allocator's pool."""
+    """Bytes of live storages plus bytes kept in the caching allocator's pool (on a device:
+    its live storages plus what its array module's pool keeps)."""
+    if device is not None and getattr(device, "kind", "cpu") != "cpu":
+        return _counters(device)[0] + _xp.pool_extra(device)
     return _allocated + _pooled
 
 
@@ -132,12 +146,44 @@ def new_storage(buffer):
     if _INFERENCE.count and _IN_INFERENCE.enabled:   # Note [Inference tensors]
         s.inference = True
         s.buffer = buffer.view()    # not `is` the tensor's array: no unchecked fast path
+    if buffer.__class__ is not _ndarray and buffer.__class__ in _xp._PLACES:
+        # not told to _trace: oar.jit's replay plans its buffers with NumPy, so a step on a
+        # device must not look capturable (it records, sees the device buffers as external,
+        # and stays eager); the memory timeline counts the CPU only
+        _device_alloc(s)
+        return s
     _allocated += n
     if _allocated > _peak:
         _peak = _allocated
     if _trace is not None:
         _trace.alloc(s)
     return s
+
+
+# Per-device accounting (Note [Array module per place]): a device buffer is counted in its
+# place's counters, [allocated, peak], never in the CPU's; it is never pooled here (CuPy has
+# its own pool, read by memory_reserved).
+_DEVICE: dict = {}
+
+
+def _device_alloc(s):
+    c = _DEVICE.setdefault(s.place, [0, 0])
+    c[0] += s.nbytes
+    if c[0] > c[1]:
+        c[1] = c[0]
+
+
+def _device_free(s):
+    try:
+        c = _DEVICE[_xp.place_of(s.buffer)]
+    except (KeyError, TypeError, AttributeError):   # backend gone, or interpreter shutdown
+        return
+    c[0] -= s.nbytes
+
+
+def _counters(device):
+    """The [allocated, peak] counters of a device place (created at zero)."""
+    return _DEVICE.setdefault(device, [0, 0])
 
 
 def alias_storage(storage, array):
@@ -162,18 +208,26 @@ _new = object.__new__
 
 
 def memory_allocated(device=None) -> int:
-    """Bytes held by live storages (views count 0)."""
+    """Bytes held by live storages (views count 0) on `device` (a Place; None: the CPU)."""
+    if device is not None and getattr(device, "kind", "cpu") != "cpu":
+        return _counters(device)[0]
     return _allocated
 
 
 def max_memory_allocated(device=None) -> int:
-    """Peak bytes held by live storages since the last reset."""
+    """Peak bytes held by live storages since the last reset, on `device` (None: the CPU)."""
+    if device is not None and getattr(device, "kind", "cpu") != "cpu":
+        return _counters(device)[1]
     return _peak
 
 
 def reset_max_memory_allocated(device=None) -> None:
     """Resets the peak of max_memory_allocated() to the bytes held now."""
     global _peak
+    if device is not None and getattr(device, "kind", "cpu") != "cpu":
+        c = _counters(device)
+        c[1] = c[0]
+        return
     _peak = _allocated
 
 

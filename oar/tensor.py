@@ -18,6 +18,7 @@ from .autograd import grad_mode
 from .autograd.errors import ArgTypeError, ArgValueError
 from .autograd.node import AccumulateGrad, add_retained, drop_retained, hook_result
 from .autograd.node import HookHandle as _HookHandle
+from ._xp import array as _xp_array, data_ptr as _data_ptr, place_of as _place_of, to_place as _to_place
 from .place import CPU
 from .storage import new_storage as _new_storage
 
@@ -245,18 +246,18 @@ class Tensor:
 
     @property
     def place(self):
-        """Where the data lives: always CPUPlace in this build."""
-        return CPU
+        """Where the data lives: CPUPlace, or Place(gpu:N) (Note [Array module per place])."""
+        return _place_of(self._data)
 
     @property
     def device(self):
-        """Where the data lives: always the CPU in this build."""
-        return CPU
+        """Where the data lives (Paddle's spelling: the place)."""
+        return _place_of(self._data)
 
     @property
     def is_cuda(self):
-        """False: tensors live on the CPU in this build."""
-        return False
+        """Whether the data lives on a GPU."""
+        return _place_of(self._data).kind == "gpu"
 
     @property
     def is_xpu(self):
@@ -291,7 +292,7 @@ class Tensor:
 
     def data_ptr(self):
         """The address of the first element."""
-        return self._data.__array_interface__["data"][0]
+        return _data_ptr(self._data)
 
     def is_contiguous(self):
         """Whether the elements are laid out in C (row-major) order without gaps."""
@@ -479,7 +480,7 @@ class Tensor:
         if arr.shape != self._data.shape:
             arr = np.broadcast_to(arr, self._data.shape)
         if grad_mode.is_grad_enabled():  # create_graph: keep the gradient's history
-            g2 = g if g._data is arr else wrap_as(self._result_class, np.array(arr))
+            g2 = g if g._data is arr else wrap_as(self._result_class, _xp_array(arr))
             with _GRAD_LOCK:
                 self._grad = g2 if self._grad is None else self._grad + g2
             if self._post_acc_hooks:
@@ -499,7 +500,7 @@ class Tensor:
                         g.__class__ = self._result_class
                     self._grad = g
                 else:
-                    self._grad = wrap_as(self._result_class, np.array(arr, order="C", copy=True))
+                    self._grad = wrap_as(self._result_class, _xp_array(arr, order="C", copy=True))
                 if self._result_class is Tensor:   # Note [Leaf gradients per door]
                     self._grad._requires_grad = True
             else:
@@ -551,7 +552,7 @@ class Tensor:
         arr = g._data
         with _GRAD_LOCK:
             if self._grad is None:   # Note [Result class]
-                self._grad = wrap_as(self._result_class, np.array(arr, copy=True))
+                self._grad = wrap_as(self._result_class, _xp_array(arr, copy=True))
             else:
                 self._grad = wrap_as(self._result_class, self._grad._data + arr)
             if self._result_class is Tensor:   # Note [Leaf gradients per door], retained too
@@ -626,7 +627,7 @@ class Tensor:
     def gradient(self):
         """Paddle's (deprecated) gradient(): a copy of .grad as a NumPy array, None without one."""
         g = self.grad
-        return None if g is None else np.array(g._data, copy=True)
+        return None if g is None else _xp_array(g._data, copy=True)
 
     def set_value(self, value):
         """Paddle's set_value: overwrite every element with `value` (an array, list or tensor of
@@ -649,9 +650,12 @@ class Tensor:
         PyTorch door's numpy() shares memory: Note [Shared memory with NumPy].)"""
         if _RECORDER is not None:   # Note [Capture and replay]
             _RECORDER.data_read("Tensor.numpy()")
-        if self._data.dtype == _dt.BFLOAT16_NP:   # Paddle: bfloat16 bits as uint16 (Note [bfloat16])
-            return np.array(self._data, copy=True).view(np.uint16)
-        return np.array(self._data, copy=True)
+        a = self._data
+        if a.__class__ is not np.ndarray:   # a device tensor: Paddle copies it to the host
+            a = _to_place(a, CPU)
+        if a.dtype == _dt.BFLOAT16_NP:   # Paddle: bfloat16 bits as uint16 (Note [bfloat16])
+            return np.array(a, copy=True).view(np.uint16)
+        return np.array(a, copy=True)
 
     def __array__(self, dtype=None, copy=None):
         # Paddle's np.asarray(t) is a writable copy: a later in-place op on t must not show
@@ -660,6 +664,8 @@ class Tensor:
         # shares memory (Note [Shared memory with NumPy]).
         if _RECORDER is not None:   # Note [Capture and replay]
             _RECORDER.data_read("numpy.asarray(tensor)")
+        if self._data.__class__ is not np.ndarray:
+            return self.numpy() if dtype is None else self.numpy().astype(dtype)
         if copy is not False:
             return np.array(self._data, dtype=dtype, copy=True)
         view = self._data.view()
@@ -675,9 +681,10 @@ class Tensor:
         return export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
-        """(device type, device id) for DLPack: always (kDLCPU, 0) in this build."""
-        from .utils.dlpack import CPU_DEVICE
-        return CPU_DEVICE
+        """(device type, device id) for DLPack: (kDLCPU, 0), or (kDLCUDA, N) on a GPU."""
+        from .utils.dlpack import CPU_DEVICE, DLDeviceType
+        p = _place_of(self._data)
+        return CPU_DEVICE if p.kind == "cpu" else (DLDeviceType.kDLCUDA, p.index)
 
     # Note [NumPy ufuncs on tensors]
     # A NumPy ufunc called on a tensor (`np.add(t, 1)`, `np.exp(t)`, and `ndarray + t`, which
@@ -831,7 +838,7 @@ class Tensor:
         return (_rebuild, (np.array(self._data), self.stop_gradient, cls))
 
     def __deepcopy__(self, memo):
-        t = wrap_as(self._result_class, np.array(self._data, copy=True))
+        t = wrap_as(self._result_class, _xp_array(self._data, copy=True))
         t._requires_grad = self._requires_grad and self.grad_fn is None
         memo[id(self)] = t
         return t

@@ -1043,6 +1043,8 @@ row("Tensor.to: cuda on a machine without it", (AssertionError, RuntimeError),
     lambda e: e.x.to("cuda"), lambda t, e: e.x.to("cuda"))
 row("Tensor.cuda: on a machine without it", (AssertionError, RuntimeError),
     lambda e: e.x.cuda(), lambda t, e: e.x.cuda())
+row("Tensor.pin_memory: on a machine without an accelerator", RuntimeError,
+    lambda e: e.x.pin_memory(), lambda t, e: e.x.pin_memory())
 row("Tensor.to: unknown device string", RuntimeError, lambda e: e.x.to("bogus"),
     lambda t, e: e.x.to("bogus"))
 row("Tensor.to: unknown dtype object", TypeError, lambda e: e.x.to(dtype="bogus"),

@@ -235,6 +235,7 @@ NO_BAD_INPUT = {
     "Tensor.gradient",   # no argument: a copy of .grad or None
     "Tensor.stop_gradient",   # any truth value is valid on any tensor, as Paddle's setter
     "Tensor.name",            # a property: reads a name, any value may be set (as Paddle)
+    "Tensor.is_pinned",       # argument-free query (always False: no pinned memory)
     # global state queries and context managers without arguments
     "oar.get_default_dtype", "oar.is_grad_enabled", "oar.is_compiled_with_cuda",
     "oar.no_grad", "oar.enable_grad",   # decorators/context managers: any callable is valid

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
+
 from . import engine
 from .errors import ArgTypeError, ArgValueError
 
@@ -38,7 +40,8 @@ def _root_grad(t, g):
     if g is None:
         # Paddle: a non-scalar output gets an implicit gradient of ones (of t's result
         # class: Note [Result class])
-        return t._result_class._wrap(np.ones(t._data.shape, t._data.dtype))
+        return t._result_class._wrap(_xp.array_module(t._data).ones(t._data.shape,
+                                                                     t._data.dtype))
     if not isinstance(g, Tensor):
         from ..ops.creation import to_tensor
         g = to_tensor(g, dtype=t.dtype)
@@ -118,8 +121,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if r._data.dtype != t._data.dtype:
                 r = r.astype(t.dtype)
             if not create_graph:
-                r = Tensor._wrap(np.array(r._data))
+                r = Tensor._wrap(r._data.copy(order="K"))
         elif materialize_grads:
-            r = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
+            r = Tensor._wrap(_xp.array_module(t._data).zeros(t._data.shape, t._data.dtype))
         out.append(r)
     return out

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from . import grad_mode
 from .errors import (ArgTypeError, ArgValueError, GraphReleasedError, InplaceLeafError,
@@ -441,12 +442,12 @@ class CopySlices(Node):
         bg, vg = self.base_geom, self.view_geom
         lo = min(V._span(bg)[0], V._span(vg)[0])
         hi = max(V._span(bg)[1], V._span(vg)[1])
-        buf = np.zeros(hi - lo + 1, self.dtype)
+        buf = _xp.array_module(grad._data).zeros(hi - lo + 1, self.dtype)   # grad's place
         V._window(buf, bg, lo)[...] = grad._data
         region = V._window(buf, vg, lo)
-        res = self.fn.apply(Tensor._wrap(np.array(region)))
+        res = self.fn.apply(Tensor._wrap(_xp.array(region)))
         region[...] = 0 if res[0] is None else res[0]._data
-        out0 = Tensor._wrap(np.array(V._window(buf, bg, lo), order="C"))
+        out0 = Tensor._wrap(_xp.array(V._window(buf, bg, lo), order="C"))
         return (out0,) + tuple(res[1:])
 
     def _apply_differentiable(self, grad):
@@ -456,7 +457,7 @@ class CopySlices(Node):
         geoms = (self.base_geom, self.view_geom)
         region = _R.dispatch(V.GATHER_OP, (grad,), geoms)
         res = self.fn.apply(region)
-        ones = np.ones(self.view_geom[0], self.dtype)
+        ones = _xp.array_module(grad._data).ones(self.view_geom[0], self.dtype)
         keep = (V.scatter_view_grad(ones, *geoms, self.dtype) == 0).astype(self.dtype)
         out0 = grad * Tensor._wrap(keep)
         if res[0] is not None:

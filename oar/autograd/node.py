@@ -10,6 +10,8 @@ import weakref
 
 import numpy as np
 
+from .. import _xp
+
 from . import grad_mode
 from .errors import GraphReleasedError
 from .saved import UNPACKED as _UNPACKED, SavedTensor, drop_unpacked, user_frame
@@ -595,7 +597,7 @@ def _fit(g, shape, dt):
         if a.dtype != dt:
             # a real input's gradient is the real part (Note [Complex autograd])
             a = (a.real if a.dtype.kind == "c" and dt.kind != "c" else a).astype(dt)
-        return Tensor._wrap(np.asarray(a))
+        return Tensor._wrap(_xp.asarray(a))
     if g._data.shape != shape:
         g = sum_to_shape(g, shape)
     if g._data.dtype != dt:

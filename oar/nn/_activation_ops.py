@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .. import _xp
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..autograd.saved import SavedTensor
@@ -68,7 +69,7 @@ def _check(op_name, args, attrs, rdt):
 
 
 def _wrap(a, dt):
-    return Tensor._wrap(np.asarray(a, dtype=dt))
+    return Tensor._wrap(_xp.asarray(a, dtype=dt))
 
 
 _F = R.FUNCTIONS
@@ -135,7 +136,7 @@ def _b_log_softmax(c, g):
     if grad_mode.is_grad_enabled():       # create_graph: in oar ops
         return (g - y.exp() * g.sum(axis=axis, keepdim=True),)
     yd, gd = y._data, g._data
-    r = np.asarray(np.exp(yd))      # an array also for a 0-d y
+    r = _xp.asarray(np.exp(yd))      # an array also for a 0-d y
     r *= np.add.reduce(gd, axis=axis, keepdims=True)
     np.subtract(gd, r, out=r)
     return (_wrap(r, yd.dtype),)
@@ -248,7 +249,7 @@ def _b_layer_norm(c, g):
     dt = xd.dtype
     shape = xd.shape
     rows, n = math.prod(shape[:nd - k]), math.prod(shape[nd - k:])
-    gd = np.asarray(g._data, dt).reshape(rows, n)
+    gd = _xp.asarray(g._data, dt).reshape(rows, n)
     mean, rstd = c.input(3)._data.reshape(rows, 1), c.input(4)._data.reshape(rows, 1)
     xh = _normalize_rows(xd.reshape(rows, n), mean, rstd)
     gx = gw = gb = None
@@ -322,7 +323,7 @@ def _b_group_norm(c, g):
     dt = xd.dtype
     rows, m = n * groups, (ch // groups) * hw
     mean, rstd = c.input(3)._data.reshape(rows, 1), c.input(4)._data.reshape(rows, 1)
-    gd = np.asarray(g._data, dt).reshape(n, ch, hw)
+    gd = _xp.asarray(g._data, dt).reshape(n, ch, hw)
     xh = _normalize_rows(xd.reshape(rows, m), mean, rstd)
     gx = gw = gb = None
     with np.errstate(all="ignore"):
@@ -366,7 +367,7 @@ def _pointwise(name, kernel, backward, attrs=(), save="x", node_name=None, float
 
 
 def _into(out, rdt, r):
-    r = np.asarray(r)
+    r = _xp.asarray(r)
     if out is None:
         return r.astype(rdt, copy=False)
     np.copyto(out, r, casting="unsafe")
@@ -380,7 +381,7 @@ def _np_sigmoid(x):
 
 def _grad(c, g, d):
     """g * d, d an ndarray of x's dtype (a plain backward)."""
-    d = np.asarray(d)
+    d = _xp.asarray(d)
     d *= g._data
     return (_wrap(d, c.input_meta[0][1]),)
 
@@ -474,7 +475,7 @@ def _b_hardsigmoid(c, g):
         return (_where(Tensor._wrap(inside), g * float(np.float32(1) / np.float32(6)),
                        g * 0.0),)
     # PyTorch's one_sixth is the float 1.0f / 6.0f in every dtype
-    return _select(c, g, inside, np.asarray(np.float32(1) / np.float32(6), x._data.dtype))
+    return _select(c, g, inside, _xp.asarray(np.float32(1) / np.float32(6), x._data.dtype))
 
 
 HARDSWISH = _pointwise("hardswish", _k_hardswish, _b_hardswish,

@@ -6,7 +6,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from .. import _xp
 from numpy.lib.stride_tricks import as_strided
+
+from .._xp import array_module as _m
 
 from ..autograd import grad_mode
 from ..ops import args as _args
@@ -52,6 +56,8 @@ def _out_size(n, k, s, p, d):
 def _window_view(xp, shape, strides):
     """A read-only strided view of xp (im2col windows): no copy, no loop. np.ndarray over a
     contiguous buffer is ten times cheaper than as_strided and checks the extent in C."""
+    if xp.__class__ is not np.ndarray:   # a device array (Note [Array module per place])
+        return _m(xp).lib.stride_tricks.as_strided(xp, shape, strides)
     if xp.flags.c_contiguous:
         v = np.ndarray(shape, xp.dtype, xp, 0, strides)
         v.flags.writeable = False
@@ -102,13 +108,13 @@ def _cols_nd(x, k, s, p, d, o):
     n, c = x.shape[:2]
     sp = x.shape[2:]
     if any(p):
-        xp = np.zeros((n, c) + tuple(m + 2 * q for m, q in zip(sp, p)), x.dtype)
+        xp = _m(x).zeros((n, c) + tuple(m + 2 * q for m, q in zip(sp, p)), x.dtype)
         xp[(slice(None), slice(None)) + tuple(slice(q, q + m) for m, q in zip(sp, p))] = x
     else:
         xp = x
     st = xp.strides
     nd = len(sp)
-    cols = np.empty((c,) + tuple(k) + (n,) + tuple(o), x.dtype)
+    cols = _m(x).empty((c,) + tuple(k) + (n,) + tuple(o), x.dtype)
     np.copyto(cols, _window_view(xp, cols.shape,
                                  (st[1],) + tuple(st[2 + i] * d[i] for i in range(nd)) + (st[0],)
                                  + tuple(st[2 + i] * s[i] for i in range(nd))))
@@ -125,14 +131,14 @@ def _conv_grads_nd(xa, wa, ga, needs, xshape, xdt, wshape, k, s, p, d):
     osz = tuple(ga.shape[2:])
     gx = gw = gb = None
     perm = (1, 0) + tuple(range(2, nd + 2))
-    gt = np.ascontiguousarray(ga.transpose(perm)).reshape(o, -1)       # (O, M)
+    gt = _xp.ascontiguousarray(ga.transpose(perm)).reshape(o, -1)       # (O, M)
     if needs[1]:
         gw = (gt @ _cols_nd(xa, k, s, p, d, osz).T).reshape((o, ch) + tuple(k))
     if needs[2]:
-        gb = gt @ np.ones(gt.shape[1], gt.dtype)
+        gb = gt @ _m(gt).ones(gt.shape[1], gt.dtype)
     if needs[0]:
         dcols = (wa.reshape(o, -1).T @ gt).reshape((ch,) + tuple(k) + (n,) + osz)
-        dxp = np.zeros((ch, n) + tuple(m + 2 * q for m, q in zip(sp, p)), xdt)
+        dxp = _m(ga).zeros((ch, n) + tuple(m + 2 * q for m, q in zip(sp, p)), xdt)
         for off in np.ndindex(*k):      # a loop over kernel offsets, not over positions
             dxp[(slice(None), slice(None)) + tuple(
                 slice(off[i] * d[i], off[i] * d[i] + s[i] * (osz[i] - 1) + 1, s[i])
@@ -145,10 +151,10 @@ def _conv_grads_nd(xa, wa, ga, needs, xshape, xdt, wshape, k, s, p, d):
 def _cols_nhwc(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
     """(N*OH*OW, kh*kw*C) columns of NCHW x moved to channels-last and padded with zeros."""
     n, c, h, wd = x.shape
-    xp = np.zeros((n, h + 2 * ph, wd + 2 * pw, c), x.dtype)
+    xp = _m(x).zeros((n, h + 2 * ph, wd + 2 * pw, c), x.dtype)
     xp[:, ph:ph + h, pw:pw + wd] = x.transpose(0, 2, 3, 1)
     s = xp.strides
-    cols = np.empty((n, oh, ow, kh, kw, c), x.dtype)
+    cols = _m(x).empty((n, oh, ow, kh, kw, c), x.dtype)
     np.copyto(cols, _window_view(xp, cols.shape, (s[0], s[1] * sh, s[2] * sw, s[1] * dh,
                                                   s[2] * dw, s[3])))
     return cols.reshape(n * oh * ow, kh * kw * c)
@@ -181,9 +187,9 @@ def _conv_one(x, w, b, stride, padding, dilation):
     else:
         out = (w.reshape(o, -1) @ _cols_nchw(x, *geom)).reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
     if b is None:
-        return np.ascontiguousarray(out)
+        return _xp.ascontiguousarray(out)
     # the bias rides on the copy into NCHW order (one pass, not two)
-    return np.add(out, b[:, None, None], out=np.empty(out.shape, out.dtype))
+    return np.add(out, b[:, None, None], out=_m(out).empty(out.shape, out.dtype))
 
 
 def _conv_one_nd(x, w, b, stride, padding, dilation):
@@ -197,8 +203,8 @@ def _conv_one_nd(x, w, b, stride, padding, dilation):
     out = (w.reshape(o, -1) @ _cols_nd(x, k, stride, padding, dilation, osz)).reshape(
         (o, n) + osz).transpose((1, 0) + tuple(range(2, len(k) + 2)))
     if b is None:
-        return np.ascontiguousarray(out)
-    return np.add(out, b.reshape((-1,) + (1,) * len(k)), out=np.empty(out.shape, out.dtype))
+        return _xp.ascontiguousarray(out)
+    return np.add(out, b.reshape((-1,) + (1,) * len(k)), out=_m(out).empty(out.shape, out.dtype))
 
 
 # Note [Grouped conv]
@@ -214,7 +220,7 @@ def _b_conv(c, g):
     xa = c.input(0)._data if c.needs[1] else None
     res = _conv_backward(xa, wa, g._data, c.needs, *c.input_meta[0], c.input_meta[1][0], stride,
                          padding, dilation, groups)
-    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a)) for a in res)
+    return tuple(None if a is None else Tensor._wrap(_xp.ascontiguousarray(a)) for a in res)
 
 
 def _conv_backward(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilation, groups):
@@ -247,15 +253,15 @@ def _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilatio
     geom = (kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
     gx = gw = gb = None
     if _channels_last(ch, kw, dw, ow):      # Note [Conv layouts]
-        gt = np.ascontiguousarray(ga.transpose(0, 2, 3, 1)).reshape(-1, o)       # (M, O)
+        gt = _xp.ascontiguousarray(ga.transpose(0, 2, 3, 1)).reshape(-1, o)       # (M, O)
         if needs[1]:
             gw = (gt.T @ _cols_nhwc(xa, *geom)).reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
         if needs[2]:
-            gb = np.ones(gt.shape[0], gt.dtype) @ gt     # a BLAS sum: 5x np.sum over axis 0
+            gb = _m(gt).ones(gt.shape[0], gt.dtype) @ gt     # a BLAS sum: 5x np.sum over axis 0
         if needs[0]:
             # (kh*kw, M, C): the column gradient of each kernel offset is contiguous
             dcols = np.matmul(gt, wa.transpose(2, 3, 0, 1).reshape(kh * kw, o, ch))
-            dxp = np.zeros((n, h + 2 * ph, wd + 2 * pw, ch), xdt)
+            dxp = _m(ga).zeros((n, h + 2 * ph, wd + 2 * pw, ch), xdt)
             for i in range(kh):          # a loop over kernel offsets, not over positions
                 for j in range(kw):
                     dxp[:, i * dh:i * dh + sh * (oh - 1) + 1:sh,
@@ -276,7 +282,7 @@ CONV2D = OpDef("conv2d", _k_conv, _b_conv, needs={"x": ("weight",), "weight": ("
 # PyTorch's conv1d is its own convolution (ConvolutionBackward0), not a view of a 2-D one:
 # the op runs CONV2D's kernel and backward on height-1 views of its arrays.
 def _k_conv1d(x, w, b, stride, padding, dilation, groups=1):
-    return np.ascontiguousarray(_k_conv(x[:, :, None], w[:, :, None], b, (1, stride),
+    return _xp.ascontiguousarray(_k_conv(x[:, :, None], w[:, :, None], b, (1, stride),
                                         (0, padding), (1, dilation), groups)[:, :, 0])
 
 
@@ -289,7 +295,7 @@ def _b_conv1d(c, g):
     xa = c.input(0)._data[:, :, None] if c.needs[1] else None
     gx, gw, gb = _conv_backward(xa, wa, g._data[:, :, None], c.needs, (n, ch, 1, length), xdt,
                                 (o, ci, 1, k), (1, stride), (0, padding), (1, dilation), groups)
-    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a))
+    return tuple(None if a is None else Tensor._wrap(_xp.ascontiguousarray(a))
                  for a in (None if gx is None else gx[:, :, 0],
                            None if gw is None else gw[:, :, 0], gb))
 
@@ -641,7 +647,7 @@ def _b_embedding(c, g):
         keep = np.nonzero(flat != padding_idx)[0]
         flat = flat[keep]
         g2 = R.FUNCTIONS["index_select"](g2, Tensor._wrap(keep), axis=0)
-    z = R.FUNCTIONS["zeros"]([n, dim], dtype=g.dtype)
+    z = R.FUNCTIONS["zeros"]([n, dim], dtype=g.dtype, device=g.place)
     return (R.FUNCTIONS["index_add"](z, 0, Tensor._wrap(flat), g2),)
 
 
@@ -658,7 +664,7 @@ def embedding_renorm_(weight, idx, max_norm, norm_type):
     rows = np.unique(idx.reshape(-1))
     if not rows.size:
         return weight
-    norms = np.array([np.linalg.norm(w[r], ord=norm_type) for r in rows], np.float64)
+    norms = _xp.array([np.linalg.norm(w[r], ord=norm_type) for r in rows], np.float64)
     big = norms > max_norm
     if big.any():
         rows = rows[big]
@@ -744,7 +750,7 @@ def _b_leaky(c, g, v):
     if grad_mode.is_grad_enabled():       # create_graph: in oar ops
         return (R.FUNCTIONS["where"](v > 0, g, g * slope),)
     gd = g._data
-    return (Tensor._wrap(np.asarray(np.where(v._data > 0, gd, gd * slope), gd.dtype)),)
+    return (Tensor._wrap(_m(gd).asarray(np.where(v._data > 0, gd, gd * slope), gd.dtype)),)
 
 
 # PyTorch's LeakyReluBackward0 reads the input (a negative slope is legal there)
@@ -771,7 +777,7 @@ def _b_leaky_into(c, g):
             gd.flags.c_contiguous and vd.flags.c_contiguous):
         return None
     fg, fv = gd.reshape(-1), vd.reshape(-1)
-    f = np.empty(min(_LEAKY_BLOCK, fg.size), gd.dtype)
+    f = _m(gd).empty(min(_LEAKY_BLOCK, fg.size), gd.dtype)
     s = gd.dtype.type(slope)
     for i in range(0, fg.size, _LEAKY_BLOCK):
         j = min(i + _LEAKY_BLOCK, fg.size)
@@ -815,7 +821,7 @@ LEAKY_MASK = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.input(0
 
 def _erf(x):
     from ..ops.pointwise import erf_f64       # float64-accurate, as the erf op
-    return erf_f64(np.asarray(x, np.float64))
+    return erf_f64(_xp.asarray(x, np.float64))
 
 
 def _k_gelu(out, rdt, x, approximate):
@@ -875,8 +881,8 @@ def _k_conv_t(x, w, b, stride, padding, output_padding, groups, dilation):
                                (x.shape[0], w.shape[1] * groups) + osz, x.dtype, w.shape,
                                stride, padding, dilation, groups)
     if b is None:
-        return np.ascontiguousarray(out)
-    return np.add(out, b.reshape((-1,) + (1,) * len(k)), out=np.empty(out.shape, out.dtype))
+        return _xp.ascontiguousarray(out)
+    return np.add(out, b.reshape((-1,) + (1,) * len(k)), out=_m(out).empty(out.shape, out.dtype))
 
 
 def _conv_t_grads(c, g, xa, wa):
@@ -901,7 +907,7 @@ def _b_conv_t(c, g):
     _first_order_only(c.op.name)
     wa = c.input(1)._data if c.needs[0] else None
     xa = c.input(0)._data if c.needs[1] else None
-    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a))
+    return tuple(None if a is None else Tensor._wrap(_xp.ascontiguousarray(a))
                  for a in _conv_t_grads(c, g._data, xa, wa))
 
 
@@ -933,7 +939,7 @@ CONV_T3D = OpDef("conv_transpose3d", _k_conv_t, _b_conv_t,
 
 # conv_transpose1d: CONV_T2D's kernel and backward on height-1 views, its own op as in PyTorch
 def _k_conv_t1d(x, w, b, stride, padding, output_padding, groups, dilation):
-    return np.ascontiguousarray(_k_conv_t(x[:, :, None], w[:, :, None], b, (1, stride),
+    return _xp.ascontiguousarray(_k_conv_t(x[:, :, None], w[:, :, None], b, (1, stride),
                                           (0, padding), (0, output_padding), groups,
                                           (1, dilation))[:, :, 0])
 
@@ -954,7 +960,7 @@ def _b_conv_t1d(c, g):
     wa = c.input(1)._data[:, :, None] if c.needs[0] else None
     xa = c.input(0)._data[:, :, None] if c.needs[1] else None
     gx, gw, gb = _conv_t_grads(_Ctx1d(c), g._data[:, :, None], xa, wa)
-    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a))
+    return tuple(None if a is None else Tensor._wrap(_xp.ascontiguousarray(a))
                  for a in (None if gx is None else gx[:, :, 0],
                            None if gw is None else gw[:, :, 0], gb))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import registry as R
 from ..tensor import Tensor, wrap_as
@@ -154,7 +155,7 @@ def _b_ctc(c, g):
     if zero_infinity:
         live = live & ~np.isinf(nll)[None, :]
     grad = np.where(live[:, :, None], grad, 0.0).astype(lp.dtype)
-    gs = np.asarray(g._data, lp.dtype)
+    gs = _xp.asarray(g._data, lp.dtype)
     if scale is not None:
         gs = gs * scale.astype(lp.dtype)
     grad *= gs[None, :, None]
@@ -176,7 +177,7 @@ def _lengths(v, n, what, op, err):
     if isinstance(v, Tensor):
         arr = v._data
     elif isinstance(v, (list, tuple)):
-        arr = np.asarray(v)
+        arr = _xp.asarray(v)
     else:
         raise ArgTypeError(f"{op}: {what} must be a Tensor, list or tuple of integers, not "
                            f"{type(v).__name__}")
@@ -271,7 +272,7 @@ def _zeros_like(t):
 
 
 def _where(cond, a, b):
-    return _FN["where"](wrap_as(a._result_class, np.asarray(cond)), a, b)
+    return _FN["where"](wrap_as(a._result_class, _xp.asarray(cond)), a, b)
 
 
 def _check_shapes(op, err, *ts):
@@ -505,7 +506,7 @@ def _scale_rows(grad, g, reduction, n, shape, dt):
         if reduction == "mean":
             out = out / n
         return _FN["reshape"](out, list(shape))
-    gd = np.asarray(g._data, dt)
+    gd = _xp.asarray(g._data, dt)
     grad = grad * (gd.reshape(n, 1) if reduction == "none" else gd)
     if reduction == "mean":
         grad = grad / n

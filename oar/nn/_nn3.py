@@ -3,6 +3,8 @@ bilinear (torch F.bilinear, Paddle F.bilinear; weight [out, in1, in2] in both) a
 layers, pdist. Compositions of core ops, so every gradient is the core ops' gradient."""
 from __future__ import annotations
 
+from .. import _xp
+
 import math
 
 from ..autograd.errors import ArgTypeError, ArgValueError
@@ -246,7 +248,7 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     if maxlen is None or maxlen < 0:         # Paddle: a negative maxlen means the default
         maxlen = max(int(a.max()), 0) if a.size else 0
     mask = np.arange(maxlen) < np.asarray(a)[..., None]
-    return wrap_as(type(x), np.ascontiguousarray(mask.astype(dt.np)))
+    return wrap_as(type(x), _xp.ascontiguousarray(mask.astype(dt.np)))
 
 
 def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",

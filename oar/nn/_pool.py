@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
+from .._xp import array_module as _m
+
 from ..ops import registry as R
 from ..tensor import Tensor, wrap_as
 from . import _checks as _c
@@ -135,7 +138,7 @@ def _padded(x, g, fill):
     r = [max((o[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 - sp[i] - p[i], 0) for i in range(nd)]
     if not (any(p) or any(r)):
         return x
-    xp = np.full(x.shape[:-nd] + tuple(p[i] + sp[i] + r[i] for i in range(nd)), fill, x.dtype)
+    xp = _m(x).full(x.shape[:-nd] + tuple(p[i] + sp[i] + r[i] for i in range(nd)), fill, x.dtype)
     xp[(Ellipsis,) + tuple(slice(p[i], p[i] + sp[i]) for i in range(nd))] = x
     return xp
 
@@ -205,7 +208,7 @@ def _choice(xp, out, g, sp):
     k, s, p, d, o = g
     nd = len(k)
     K = int(np.prod(k))
-    hit = np.empty((K,) + out.shape, bool)
+    hit = _m(out).empty((K,) + out.shape, bool)
     edge = xp.shape[-nd:] != tuple(sp)
     if edge:
         real = [[(0 <= r) & (r < sp[i]) for r in (_starts(o[i], s[i], p[i]) + j * d[i]
@@ -216,7 +219,7 @@ def _choice(xp, out, g, sp):
             m = True
             for i in range(nd):
                 m = np.logical_and.outer(m, real[i][off[i]]) if i else real[i][off[i]]
-            hit[t] &= m
+            hit[t] &= _m(out).asarray(m)
     if K > 1:
         taken = hit[0].copy()
         for t in range(1, K):
@@ -227,7 +230,7 @@ def _choice(xp, out, g, sp):
         nan_w = np.isnan(out)
         if nan_w.any():
             parts = [part for _, part in _offsets(xp, g)]
-            taken = np.zeros(out.shape, bool)
+            taken = _m(out).zeros(out.shape, bool)
             for t in range(K - 1, -1, -1):                # the last NaN
                 last = np.isnan(parts[t]) & ~taken
                 taken |= last
@@ -244,9 +247,9 @@ def _indices(hit, g, sp):
     for i in range(nd):
         shape = [1] * nd
         shape[i] = o[i]
-        pos = _starts(o[i], s[i], p[i]).reshape(shape) + offs[i] * d[i]
+        pos = _m(hit).asarray(_starts(o[i], s[i], p[i])).reshape(shape) + offs[i] * d[i]
         flat = flat * sp[i] + pos
-    return np.asarray(flat, np.int64)
+    return _m(hit).asarray(flat, np.int64)
 
 
 # Note [Max-pool backward]
@@ -274,11 +277,11 @@ def _b_maxpool(c, g):
     hit = _choice(xp, out, geo, sp)
     bits = np.dtype(f"i{x.dtype.itemsize}")
     mask = np.negative(hit.view(np.int8), dtype=bits)    # 0 or all bits set
-    ga = np.asarray(g._data, x.dtype)
+    ga = _m(x).asarray(g._data, x.dtype)
     gbits = np.add(ga, ga.dtype.type(0)).view(bits)     # -0.0 -> +0.0, all else unchanged
     tiles = all(d[i] == 1 and s[i] == k[i] and xp.shape[-nd + i] == o[i] * k[i]
                 for i in range(nd))
-    dxp = (np.empty if tiles else np.zeros)(xp.shape, x.dtype)
+    dxp = (_m(x).empty if tiles else _m(x).zeros)(xp.shape, x.dtype)
     disjoint = all(s[i] >= (k[i] - 1) * d[i] + 1 for i in range(nd))
     for t, (_, part) in enumerate(_offsets(dxp.view(bits), geo)):
         if disjoint:
@@ -287,7 +290,7 @@ def _b_maxpool(c, g):
             fpart = part.view(x.dtype)
             fpart += np.bitwise_and(mask[t], gbits).view(x.dtype)
     if xp.shape[-nd:] != sp:
-        dxp = np.ascontiguousarray(dxp[(Ellipsis,) + tuple(slice(_lo(p[i]), _lo(p[i]) + sp[i])
+        dxp = _xp.ascontiguousarray(dxp[(Ellipsis,) + tuple(slice(_lo(p[i]), _lo(p[i]) + sp[i])
                                                            for i in range(nd))])
     return (Tensor._wrap(dxp),)
 
@@ -380,14 +383,14 @@ def _k_avgpool(x, k, s, p, d, ceil, mode):
     out = None
     for _, part in _offsets(_padded(x, g, 0), g):
         out = part.astype(x.dtype, copy=True) if out is None else np.add(out, part, out=out)
-    div = _avg_divisor(x.shape[-len(k):], g, mode)
+    div = _m(x).asarray(_avg_divisor(x.shape[-len(k):], g, mode))   # to x's place
     if x.dtype.kind == "f":
         with np.errstate(divide="ignore", invalid="ignore"):   # Paddle's empty windows: nan
-            out /= np.asarray(div, x.dtype)
+            out /= _xp.asarray(div, x.dtype)
         return out
     # integers: C's division, truncating toward zero (PyTorch)
     q, r = np.divmod(out, div)
-    return q + ((r != 0) & ((out < 0) != (np.asarray(div) < 0)))
+    return q + ((r != 0) & ((out < 0) != (_xp.asarray(div) < 0)))
 
 
 def _b_avgpool(c, g):
@@ -397,13 +400,13 @@ def _b_avgpool(c, g):
     nd = len(k)
     geo = _geometry(shape, (k, s, p, d, ceil), c.op.name)
     ga = g._data
-    div = np.asarray(_avg_divisor(shape[-nd:], geo, mode), ga.dtype)
+    div = _m(ga).asarray(_avg_divisor(shape[-nd:], geo, mode), ga.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):   # empty windows reach no input
         part = ga / div
-    dxp = _padded(np.zeros(shape, ga.dtype), geo, 0)
+    dxp = _padded(_m(ga).zeros(shape, ga.dtype), geo, 0)
     for _, view in _offsets(dxp, geo):
         view += part
-    return (Tensor._wrap(np.ascontiguousarray(dxp[(Ellipsis,) + tuple(
+    return (Tensor._wrap(_xp.ascontiguousarray(dxp[(Ellipsis,) + tuple(
         slice(_lo(p[i]), _lo(p[i]) + shape[-nd + i]) for i in range(nd))])),)
 
 
@@ -497,7 +500,7 @@ def _b_index_pad(c, g):
     for axis, m in reversed(maps):
         target = list(g.shape)
         target[axis] = shape[axis]
-        z = R.FUNCTIONS["zeros"](target, dtype=g.dtype)
+        z = R.FUNCTIONS["zeros"](target, dtype=g.dtype, device=g.place)
         g = R.FUNCTIONS["index_add"](z, axis, Tensor._wrap(m), g)
     return (g,)
 
@@ -586,15 +589,16 @@ def _k_adaptive_avg(x, output_size):
     (oh, ow), (h, w) = output_size, x.shape[-2:]
     h0, kh = _adaptive_windows(h, oh)
     w0, kw = _adaptive_windows(w, ow)
-    acc = np.zeros(x.shape[:-2] + (oh, ow), x.dtype)
+    xp = _m(x)   # the window tables are small CPU arrays: moved to x's place where used
+    acc = xp.zeros(x.shape[:-2] + (oh, ow), x.dtype)
     for dh in range(int(kh.max(initial=0))):
-        rows = x[..., np.minimum(h0 + dh, h - 1), :]
+        rows = x[..., xp.asarray(np.minimum(h0 + dh, h - 1)), :]
         mh = (dh < kh)[:, None]
         for dw in range(int(kw.max(initial=0))):
-            part = rows[..., np.minimum(w0 + dw, w - 1)]
-            acc += np.where(mh & (dw < kw)[None, :], part, x.dtype.type(0))
-    acc /= kh[:, None].astype(x.dtype)
-    acc /= kw[None, :].astype(x.dtype)
+            part = rows[..., xp.asarray(np.minimum(w0 + dw, w - 1))]
+            acc += np.where(xp.asarray(mh & (dw < kw)[None, :]), part, x.dtype.type(0))
+    acc /= xp.asarray(kh[:, None].astype(x.dtype))
+    acc /= xp.asarray(kw[None, :].astype(x.dtype))
     return acc
 
 
@@ -606,9 +610,10 @@ def _k_adaptive_avg_backward(g, input_shape):
     (oh, ow), (h, w) = g.shape[-2:], input_shape[-2:]
     h0, kh = _adaptive_windows(h, oh)
     w0, kw = _adaptive_windows(w, ow)
-    delta = g / kh[:, None].astype(g.dtype)
-    delta /= kw[None, :].astype(g.dtype)
-    gi = np.zeros(input_shape, g.dtype)
+    xp = _m(g)
+    delta = g / xp.asarray(kh[:, None].astype(g.dtype))
+    delta /= xp.asarray(kw[None, :].astype(g.dtype))
+    gi = xp.zeros(input_shape, g.dtype)
     for i in range(oh):
         for j in range(ow):
             gi[..., h0[i]:h0[i] + kh[i], w0[j]:w0[j] + kw[j]] += delta[..., i, j, None, None]

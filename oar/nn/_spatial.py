@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..ops import args as _args
 from ..ops import registry as R
@@ -143,6 +144,9 @@ def _taps_aa(kind, n_in, n_out, align_corners, scale, dt):
 
 
 def _apply_dim(x, axis, idx, w, mask):
+    if x.__class__ is not np.ndarray:   # the plan's tables to x's place
+        xp = _xp.array_module(x)
+        idx, w, mask = (None if a is None else xp.asarray(a) for a in (idx, w, mask))
     if w is None:
         return np.take(x, idx[:, 0], axis=axis)
     shape = [1] * x.ndim
@@ -159,20 +163,22 @@ def _apply_dim(x, axis, idx, w, mask):
 def _k_resample(x, plan):
     for axis, _n_in, idx, w, mask in plan:
         x = _apply_dim(x, axis, idx, w, mask)
-    return np.ascontiguousarray(x) if x.base is not None else x
+    return _xp.ascontiguousarray(x) if x.base is not None else x
 
 
 def _k_resample_adjoint(g, plan):
+    xp = _xp.array_module(g)   # the plan's tables are CPU arrays: moved to g's place
     for axis, n_in, idx, w, mask in reversed(plan):
         n_out, K = idx.shape
-        m = np.zeros((n_out, n_in), g.dtype)
-        ww = np.ones(idx.shape, g.dtype) if w is None else w.astype(g.dtype)
+        idx = xp.asarray(idx)
+        m = xp.zeros((n_out, n_in), g.dtype)
+        ww = xp.ones(idx.shape, g.dtype) if w is None else xp.asarray(w).astype(g.dtype)
         if mask is not None:
-            ww = np.where(mask, ww, g.dtype.type(0))
-        rows = np.repeat(np.arange(n_out), K)
+            ww = np.where(xp.asarray(mask), ww, g.dtype.type(0))
+        rows = xp.repeat(xp.arange(n_out), K)
         np.add.at(m, (rows, idx.reshape(-1)), ww.reshape(-1))
         g = np.moveaxis(np.tensordot(g, m, axes=([axis], [0])), -1, axis)
-    return np.ascontiguousarray(g)
+    return _xp.ascontiguousarray(g)
 
 
 def _b_resample(c, g):
@@ -214,7 +220,7 @@ def _k_resample_uint8(x, plan, torch_rounding):
     if torch_rounding:
         for axis, _n_in, idx, w, _mask in reversed(plan):
             x = _fixed_point_pass(x, axis, idx, w)
-        return np.ascontiguousarray(x)
+        return _xp.ascontiguousarray(x)
     # Paddle's uint8 result is its float32 result truncated: the same float32 arithmetic as
     # a float32 input here (whose exactness against paddle is that path's), then the cast
     xf = _k_resample(x.astype(np.float32), plan)
@@ -619,7 +625,7 @@ def _k_col2im(cols, geo, out_hw):
         for j in range(kw):
             canvas[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
                    j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
-    return np.ascontiguousarray(canvas[:, :, pt:pt + h, pl:pl + w])
+    return _xp.ascontiguousarray(canvas[:, :, pt:pt + h, pl:pl + w])
 
 
 IM2COL = R.OpDef(
@@ -895,7 +901,7 @@ def _b_grid_sample(c, g):
     ggrid = np.zeros_like(grid)
     b = np.broadcast_to(np.arange(x.shape[0]).reshape((-1,) + (1,) * k), grid.shape[:-1])
     for idx, wgt, dws in taps:
-        inside = np.ones(wgt.shape, bool)
+        inside = _xp.array_module(wgt).ones(wgt.shape, bool)
         for i, n in zip(idx, spatial):
             inside &= (i >= 0) & (i < n)
         ii = tuple(i[inside].astype(np.int64) for i in idx)

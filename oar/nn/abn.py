@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError, InplaceLeafError
 from ..autograd.inplace import records_grad
 from ..ops import args as _args
@@ -126,7 +127,8 @@ def _csum(a):
     n, c = a.shape[:2]
     a2 = a.reshape(n, -1)
     s = a2.shape[1] // max(c, 1)
-    return (np.ones(n, a.dtype) @ a2).reshape(c, s) @ np.ones(s, a.dtype)
+    xp = _xp.array_module(a)
+    return (xp.ones(n, a.dtype) @ a2).reshape(c, s) @ xp.ones(s, a.dtype)
 
 
 def _cdot(a, b):
@@ -309,7 +311,7 @@ def _b_abn(c, g):
     if ga.dtype == z.dtype and ga.flags.c_contiguous:
         own_g = c.may_overwrite(g)
     else:
-        ga = np.ascontiguousarray(ga, z.dtype)    # a copy of our own
+        ga = _xp.ascontiguousarray(ga, z.dtype)    # a copy of our own
         own_g = True
     dy = ga if own_g else np.empty_like(z)
     need_xh = needs[0] is not None or needs[1] is not None
@@ -338,7 +340,7 @@ def _b_abn(c, g):
         gx = g                            # dx in the incoming gradient's memory: g itself
     else:
         gx = None if gx is None else Tensor._wrap(gx)
-    return (gx,) + tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a, dy.dtype))
+    return (gx,) + tuple(None if a is None else Tensor._wrap(_xp.ascontiguousarray(a, dy.dtype))
                          for a in (gw, gb)) + (None, None, None)
 
 
@@ -449,7 +451,7 @@ def run_inplace_abn(x, weight, bias, running_mean, running_var, training, keep, 
     kept = None
     if kept_ch:
         idx = list(kept_ch)
-        kept = Tensor._wrap(np.ascontiguousarray(
+        kept = Tensor._wrap(_xp.ascontiguousarray(
             (np.take(xa, idx, axis=1) - mean[idx].reshape(shape)) * invstd[idx].reshape(shape),
             dt))
     args = (x, weight, bias, Tensor._wrap(mean), Tensor._wrap(invstd), kept)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..ops import args as _args
@@ -162,14 +163,14 @@ def _b_linear(c, g):
     gd = g._data
     gx = None
     if w is not None:
-        gx = Tensor._wrap(np.asarray(gd @ (w._data if out_in else w._data.T)))
+        gx = Tensor._wrap(_xp.result_array(gd @ (w._data if out_in else w._data.T)))
     gw = gb = None
     if x is not None:
         xd = x._data
         x2, g2 = xd.reshape(-1, xd.shape[-1]), gd.reshape(-1, gd.shape[-1])
-        gw = Tensor._wrap(np.asarray(g2.T @ x2 if out_in else x2.T @ g2))
+        gw = Tensor._wrap(_xp.result_array(g2.T @ x2 if out_in else x2.T @ g2))
     if c.needs[2]:
-        gb = Tensor._wrap(np.asarray(gd.reshape(-1, gd.shape[-1]).sum(axis=0)))
+        gb = Tensor._wrap(_xp.result_array(gd.reshape(-1, gd.shape[-1]).sum(axis=0)))
     return gx, gw, gb
 
 
@@ -327,8 +328,8 @@ def _k_nll(x, lab, weight, ignore_index, reduction):
     if reduction == "mean":
         ws = float(w.sum())
         if not ws:                   # PyTorch: the mean over no targets is nan
-            return np.asarray(np.nan, x.dtype)
-        return np.asarray(np.sum(loss) / ws)
+            return _xp.asarray(np.nan, x.dtype)
+        return _xp.asarray(np.sum(loss) / ws)
     if reduction == "none":
         return loss.reshape(x.shape[:1] + x.shape[2:] if x.ndim > 1 else ())
     return _np_reduce(loss, reduction)
@@ -340,9 +341,10 @@ def _b_nll(c, g):
     lab, weight, ignore_index, reduction = c.attrs
     shape, dt = c.input_meta[0]
     safe, w = _nll_rows(lab, weight, ignore_index, dt)
-    rows = np.arange(len(lab))
+    xp = _xp.array_module(lab)
+    rows = xp.arange(len(lab))
     c_ = shape[0] if len(shape) == 1 else shape[1]
-    scale = np.zeros((len(lab), c_), dt)
+    scale = xp.zeros((len(lab), c_), dt)
     scale[rows, safe] = w * -1
     if reduction == "mean":
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -351,7 +353,7 @@ def _b_nll(c, g):
     if len(shape) == 1:
         scale = scale.reshape(shape)
     elif len(shape) > 2:    # back to (N, C, d1, ...)
-        scale = np.ascontiguousarray(np.moveaxis(
+        scale = _xp.ascontiguousarray(np.moveaxis(
             scale.reshape((shape[0],) + tuple(shape[2:]) + (c_,)), -1, 1))
     # a 'none' gradient has the target's shape: it spreads over dim 1, the classes
     spread = reduction == "none" and len(shape) > 1
@@ -368,11 +370,11 @@ NLL_LOSS = R.OpDef("nll_loss", _k_nll, _b_nll, inputs=("input",),
 # x / s and x * s for a Python number s, PyTorch's div.Scalar (DivBackward1) and mul.Scalar
 # (MulBackward1), the overloads its own compositions call (cross_entropy's mean over
 # probability targets, its label smoothing)
-DIV_SCALAR = R.OpDef("div_scalar", lambda x, s: np.asarray(x / s, dtype=x.dtype),
+DIV_SCALAR = R.OpDef("div_scalar", lambda x, s: _xp.asarray(x / s, dtype=x.dtype),
                      lambda c, g: (g / c.attrs[0],), attrs=(("other", 1.0),), method=False,
                      function=False, node_name="DivBackward1",
                      doc="x divided by a Python number (PyTorch's div.Scalar).")
-MUL_SCALAR = R.OpDef("mul_scalar", lambda x, s: np.asarray(x * s, dtype=x.dtype),
+MUL_SCALAR = R.OpDef("mul_scalar", lambda x, s: _xp.asarray(x * s, dtype=x.dtype),
                      lambda c, g: (g * c.attrs[0],), attrs=(("other", 1.0),), method=False,
                      function=False, node_name="MulBackward1",
                      doc="x times a Python number (PyTorch's mul.Scalar).")
@@ -417,19 +419,20 @@ def _class_weight(weight, c, op):
 
 
 def _k_ce(x, lab, ignore_index, reduction):
+    xp = _xp.array_module(x)
     m = x.max(axis=1, keepdims=True)
     logp = x - m
     logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
     keep = lab != ignore_index
-    picked = logp[np.arange(len(lab)), np.where(keep, lab, 0)] * keep
+    picked = logp[xp.arange(len(lab)), np.where(keep, lab, 0)] * keep
     if reduction == "sum":
-        return np.asarray(0.0 - picked.sum(), x.dtype)      # +0.0 for an empty sum, as PyTorch
+        return xp.asarray(0.0 - picked.sum(), x.dtype)      # +0.0 for an empty sum, as PyTorch
     if reduction == "none":
         return -picked
     kept = int(keep.sum())
     if not kept:                     # PyTorch: the mean over no targets is nan
-        return np.asarray(np.nan, x.dtype)
-    return np.asarray((0.0 - picked.sum()) / kept, x.dtype)
+        return xp.asarray(np.nan, x.dtype)
+    return xp.asarray((0.0 - picked.sum()) / kept, x.dtype)
 
 
 def _b_ce(c, g):
@@ -437,8 +440,9 @@ def _b_ce(c, g):
     lab, ignore_index, reduction = c.attrs[0], c.attrs[1], c.attrs[2]
     keep = lab != ignore_index
     n = x.shape[0]
-    onehot = np.zeros(x._data.shape, x._data.dtype)
-    onehot[np.arange(n)[keep], lab[keep]] = 1
+    xp = _xp.array_module(x._data)
+    onehot = xp.zeros(x._data.shape, x._data.dtype)
+    onehot[xp.arange(n)[keep], lab[keep]] = 1
     rows = keep.astype(x._data.dtype)
     if reduction == "mean":
         rows /= max(int(keep.sum()), 1)
@@ -557,9 +561,9 @@ def _loss_op_ok(*ts):
 
 def _np_reduce(loss, reduction):
     if reduction == "mean":
-        return np.asarray(np.mean(loss))
+        return _xp.asarray(np.mean(loss))
     if reduction == "sum":
-        return np.asarray(np.sum(loss))
+        return _xp.asarray(np.sum(loss))
     return loss
 
 
@@ -682,7 +686,7 @@ def _b_bce_logits(c, g):
             gi = (t + 1 - yd) * s - t
         if weight is not None:
             gi = gi * weight
-        gi = _grad_scale(c, g, np.array(gi, copy=True), n)
+        gi = _grad_scale(c, g, _xp.array(gi, copy=True), n)
     if c.needs[1]:
         if pos_weight is None:
             gt = xd * -1
@@ -690,7 +694,7 @@ def _b_bce_logits(c, g):
             gt = _np_log_sigmoid(xd * -1) - _np_log_sigmoid(xd) * pos_weight
         if weight is not None:
             gt = gt * weight
-        gt = _grad_scale(c, g, np.array(gt, copy=True), n)
+        gt = _grad_scale(c, g, _xp.array(gt, copy=True), n)
     return gi, gt
 
 
@@ -747,7 +751,7 @@ def dropout(x, p=0.5, training=True, inplace=False, axis=None, mode="upscale_in_
     keep = (generator().random(x._data.shape) >= p).astype(x._data.dtype)
     if not down:
         keep = keep / (1 - p)   # a new array: oar.jit records ufuncs on a draw, not out= ones
-    mask = Tensor._wrap(keep)
+    mask = Tensor._wrap(_xp.on_place_of(keep, x._data))   # drawn on the CPU stream
     return x.mul_(mask) if inplace else x * mask
 
 
@@ -870,8 +874,8 @@ def _k_bn(x, w, b, running_mean, running_var, training, eps):
             y = np.subtract(x, mean.reshape(shape))
             var = (_cdot(y, y) / n).astype(dt, copy=False)
         else:
-            mean = np.array(running_mean, dt)
-            var = np.array(running_var, dt)
+            mean = running_mean.astype(dt, copy=True)
+            var = running_var.astype(dt, copy=True)
             y = np.subtract(x, mean.reshape(shape))
         invstd = (1 / np.sqrt(var + dt.type(eps))).astype(dt, copy=False)
     y *= (invstd if w is None else invstd * w).reshape(shape)
@@ -891,7 +895,7 @@ def _b_bn(c, g):
         if grad_mode.is_grad_enabled():
             return None, None, g.sum(axis=axes)
         from .abn import _csum
-        return None, None, Tensor._wrap(np.ascontiguousarray(_csum(np.asarray(g._data))))
+        return None, None, Tensor._wrap(_xp.ascontiguousarray(_csum(g._data)))
     x, w = c.input(0), c.input(1)
     if grad_mode.is_grad_enabled():       # create_graph: in oar ops
         if training:
@@ -917,12 +921,12 @@ def _b_bn(c, g):
     from .abn import bn_backward
     xd = x._data
     dt = xd.dtype
-    dy = np.ascontiguousarray(g._data, dt)
+    dy = _xp.ascontiguousarray(g._data, dt)
     mean, invstd = c.input(3)._data, c.input(4)._data
     xh = np.subtract(xd, mean.reshape(shape))
     xh *= invstd.reshape(shape)
     gx, gw, gb = bn_backward(dy, xh, invstd, None if w is None else w._data, training, needs)
-    return tuple(None if a is None else Tensor._wrap(np.ascontiguousarray(a, dt))
+    return tuple(None if a is None else Tensor._wrap(_xp.ascontiguousarray(a, dt))
                  for a in (gx, gw, gb))
 
 
@@ -1149,13 +1153,13 @@ def _b_bce(c, g):
         gi = (xd - yd) / np.maximum((1 - xd) * xd, _BCE_EPS)
         if weight is not None:
             gi = gi * weight
-        gi = _grad_scale(c, g, np.array(gi, copy=True), n)
+        gi = _grad_scale(c, g, _xp.array(gi, copy=True), n)
     if c.needs[1]:
         with np.errstate(divide="ignore"):
             gt = np.log(1 - xd) - np.log(xd)
         if weight is not None:
             gt = gt * weight
-        gt = _grad_scale(c, g, np.array(gt, copy=True), n)
+        gt = _grad_scale(c, g, _xp.array(gt, copy=True), n)
     return gi, gt
 
 
@@ -1482,7 +1486,7 @@ def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None, *, inplace
     keep = (generator().random(mshape) >= p).astype(x._data.dtype)
     if p < 1:
         keep /= (1 - p)
-    mask = Tensor._wrap(keep)
+    mask = Tensor._wrap(_xp.on_place_of(keep, x._data))   # drawn on the CPU stream
     return x.mul_(mask) if inplace else x * mask
 
 

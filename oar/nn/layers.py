@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError
@@ -167,6 +168,27 @@ def _recast(t, want):
         t._storage = new_storage(t._data)
         t._base = None
         t._view = None
+
+
+def _replace_place(t, place):
+    """t (the same object) over a copy of its data on `place`: a fresh storage (Note [Moving
+    between places])."""
+    if _xp.place_of(t._data) != place:
+        t._data = _xp.to_place(t._data, place)
+        t._storage = new_storage(t._data)
+        t._base = None
+        t._view = None
+
+
+def _layer_place(dev, op):
+    """A layer's target device as a Place; refused (RuntimeError, as a CPU-only PyTorch) where
+    no such device exists."""
+    from ..ops.args import DeviceUnavailableError, device
+    try:
+        return device(dev, op)
+    except DeviceUnavailableError:
+        raise RuntimeError(f"{op}({dev!r}): oar runs on the CPU only (Torch not compiled with "
+                           "CUDA enabled)") from None
 
 
 def _legacy_bn():
@@ -580,10 +602,25 @@ class Layer:
                         _recast(t._grad, want)
         return self
 
+    def _move_tensors(self, place):
+        """Every parameter and buffer (and gradient), the same objects, over a copy of its
+        data on `place` (Note [Moving between places]); returns self."""
+        seen = set()
+        for layer in self.sublayers(include_self=True):
+            for d in (layer._parameters, layer._buffers):
+                for t in d.values():
+                    if t is None or id(t) in seen:
+                        continue
+                    seen.add(id(t))
+                    _replace_place(t, place)
+                    if t._grad is not None:
+                        _replace_place(t._grad, place)
+        return self
+
     def to(self, *args, **kwargs):
         """Converts every parameter and buffer (integer ones too, as Paddle) to dtype, in
-        place on the same objects (Note [Paddle layer casts]); the device may only be the
-        CPU (oar runs there). Returns self."""
+        place on the same objects (Note [Paddle layer casts]), and moves them to the device
+        when one is given (a GPU only where a device backend exists). Returns self."""
         dev = kwargs.pop("device", None)
         dtype = kwargs.pop("dtype", None)
         kwargs.pop("non_blocking", None)
@@ -600,9 +637,8 @@ class Layer:
                 dtype = a.dtype
             else:
                 dev = a
-        if dev is not None and str(dev).split(":")[0].lower() not in ("cpu", "place(cpu)"):
-            raise RuntimeError(f"{type(self).__name__}.to({dev!r}): oar runs on the CPU only "
-                               "(Torch not compiled with CUDA enabled)")
+        if dev is not None:
+            self._move_tensors(_layer_place(dev, type(self).__name__ + ".to"))
         if dtype is not None:
             try:
                 _dt.as_dtype(dtype)

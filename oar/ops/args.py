@@ -20,6 +20,8 @@ import operator
 import numpy as np
 
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
+from .. import _xp
+from ..place import CPU, Place
 from ..tensor import Tensor
 
 _INT_KINDS = "iu"
@@ -166,6 +168,11 @@ class DeviceUnavailableError(AssertionError, RuntimeError, ValueError):
     not compiled with CUDA enabled"; Paddle ValueError)."""
 
 
+class DevicesDiffer(RuntimeError, ValueError):
+    """Tensors on two places in one op (PyTorch: RuntimeError "Expected all tensors to be on
+    the same device"; Paddle: ValueError, InvalidArgument). Note [Array module per place]."""
+
+
 _INDEX_MSG = "tensors used as indices must be long, int, byte or bool tensors"
 
 
@@ -234,16 +241,28 @@ def alpha(value, dtype, op, name="alpha"):
 _DEVICE_TYPES = ("cpu", "cuda", "gpu", "xpu", "mps", "meta", "hip", "npu", "ipu", "xla")
 
 
+def _gpu_place(index):
+    """Place(gpu:index) when a device backend has that GPU (None: the current one), else None."""
+    b = _xp.backend()
+    if b is None:
+        return None
+    i = b.place.index if index is None else index
+    return Place("gpu", i) if 0 <= i < b.count else None
+
+
 def device(value, op):
-    """Parse a device: 'cpu', 'cpu:N', a Place, or None -> 'cpu'. A device this build has no
-    access to ('cuda', 'gpu:0', an int ordinal) raises DeviceUnavailableError; a malformed
-    string ('cuda:x', 'bogus') raises ArgValueError. Never a silent CPU fallback."""
+    """Parse a device into a Place: 'cpu', 'cpu:N', a Place, or None -> CPU; 'cuda', 'gpu:N', a
+    GPU ordinal -> Place(gpu:N) when a GPU backend exists (Note [Array module per place]).
+    A device this build has no access to raises DeviceUnavailableError; a malformed string
+    ('cuda:x', 'bogus') raises ArgValueError. Never a silent CPU fallback."""
     if value is None:
-        return "cpu"
+        return CPU
     kind = getattr(value, "kind", None) or getattr(value, "type", None)
     if kind is not None and not isinstance(value, str):
         value = str(kind) if getattr(value, "index", None) is None else f"{kind}:{value.index}"
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if _gpu_place(int(value)) is not None:   # an ordinal names a GPU, as in PyTorch
+            return _gpu_place(int(value))
         raise DeviceUnavailableError(
             f"{op}(): device ordinal {int(value)} names an accelerator, and this build of oar "
             "runs on the CPU only. Fix: use 'cpu'.")
@@ -255,12 +274,16 @@ def device(value, op):
     if typ not in _DEVICE_TYPES or (sep and not (idx.isdigit())):
         raise ArgValueError(f"{op}(): Invalid device string: {value!r}. Expected 'cpu' (the "
                             "only device of this build), optionally 'cpu:N'.")
+    if typ in ("cuda", "gpu"):
+        place = _gpu_place(int(idx) if sep else None)   # Note [Array module per place]
+        if place is not None:
+            return place
     if typ != "cpu":
         raise DeviceUnavailableError(
             f"{op}(): device {value!r} is not available: oar is not compiled with CUDA (or any "
             "accelerator) enabled and runs on the CPU only. Fix: use 'cpu' or drop the "
             ".to(device) call.")
-    return "cpu"
+    return CPU
 
 
 def tensor(value, op, name="x"):

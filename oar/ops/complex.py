@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor
@@ -221,7 +222,7 @@ def _check_parts(op_name, a, b, names=("real", "imag")):
 
 def _k_complex(out, rdt, x, y):
     if out is None:
-        out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y)), rdt)
+        out = _xp.array_module(x, y).empty(np.broadcast_shapes(np.shape(x), np.shape(y)), rdt)
     out.real[...] = x
     out.imag[...] = y
     return out

@@ -6,6 +6,7 @@ import string
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor, wrap_as
 from . import registry
@@ -44,8 +45,8 @@ def _k_einsum(*arrays_and_eq):
     with np.errstate(over="ignore", invalid="ignore"):
         r = np.einsum(eq, *arrays, optimize=len(arrays) > 1)
     # einsum may return a view of an operand ('ij->ji'), a transposed layout or a NumPy scalar
-    r = np.asarray(r)
-    return np.ascontiguousarray(r) if r.ndim else r.copy()
+    r = _xp.asarray(r)
+    return _xp.ascontiguousarray(r) if r.ndim else r.copy()
 
 
 def _b_einsum(ctx, g):

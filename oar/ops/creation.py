@@ -5,8 +5,9 @@ import math
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
-from ..place import as_place
+from ..place import CPU as _CPU, as_place
 from ..tensor import Tensor
 from . import args as _args
 from . import registry
@@ -62,11 +63,18 @@ def _device(device, op):
     an ordinal, torch.device('cuda')) raises DeviceUnavailableError, never a silent CPU
     tensor."""
     if device is not None:
-        _args.device(device, op)
+        return _args.device(device, op)
+    return _xp.DEFAULT[0]
 
 
-def _finish(arr, requires_grad=False, stop_gradient=True, cls=Tensor):
+def _finish(arr, requires_grad=False, stop_gradient=True, cls=Tensor, place=None):
+    """The new tensor over `arr`, made on `place` (None: the current default place, CPU
+    unless set_device / set_default_device chose a GPU; Note [Array module per place])."""
     _fpwarn_ensure()   # Note [Floating-point warnings]
+    if place is None:
+        place = _xp.DEFAULT[0]
+    if place.kind != "cpu":
+        arr = _xp.to_place(arr, place)
     t = cls._wrap(arr)
     if requires_grad:
         t.requires_grad = True
@@ -118,10 +126,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True, *, requires_grad
     Floats default to float32, ints to int64; stop_gradient=False (or requires_grad=True)
     makes it a leaf that requires grad.
     """
-    as_place(place)
-    _device(device, "to_tensor")
+    where = as_place(place) if place is not None else _device(device, "to_tensor")
     if isinstance(data, Tensor):
-        arr = np.array(data._data, copy=True)
+        arr = np.array(_xp.to_place(data._data, _CPU), copy=True)
         if dtype is not None:
             arr = arr.astype(_dt.as_dtype(dtype).np, copy=False)
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
@@ -141,7 +148,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True, *, requires_grad
     _dt.from_numpy_dtype(arr.dtype)   # refuse unsupported dtypes clearly
     if requires_grad is not None:
         stop_gradient = not requires_grad
-    t = _finish(np.array(arr, order="C", copy=False) if arr.flags.c_contiguous else np.array(arr, order="C"), stop_gradient=stop_gradient)
+    t = _finish(np.array(arr, order="C", copy=False) if arr.flags.c_contiguous else np.array(arr, order="C"), stop_gradient=stop_gradient, place=where)
     t.__dict__["_made_by_to_tensor"] = True     # Note [Tensor names]
     return t
 
@@ -211,21 +218,21 @@ def _filled(make, shape, dtype, requires_grad, device, kwargs, op):
     shape = shape_keyword(shape, kwargs, op)
     _no_other_keywords(kwargs, op)
     shp, dtype = _shape_and_dtype(shape, dtype, op)
-    _device(device, op)
-    return _finish(make(shp, _dtype(dtype)), requires_grad)
+    place = _device(device, op)
+    return _finish(make(shp, _dtype(dtype)), requires_grad, place=place)
 
 
 def full(shape, fill_value, dtype=None, name=None, requires_grad=False, device=None):
     """A new tensor of the given shape filled with fill_value; without a dtype, bool for a
     bool fill and the default float dtype for any other number, as Paddle's (the PyTorch
     door's full infers int64 for an integer itself)."""
-    _device(device, "full")
+    place = _device(device, "full")
     shp = _args.shape(shape, "full")
     fill_value = _args.number(fill_value, "full", "fill_value")
     if dtype is None:
         dtype = _dt.bool_ if isinstance(fill_value, bool) else _dt.DEFAULT_FLOAT
     with np.errstate(over="ignore", invalid="ignore"):
-        return _finish(np.full(shp, fill_value, _dtype(dtype)), requires_grad)
+        return _finish(np.full(shp, fill_value, _dtype(dtype)), requires_grad, place=place)
 
 
 # Note [Layout of *_like]
@@ -313,6 +320,8 @@ def _infer_dense_strides(sizes, strides):
 def relayout_like(t, x):
     """t (a fresh C-ordered tensor of x's shape, made for x) laid out like x (Note [Layout of
     *_like]); its values, taken in C order, fill the new layout in memory order."""
+    if t._data.__class__ is not np.ndarray:   # a device tensor stays C-ordered (not yet laid out)
+        return t
     arr = like_layout(x, t._data.dtype)
     if arr is None:
         return t
@@ -325,9 +334,10 @@ def _like(fn):
     def like(x, dtype=None, name=None, requires_grad=False, device=None, **kwargs):
         x = _args.tensor(x, fn.__name__ + "_like")
         _no_other_keywords(kwargs, fn.__name__ + "_like")
-        _device(device, fn.__name__ + "_like")
+        place = x.place if device is None else _device(device, fn.__name__ + "_like")
         return _as_class(relayout_like(fn(list(x.shape), dtype=dtype if dtype is not None
-                                          else x.dtype, requires_grad=requires_grad), x), x)
+                                          else x.dtype, requires_grad=requires_grad,
+                                          device=place), x), x)
     like.__doc__ = (f"{fn.__name__}() with x's shape (and x's dtype unless dtype is given); "
                     "the result is of x's door (Note [Result class]).")
     return like
@@ -349,15 +359,16 @@ empty_like = _like(empty)
 def full_like(x, fill_value, dtype=None, name=None, requires_grad=False, device=None):
     """A new tensor shaped like x filled with fill_value (x's dtype unless given)."""
     x = _args.tensor(x, "full_like")
-    _device(device, "full_like")
+    place = x.place if device is None else _device(device, "full_like")
     return _as_class(relayout_like(full(list(x.shape), fill_value, dtype=dtype if dtype is not
-                                        None else x.dtype, requires_grad=requires_grad), x), x)
+                                        None else x.dtype, requires_grad=requires_grad,
+                                        device=place), x), x)
 
 
 def arange(start=0, end=None, step=1, dtype=None, name=None, requires_grad=False, device=None):
     """PyTorch's arange: the length is ceil((end - start) / step) computed in double, and
     element i is start + i * step computed in double (int64 for integer dtypes), then cast."""
-    _device(device, "arange")
+    place = _device(device, "arange")
     if end is None:
         start, end = 0, start
     start, end, step = (int(x) if x.__class__ is bool else x for x in (
@@ -396,12 +407,12 @@ def arange(start=0, end=None, step=1, dtype=None, name=None, requires_grad=False
     else:   # PyTorch computes integer ranges in int64, start and step truncated
         vals = int(start) + np.arange(n, dtype=np.int64) * int(step)
     with np.errstate(over="ignore", invalid="ignore"):
-        return _finish(vals.astype(dt, copy=False), requires_grad)
+        return _finish(vals.astype(dt, copy=False), requires_grad, place=place)
 
 
 def linspace(start, stop, num=None, dtype=None, name=None, requires_grad=False, device=None, *, steps=None):
     """A 1-D tensor of num evenly spaced values from start to stop, both included."""
-    _device(device, "linspace")
+    place = _device(device, "linspace")
     start = _args.number(start, "linspace", "start")
     stop = _args.number(stop, "linspace", "end")
     n = _args.integer(num if steps is None else steps, "linspace", "steps")
@@ -416,18 +427,18 @@ def linspace(start, stop, num=None, dtype=None, name=None, requires_grad=False, 
         step = (float(hi) - float(lo)) / (n - 1)
         i = np.arange(n, dtype=np.float64)
         vals = np.where(i < n // 2, lo + step * i, hi - step * (n - i - 1))
-        return _finish(np.trunc(vals).astype(np.int64).astype(dt), requires_grad)
-    return _finish(np.linspace(start, stop, n, dtype=dt), requires_grad)
+        return _finish(np.trunc(vals).astype(np.int64).astype(dt), requires_grad, place=place)
+    return _finish(np.linspace(start, stop, n, dtype=dt), requires_grad, place=place)
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None, requires_grad=False, device=None):
     """A 2-D tensor with ones on the diagonal and zeros elsewhere."""
-    _device(device, "eye")
+    place = _device(device, "eye")
     n = _args.integer(num_rows, "eye", "n")
     m = n if num_columns is None else _args.integer(num_columns, "eye", "m")
     if n < 0 or m < 0:
         raise ArgValueError(f"eye(): n and m must be greater or equal to 0, got n={n}, m={m}")
-    return _finish(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
+    return _finish(np.eye(n, m, dtype=_dtype(dtype)), requires_grad, place=place)
 
 
 for _n, _f in dict(to_tensor=to_tensor, tensor=tensor, from_numpy=from_numpy, zeros=zeros,
@@ -440,9 +451,9 @@ for _n, _f in dict(to_tensor=to_tensor, tensor=tensor, from_numpy=from_numpy, ze
 def _new_like(fn):
     def method(x, *size, dtype=None, requires_grad=False, device=None, **kw):
         _no_other_keywords(kw, "new_" + fn.__name__)
-        _device(device, "new_" + fn.__name__)
+        place = x.place if device is None else _device(device, "new_" + fn.__name__)
         return _as_class(fn(*size, dtype=dtype if dtype is not None else x.dtype,
-                            requires_grad=requires_grad), x)
+                            requires_grad=requires_grad, device=place), x)
     method.__doc__ = (f"{fn.__name__}() of the given size, with x's dtype unless dtype is "
                       "given, of x's door (Note [Result class]).")
     return method
@@ -455,17 +466,17 @@ for _n, _f in (("new_zeros", zeros), ("new_ones", ones), ("new_empty", empty)):
 def _new_full(x, size, fill_value, dtype=None, requires_grad=False, device=None, **kw):
     """A new tensor of the given size filled with fill_value, with x's dtype (unless given)."""
     _no_other_keywords(kw, "new_full")
-    _device(device, "new_full")
+    place = x.place if device is None else _device(device, "new_full")
     return _as_class(full(size, fill_value, dtype=dtype if dtype is not None else x.dtype,
-                          requires_grad=requires_grad), x)
+                          requires_grad=requires_grad, device=place), x)
 
 
 def _new_tensor(x, data, dtype=None, requires_grad=False, device=None, **kw):
     """A new tensor holding a copy of data, with x's dtype (unless dtype is given)."""
     _no_other_keywords(kw, "new_tensor")
-    _device(device, "new_tensor")
+    place = x.place if device is None else _device(device, "new_tensor")
     return _as_class(to_tensor(data, dtype=dtype if dtype is not None else x.dtype,
-                               stop_gradient=not requires_grad), x)
+                               stop_gradient=not requires_grad, place=place), x)
 
 
 def _new(x, *args, device=None):

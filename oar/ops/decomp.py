@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor, wrap_as
@@ -78,11 +79,11 @@ def _grads(g, n):
 
 
 def _arr(g, like):
-    return np.zeros(like.shape, like.dtype) if g is None else g._data
+    return _xp.array_module(like).zeros(like.shape, like.dtype) if g is None else g._data
 
 
 def _wrap(cls, a, dtype):
-    return wrap_as(cls, np.ascontiguousarray(a, dtype=dtype))
+    return wrap_as(cls, _xp.ascontiguousarray(a, dtype=dtype))
 
 
 def _singular(op, batch_index=None):
@@ -278,7 +279,7 @@ def _k_cholesky(a, upper):
         return a.copy()
     try:
         low = np.linalg.cholesky(a)
-        return np.ascontiguousarray(np.swapaxes(low, -1, -2)) if upper else low
+        return _xp.ascontiguousarray(np.swapaxes(low, -1, -2)) if upper else low
     except np.linalg.LinAlgError:
         raise _not_pd("linalg.cholesky", a) from None
 

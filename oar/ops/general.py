@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError, OperandDtypeError
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
@@ -17,7 +18,7 @@ def _dtype_np(d):
 
 
 # ---------------------------------------------------------------- clone / cast
-CLONE = OpDef("clone", lambda x: np.array(x, copy=True), lambda ctx, g: (g,),
+CLONE = OpDef("clone", lambda x: _xp.array(x, copy=True), lambda ctx, g: (g,),
               doc="A copy of x in new memory, keeping x's layout; gradients flow back to x.")
 _clone = declare(CLONE)
 
@@ -91,34 +92,68 @@ def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory
     copy; malformed device strings and unknown keywords are refused."""
     if kwargs:
         raise ArgTypeError(f"to(): unexpected keyword argument(s) {sorted(kwargs)}")
+    place = None
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype
+            place = a.place       # to(other): other's dtype and device
         elif isinstance(a, bool) or a is None:
             continue          # PyTorch's positional non_blocking / copy flags
         elif isinstance(a, str):
             try:
                 dtype = _dt.as_dtype(a)
             except TypeError:
-                A.device(a, "to")
+                place = A.device(a, "to")
         else:
             try:
                 dtype = _dt.as_dtype(a)
             except (TypeError, ValueError):
-                A.device(a, "to")
+                place = A.device(a, "to")
     if device is not None:
-        A.device(device, "to")
+        place = A.device(device, "to")
     if dtype is not None:
         dtype = _dt.as_dtype(dtype)
+    if place is not None and place != x.place:
+        x = move(x, place)     # a new tensor already: copy=True asks nothing more
+        copy = False
     if dtype is None or x._data.dtype == _dtype_np(dtype):
         return x.clone() if copy else x
     return _differentiable_cast(x, dtype)
 
 
+# Note [Moving between places]
+# t.to(device), t.cuda(), t.cpu() copy the data to the other place (the same tensor when it
+# is there already) through one op, to_place, whose backward moves the gradient back to
+# the source place (PyTorch's ToCopyBackward0), so a graph may cross places. The copy is
+# synchronous: non_blocking is accepted and changes nothing.
+def _k_to_place(x, place, src):
+    return _xp.to_place(x, place)
+
+
+def _b_to_place(ctx, g):
+    return (move(g, ctx.attrs[1]),)
+
+
+TO_PLACE = OpDef("to_place", _k_to_place, _b_to_place, attrs=(("place", None), ("src", None)),
+                 method=False, function=False, node_name="ToCopyBackward",
+                 doc="x copied to another place (Note [Moving between places]).")
+
+
+def move(x, place):
+    """x on `place`: x itself when it is there, else a differentiable copy."""
+    if place == x.place:
+        return x
+    return registry.dispatch(TO_PLACE, (x,), (place, x.place))
+
+
 def _cuda(x, device=None, non_blocking=False, **kwargs):
-    """Tensor.cuda(): refused (this build has no CUDA device); x itself never moves."""
-    A.device("cuda" if device is None else (device if isinstance(device, str) else device), "cuda")
-    return x
+    """Tensor.cuda(): x on the GPU (Note [Moving between places]); refused where no GPU
+    backend exists (never a tensor silently left on the CPU)."""
+    if device is None:
+        device = kwargs.pop("device_id", None)
+    if isinstance(device, (int, np.integer)) and not isinstance(device, bool):
+        device = f"cuda:{int(device)}"
+    return move(x, A.device("cuda" if device is None else device, "cuda"))
 
 
 def _cast_fn(x, dtype, name=None):
@@ -134,8 +169,24 @@ def _as(dtype):
 
 
 def _cpu(x):
-    """x itself: tensors live on the CPU."""
-    return x
+    """x on the CPU: x itself when it is there, else a copy (Note [Moving between places])."""
+    return move(x, _xp.CPU)
+
+
+def _pin_memory(x, device=None):
+    """A copy of x in memory the GPU can read directly: refused without an accelerator, as by
+    PyTorch's CPU build; with one, a plain CPU copy (oar has no pinned allocator yet)."""
+    if _xp.backend() is None:
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if x.place.kind != "cpu":
+        raise RuntimeError(f"cannot pin '{x.dtype}' memory on {x.place!r}: only CPU memory can "
+                           "be pinned")
+    return x.clone()
+
+
+def _is_pinned(x, device=None):
+    """False: oar has no pinned memory (pin_memory() makes a plain CPU copy)."""
+    return False
 
 
 for _n, _f in (("astype", astype), ("cast", _cast_fn), ("type", _type), ("to", to),
@@ -146,12 +197,14 @@ for _n, _f in (("astype", astype), ("cast", _cast_fn), ("type", _type), ("to", t
                ("cfloat", _as("complex64")), ("cdouble", _as("complex128"))):
     registry.register_function(_n, _f, function=_n in ("astype", "cast"))
 registry.register_function("cpu", _cpu, function=False)
+registry.register_function("pin_memory", _pin_memory, function=False)
+registry.register_function("is_pinned", _is_pinned, function=False)
 registry.register_function("cuda", _cuda, function=False)
 
 
 # ---------------------------------------------------------------- matmul
 def _k_matmul(a, b, transpose_x=False, transpose_y=False):
-    if a.__class__ is not np.ndarray or b.__class__ is not np.ndarray:
+    if not (_xp.is_array(a) and _xp.is_array(b)):
         raise ArgTypeError(f"matmul(): both arguments must be Tensors, got "
                            f"{type(a).__name__} and {type(b).__name__}")
     if transpose_x and a.ndim >= 2:
@@ -217,9 +270,9 @@ def _b_matmul(ctx, g):
         # plain backward: NumPy directly, no view objects
         gd = g._data
         if ctx.needs[0]:
-            ga = wrap_as(g._result_class, np.asarray(gd @ _npH(ctx.input(1)._data)))
+            ga = wrap_as(g._result_class, _xp.asarray(gd @ _npH(ctx.input(1)._data)))
         if ctx.needs[1]:
-            gb = wrap_as(g._result_class, np.asarray(_npH(ctx.input(0)._data) @ gd))
+            gb = wrap_as(g._result_class, _xp.asarray(_npH(ctx.input(0)._data) @ gd))
         return ga, gb
     if nda == 1 and ndb == 1:
         ga = g * b() if ctx.needs[0] else None
@@ -256,7 +309,8 @@ MATMUL = OpDef("matmul", _k_matmul, _b_matmul, needs={"x": ("y",), "y": ("x",)},
 # and batch dims that do not broadcast (np.matmul would raise too; declining lets the
 # general path word the error). `out=` is how a capture replays it.
 def _fast_matmul(a, b, out=None):
-    if (b.__class__ is not np.ndarray or a.__class__ is not np.ndarray   # a number operand
+    if (b.__class__ is not a.__class__   # a number operand, or two places
+            or a.__class__ is not np.ndarray and a.__class__ not in _xp._PLACES
             or a.itemsize < 4 or a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]):
         return None
     try:
@@ -475,7 +529,7 @@ def _k_index_select(x, index, axis):
     idx = idx.reshape(-1)
     if x.ndim == 0:
         A.in_range(idx, 1, "index_select", dim=0)
-        return np.array(x).reshape(1)[idx].reshape(()) if idx.size == 1 else np.array(x).reshape(1)[idx]
+        return _xp.array(x).reshape(1)[idx].reshape(()) if idx.size == 1 else _xp.array(x).reshape(1)[idx]
     A.in_range(idx, x.shape[axis], "index_select", dim=axis)
     return np.take(x, idx, axis=axis)
 
@@ -483,7 +537,7 @@ def _k_index_select(x, index, axis):
 def _b_index_select(ctx, g):
     index = ctx.input(1)
     axis = ctx.attrs[0]
-    z = registry.FUNCTIONS["zeros"](list(ctx.input_meta[0][0]), dtype=g.dtype)
+    z = registry.FUNCTIONS["zeros"](list(ctx.input_meta[0][0]), dtype=g.dtype, device=g.place)
     return (registry.FUNCTIONS["index_add"](z, axis, index, g), None)
 
 
@@ -516,7 +570,7 @@ def _k_take_along(x, indices, axis):
                             f"input ({x.ndim}), got shape {list(idx.shape)}")
     if x.ndim == 0:
         A.in_range(idx, 1, "take_along_axis", "indices", allow_negative=True, dim=0)
-        return np.array(x)
+        return _xp.array(x)
     A.in_range(idx, x.shape[axis], "take_along_axis", "indices", allow_negative=True, dim=axis)
     try:
         return np.take_along_axis(x, idx, axis=axis)
@@ -539,7 +593,7 @@ def _b_take_along(ctx, g):
     bshape = list(g.shape)
     bshape[axis] = n
     idx = np.broadcast_to(idx, g.shape).copy()
-    z = registry.FUNCTIONS["zeros"](bshape, dtype=g.dtype)
+    z = registry.FUNCTIONS["zeros"](bshape, dtype=g.dtype, device=g.place)
     return (registry.FUNCTIONS["scatter_add"](z, axis, Tensor._wrap(idx), g), None)
 
 
@@ -698,7 +752,7 @@ def nonzero(x, as_tuple=False, name=None):
     nz = np.nonzero(x._data)
     cls = x._result_class   # Note [Result class]
     if as_tuple:
-        return tuple(wrap_as(cls, np.asarray(i, dtype=np.int64)) for i in nz)
+        return tuple(wrap_as(cls, _xp.asarray(i, dtype=np.int64)) for i in nz)
     return wrap_as(cls, np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
 
 
@@ -717,7 +771,7 @@ def masked_select(x, mask, name=None):
     except ValueError:
         raise ArgValueError(f"masked_select(): the shapes of x {list(x._data.shape)} and mask "
                             f"{list(mask._data.shape)} cannot be broadcast together") from None
-    return registry.dispatch(MASKED_SELECT, (x,), (np.array(np.broadcast_to(mask._data, shape)),))
+    return registry.dispatch(MASKED_SELECT, (x,), (_xp.array(np.broadcast_to(mask._data, shape)),))
 
 
 # masked_select and take are single ops with PyTorch's nodes (MaskedSelectBackward0,
@@ -725,7 +779,7 @@ def masked_select(x, mask, name=None):
 # again; the engine sums masked_select's gradient over the dims x was broadcast along.
 def _b_masked_select(c, g):
     mask = c.attrs[0]
-    z = registry.FUNCTIONS["zeros"](list(mask.shape), dtype=g.dtype)
+    z = registry.FUNCTIONS["zeros"](list(mask.shape), dtype=g.dtype, device=g.place)
     return (registry.FUNCTIONS["index_put"](z, (Tensor._wrap(mask),), g),)
 
 
@@ -737,7 +791,7 @@ MASKED_SELECT = OpDef("masked_select", lambda x, mask: np.broadcast_to(x, mask.s
 def _b_take(c, g):
     idx = c.attrs[0]
     shape = c.input_meta[0][0]
-    z = registry.FUNCTIONS["zeros"]([int(np.prod(shape))], dtype=g.dtype)
+    z = registry.FUNCTIONS["zeros"]([int(np.prod(shape))], dtype=g.dtype, device=g.place)
     flat = registry.FUNCTIONS["index_add"](z, 0, Tensor._wrap(idx.reshape(-1)), g.reshape([-1]))
     return (flat.reshape(list(shape)),)
 
@@ -909,7 +963,7 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     x and y must have the same dtype."""
     x, y, rtol, atol = _close_args(x, y, rtol, atol, "isclose")
     r = _isclose_array(x._data, y._data, rtol, atol, bool(equal_nan))
-    return wrap_as(x._result_class, np.asarray(r))
+    return wrap_as(x._result_class, _xp.asarray(r))
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
@@ -918,7 +972,7 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     returns the bool itself)."""
     x, y, rtol, atol = _close_args(x, y, rtol, atol, "allclose")
     r = bool(_isclose_array(x._data, y._data, rtol, atol, bool(equal_nan)).all())
-    return wrap_as(x._result_class, np.asarray(r))
+    return wrap_as(x._result_class, _xp.array_module(x._data).asarray(r))
 
 
 registry.register_function("isclose", isclose)

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from .. import _xp
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.inplace import (bump, check_inplace_autograd, check_overlap, check_writable,
@@ -40,7 +41,7 @@ _SLICE = generic_view_op("slice")
 def _array_index(it, op):
     """A list or ndarray used as an index."""
     try:
-        a = np.asarray(it)
+        a = _xp.asarray(it)
     except (TypeError, ValueError) as e:
         raise A.IndexDtypeError(f"{op}(): could not use {type(it).__name__} as an index: {e}") from None
     if a.size == 0 and a.dtype.kind == "f":      # x[[]]: an empty integer index
@@ -111,7 +112,7 @@ def _k_index(x, key):
 
 def _b_index(c, g):
     key = c.input(1)    # Note [Saved indices]
-    z = R.FUNCTIONS["zeros"](list(c.input_meta[0][0]), dtype=g.dtype)
+    z = R.FUNCTIONS["zeros"](list(c.input_meta[0][0]), dtype=g.dtype, device=g.place)
     return (R.dispatch_inplace(INDEX_PUT_, (z, g, key), (True,), "index_put_"), None)
 
 
@@ -182,7 +183,7 @@ def _empty_at_torch_offset(src, key, arr):
         else:
             offset += (k % n) * st
         d += 1
-    if offset == 0:
+    if offset == 0 or arr.__class__ is not np.ndarray:   # a device array: NumPy's placement
         return arr
     from .views import _At
     it = dict(arr.__array_interface__)
@@ -191,7 +192,7 @@ def _empty_at_torch_offset(src, key, arr):
     it.pop("descr", None)
     o = _At()
     o.__array_interface__, o.base = it, src
-    return np.asarray(o)
+    return _xp.asarray(o)
 
 
 def _torch_unit_strides(a):
@@ -317,7 +318,7 @@ def _put_value(x, value, key, advanced, op, accumulate=False):
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
         try:
-            arr = np.asarray(value)
+            arr = _xp.asarray(value)
         except (TypeError, ValueError) as e:
             raise ArgTypeError(f"{op}(): can't assign a {type(value).__name__}: {e}") from None
         if arr.dtype.kind not in "biuf":
@@ -532,7 +533,8 @@ def _src_part(src, index, dtype):
         if src.shape != index.shape:
             src = src[tuple(slice(0, n) for n in index.shape)]
         return src
-    return np.asarray(src).astype(dtype)    # a Python number: cast first, as PyTorch
+    return np.asarray(src).astype(dtype)[()]   # a Python number: cast first, as PyTorch (a
+    # NumPy scalar, which a device array takes)
 
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
@@ -565,10 +567,10 @@ def _k_scatter_any(out, src, index, axis, mode="assign", include_self=True):
     if mode == "assign":
         out[key] = part
     elif mode == "mean":
-        touched = np.zeros(out.shape, np.bool_)
+        touched = _xp.array_module(out).zeros(out.shape, np.bool_)
         touched[key] = True
         total = out.astype(np.float64 if out.dtype.kind != "f" else out.dtype)
-        cnt = np.ones(out.shape, np.int64) if include_self else np.zeros(out.shape, np.int64)
+        cnt = _xp.array_module(out).ones(out.shape, np.int64) if include_self else _xp.array_module(out).zeros(out.shape, np.int64)
         if not include_self:
             total[touched] = 0
         np.add.at(total, key, part)
@@ -603,7 +605,7 @@ def _b_src(c, g, index, axis):
                                         Tensor._wrap(index), axis=axis)
     shape = c.input_meta[1][0]
     if tuple(gs.shape) != tuple(shape):
-        z = R.FUNCTIONS["zeros"](list(shape), dtype=gs.dtype)
+        z = R.FUNCTIONS["zeros"](list(shape), dtype=gs.dtype, device=gs.place)
         z[tuple(slice(0, n) for n in index.shape)] = gs
         gs = z
     return gs
@@ -653,7 +655,7 @@ def _b_scatter_reduce(c, g):
     index = c.input(2)
     sv = c.input(0)._data
     src = c.input(1)
-    sa = src._data if isinstance(src, Tensor) else np.asarray(src, sv.dtype)
+    sa = src._data if isinstance(src, Tensor) else _xp.asarray(src, sv.dtype)
     ga = g._data
     r = c.out._data if mode in ("prod", "amax", "amin") else None
     if index.ndim == 0:         # Note [0-d self in scatter ops]
@@ -665,17 +667,18 @@ def _b_scatter_reduce(c, g):
     dt = ga.dtype
 
     def reduce_into(base, part):
-        return _k_scatter_any(np.array(base, copy=True), part, index, axis, mode, include_self)
+        return _k_scatter_any(_xp.array(base, copy=True), part, index, axis, mode, include_self)
 
     def count_into(base, part):
-        out = np.array(base, dt, copy=True)
+        out = _xp.array(base, dt, copy=True)
         np.add.at(out, key, part)
         return out
 
     if mode == "sum":
         gself, gsrc = ga, ga[key]
     elif mode == "mean":
-        n = count_into(np.full(sv.shape, 1 if include_self else 0, dt), np.ones(index.shape, dt))
+        xp = _xp.array_module(ga)
+        n = count_into(xp.full(sv.shape, 1 if include_self else 0, dt), xp.ones(index.shape, dt))
         n[n == 0] = 1
         gself = ga / n
         gsrc = ga[key] / n[key]
@@ -683,7 +686,7 @@ def _b_scatter_reduce(c, g):
         masked_self = np.where(sv == 0, 1, sv).astype(dt)
         gself = ga * reduce_into(masked_self, sp) / masked_self
         zero = sp == 0
-        nz = count_into(np.zeros(sv.shape, dt), zero.astype(dt))[key]
+        nz = count_into(_xp.array_module(sv).zeros(sv.shape, dt), zero.astype(dt))[key]
         single = zero & (nz == 1)
         masked_r = reduce_into(sv, np.where(single, 1, sp).astype(dt))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -697,14 +700,14 @@ def _b_scatter_reduce(c, g):
         gsrc = src_is * share[key]
     gx = None
     if c.needs[0]:
-        gself = np.array(gself, dt, copy=True)
+        gself = _xp.array(gself, dt, copy=True)
         if not include_self:
             gself[key] = 0
         gx = Tensor._wrap(gself.reshape(c.input_meta[0][0]))
     gs = None
     if c.needs[1]:
         shape = c.input_meta[1][0]
-        full = np.zeros(shape, dt)
+        full = _xp.array_module(ga).zeros(shape, dt)
         full.reshape(index.shape if not shape else shape)[
             tuple(slice(0, n) for n in index.shape)] = gsrc
         gs = Tensor._wrap(full)
@@ -1111,7 +1114,7 @@ def _sequence_index(o):
         if isinstance(o, (str, bytes)):
             raise ArgTypeError(f"new(): invalid data type '{type(o).__name__}'")
         try:
-            a = np.asarray([it._data if isinstance(it, Tensor) else it for it in o]
+            a = _xp.asarray([it._data if isinstance(it, Tensor) else it for it in o]
                            if isinstance(o, (list, tuple)) else list(o))
         except ValueError as e:
             raise ArgValueError(f"__getitem__(): could not make an index tensor of "
@@ -1269,7 +1272,8 @@ def _strided_at(src, shape, strides, offset):
     item = src.itemsize
     shape = tuple(shape)
     bstrides = tuple(s * item for s in strides)
-    if src.flags.c_contiguous and src.size:
+    device = src.__class__ is not np.ndarray and src.__class__ in _xp._PLACES
+    if not device and src.flags.c_contiguous and src.size:
         try:    # the cheap constructor (a buffer view of src); it checks the extent in C
             return np.ndarray(shape, src.dtype, src, offset * item, bstrides)
         except (TypeError, ValueError):
@@ -1283,17 +1287,19 @@ def _strided_at(src, shape, strides, offset):
             else:
                 lo += st * (n - 1)
         e = extent(src)
-        p0 = src.__array_interface__["data"][0]
+        p0 = _xp.data_ptr(src)
         if e is None or p0 + lo < e[0] or p0 + hi + item > e[1]:
             raise RuntimeError(f"internal error: an indexing view of size {list(shape)} would "
                                "leave its source's memory (Note [View extent])")
+    if device:
+        return _xp.strided_view(src, shape, bstrides, offset * item)
     it = dict(src.__array_interface__)
     it["data"] = (it["data"][0] + offset * item, it["data"][1])
     it["shape"], it["strides"] = shape, bstrides
     it.pop("descr", None)
     o = _At()
     o.__array_interface__, o.base = it, src
-    return np.asarray(o)
+    return _xp.asarray(o)
 
 
 def _replay(a, steps):
@@ -1362,7 +1368,7 @@ def _index_key(base, adv, op):
     for dim, a in out:
         size = base._data.shape[dim]
         if empty:
-            a = np.zeros(a.shape, np.int64) if size else a
+            a = _xp.array_module(a).zeros(a.shape, np.int64) if size else a
         elif a.size:
             bad = (a < -size) | (a >= size)
             if bad.any():
@@ -1451,7 +1457,7 @@ def _torch_scalar(x, v):
     elif dt == np.float32 and math.isfinite(v) and abs(v) > np.finfo(np.float32).max:
         raise _overflow(x)
     with np.errstate(over="ignore"):
-        return wrap_as(x._result_class, np.asarray(v).astype(dt))
+        return wrap_as(x._result_class, _xp.asarray(v).astype(dt))
 
 
 def _torch_value(x, value):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor, wrap_as
 from . import args as _args
@@ -26,7 +27,7 @@ _LN2 = float(np.log(2.0))
 
 
 def _in_float(rdt, *arrays):
-    return [np.asarray(a, dtype=rdt) for a in arrays]
+    return [_xp.asarray(a, dtype=rdt) for a in arrays]
 
 
 def _float_only(kernel):
@@ -42,7 +43,7 @@ def _float_only(kernel):
 
 # ---------------------------------------------------------------- atan2, logaddexp(2)
 def _atan2_k(out, rdt, x, y):
-    if rdt == np.float64 and all(np.asarray(a).dtype.kind in "biu" for a in (x, y)):
+    if rdt == np.float64 and all(_xp.asarray(a).dtype.kind in "biu" for a in (x, y)):
         # the Paddle door's integer atan2 (_atan2_dtype): paddle 3.3.1 returns float64 holding
         # float32-precision values (within 1 ulp of float32 of the exact angle, not always
         # the nearest); oar gives the exact angle rounded to float32, widened to float64
@@ -198,7 +199,7 @@ def mv(x, vec, name=None):
 
 # ---------------------------------------------------------------- rot90, fliplr, flipud
 def _k_rot90(x, k, axes):
-    return np.ascontiguousarray(np.rot90(x, k, axes))
+    return _xp.ascontiguousarray(np.rot90(x, k, axes))
 
 
 ROT90 = OpDef("rot90", _k_rot90,
@@ -485,7 +486,7 @@ def matrix_power(x, n, name=None):
                             f"{x.shape[-1] if x.ndim else '?'} matrices (shape {list(x.shape)})")
     if n == 0:   # PyTorch: the identity copied into a clone of x (CopyBackwards, zero gradient)
         eye = np.broadcast_to(np.eye(x.shape[-1], dtype=x._data.dtype), x._data.shape)
-        return x.clone().copy_(wrap_as(x._result_class, np.array(eye)))
+        return x.clone().copy_(wrap_as(x._result_class, _xp.array(eye)))
     if n < 0:
         if x._data.dtype.kind not in "fc":
             raise ArgTypeError(f"matrix_power(): negative powers need a floating input, got "
@@ -549,15 +550,15 @@ def isin(x, test_x, assume_unique=False, invert=False, name=None):
     whether it does not)."""
     if not isinstance(x, Tensor) and not isinstance(test_x, Tensor):
         raise ArgTypeError("isin(): at least one of elements and test_elements must be a Tensor")
-    xa = x._data if isinstance(x, Tensor) else np.asarray(_args.number(x, "isin", "elements"))
-    ta = test_x._data if isinstance(test_x, Tensor) else np.asarray(
+    xa = x._data if isinstance(x, Tensor) else _xp.asarray(_args.number(x, "isin", "elements"))
+    ta = test_x._data if isinstance(test_x, Tensor) else _xp.asarray(
         _args.number(test_x, "isin", "test_elements"))
     for a, nm in ((xa, "elements"), (ta, "test_elements")):
         if a.dtype.kind == "c":
             raise ArgTypeError(f"isin(): complex {nm} are not supported")
     r = np.isin(xa, ta, assume_unique=bool(assume_unique), invert=bool(invert))
     cls = x._result_class if isinstance(x, Tensor) else test_x._result_class
-    return wrap_as(cls, np.asarray(r))
+    return wrap_as(cls, _xp.asarray(r))
 
 
 # ---------------------------------------------------------------- Paddle's broadcast helpers
@@ -621,7 +622,7 @@ def atleast_3d(*inputs, name=None):
 # ---------------------------------------------------------------- predicates: signbit, isneginf, ...
 def _bool_kernel(fn):
     def k(out, rdt, x):
-        r = fn(np.asarray(x))
+        r = fn(_xp.asarray(x))
         if out is None:
             return r
         np.copyto(out, r)
@@ -633,7 +634,7 @@ def _bool_kernel(fn):
 def _signbit(x):
     """Whether the sign bit is set (-0.0 included); integers: x < 0."""
     return np.signbit(x) if x.dtype.kind == "f" else (x < 0) if x.dtype.kind != "b" else \
-        np.zeros(x.shape, bool)
+        _xp.array_module(x).zeros(x.shape, bool)
 
 
 def _no_complex(op_name, args, attrs, rdt):
@@ -651,13 +652,13 @@ def _bool_result(rdt):
 for _name, _fn, _doc in (
         ("signbit", _signbit, "Elementwise whether x's sign bit is set (True for -0.0)."),
         ("isneginf", lambda x: np.isneginf(x) if x.dtype.kind == "f" else
-         np.zeros(x.shape, bool), "Elementwise whether x is negative infinity."),
+         _xp.array_module(x).zeros(x.shape, bool), "Elementwise whether x is negative infinity."),
         ("isposinf", lambda x: np.isposinf(x) if x.dtype.kind == "f" else
-         np.zeros(x.shape, bool), "Elementwise whether x is positive infinity.")):
+         _xp.array_module(x).zeros(x.shape, bool), "Elementwise whether x is positive infinity.")):
     pointwise_op(_name, _bool_kernel(_fn), inplace=False, result_dtype=_bool_result,
                  check=_no_complex, doc=_doc)
 pointwise_op("isreal", _bool_kernel(lambda x: np.imag(x) == 0 if x.dtype.kind == "c" else
-                                    np.ones(x.shape, bool)),
+                                    _xp.array_module(x).ones(x.shape, bool)),
              inplace=False, result_dtype=_bool_result,
              doc="Elementwise whether x is real (a complex element: its imaginary part is 0).")
 
@@ -673,7 +674,7 @@ def _check_heaviside(op_name, args, attrs, rdt):
 
 
 def _heaviside_k(out, rdt, x, v):
-    r = np.where(np.asarray(x) == 0, v, np.asarray(x) > 0).astype(rdt)
+    r = np.where(_xp.asarray(x) == 0, v, _xp.asarray(x) > 0).astype(rdt)
     if out is None:
         return r
     np.copyto(out, r, casting=_UNSAFE)
@@ -708,7 +709,7 @@ def inner(x, y, name=None):
 
 
 def _k_vdot(x, y):
-    return np.asarray(np.vdot(x, y))
+    return _xp.asarray(np.vdot(x, y))
 
 
 # x enters conjugated: its gradient is conj(g) * y (Note [Complex autograd]), y's is g * x

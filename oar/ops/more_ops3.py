@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor, wrap_as
 from . import args as _args
@@ -51,7 +52,7 @@ def frexp(x, name=None):
 
 # ---------------------------------------------------------------- nextafter
 def _k_nextafter(out, rdt, x, y):
-    return np.nextafter(np.asarray(x, rdt), np.asarray(y, rdt), out=out, dtype=rdt,
+    return np.nextafter(_xp.asarray(x, rdt), _xp.asarray(y, rdt), out=out, dtype=rdt,
                         casting=_UNSAFE)
 
 
@@ -72,7 +73,7 @@ def _k_diag_embed(x, offset, d1, d2):
     out = np.zeros(x.shape[:-1] + (n, n), x.dtype)
     i = np.arange(m)
     out[..., i + max(-offset, 0), i + max(offset, 0)] = x
-    return np.ascontiguousarray(np.moveaxis(out, (-2, -1), (d1, d2)))
+    return _xp.ascontiguousarray(np.moveaxis(out, (-2, -1), (d1, d2)))
 
 
 DIAG_EMBED = OpDef(
@@ -116,7 +117,7 @@ def nan_median_indices(a, d):
 
 def _k_nanmedian_all(x):
     a = x.reshape(-1)
-    return np.array(a[nan_median_indices(a, 0)[0][0]])
+    return _xp.array(a[nan_median_indices(a, 0)[0][0]])
 
 
 registry.OPS["nanmedian_all"] = OpDef(
@@ -181,7 +182,7 @@ def _quantile_qs(q, x, op):
             raise ArgTypeError(f"{op}(): quantile() q tensor must be same dtype as the input "
                                f"tensor, got {q.dtype.name} and {x.dtype.name}")
         scalar = q.ndim == 0
-        vals = [float(v) for v in np.asarray(q._data).reshape(-1)]
+        vals = [float(v) for v in _xp.asarray(q._data).reshape(-1)]
     elif isinstance(q, (list, tuple)):
         scalar = False
         vals = [float(_args.number(v, op, "q")) for v in q]
@@ -333,7 +334,7 @@ def _k_matrix_exp(x):
     dt = x.dtype
     a = x.astype(np.complex128 if dt.kind == "c" else np.float64)
     if a.size == 0:
-        return np.zeros(x.shape, dt)
+        return _xp.array_module(x).zeros(x.shape, dt)
     norm = np.abs(a).sum(-2).max(-1)
     with np.errstate(divide="ignore"):
         s = np.where(norm > _THETA13, np.ceil(np.log2(np.maximum(norm, 1e-300) / _THETA13)),

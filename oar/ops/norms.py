@@ -13,6 +13,7 @@ import numbers
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..tensor import Tensor, wrap_as
@@ -47,7 +48,7 @@ def _k_pnorm(x, p, axes, keepdim):
             r = np.sqrt(np.sum(a * a, axis=axes, keepdims=keepdim))
         else:
             r = np.sum(a ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
-    return np.asarray(r, dtype=_dt.to_real(x.dtype))   # a complex x: a real norm, as PyTorch
+    return _xp.asarray(r, dtype=_dt.to_real(x.dtype))   # a complex x: a real norm, as PyTorch
 
 
 def _b_pnorm(ctx, g):
@@ -125,7 +126,7 @@ def _k_svnorm(x, kind, axes, keepdim):
     r = s.max(-1) if kind == 2 else s.min(-1) if kind == -2 else s.sum(-1)
     if keepdim:
         r = np.expand_dims(r, tuple(sorted(axes)))
-    return np.asarray(r, dtype=x.dtype)
+    return _xp.asarray(r, dtype=x.dtype)
 
 
 def _b_svnorm(ctx, g):
@@ -147,7 +148,7 @@ def _b_svnorm(ctx, g):
     if keepdim:
         gd = np.squeeze(gd, tuple(sorted(axes)))
     grad = np.moveaxis(d * gd[..., None, None], (-2, -1), axes)
-    return (wrap_as(g._result_class, np.ascontiguousarray(grad, dtype=x.dtype)),)
+    return (wrap_as(g._result_class, _xp.ascontiguousarray(grad, dtype=x.dtype)),)
 
 
 SV_NORM = registry.OpDef(
@@ -162,13 +163,13 @@ def _b_svdvals(ctx, g):
                                   "backward uses a NumPy SVD)")
     u, _, vh = np.linalg.svd(ctx.input(0)._data, full_matrices=False)
     grad = (u * g._data[..., None, :]) @ vh     # U diag(g) Vh
-    return (wrap_as(g._result_class, np.ascontiguousarray(grad)),)
+    return (wrap_as(g._result_class, _xp.ascontiguousarray(grad)),)
 
 
 # the singular values of the matrices in x's last two dims, largest first: PyTorch's
 # linalg.svdvals (node LinalgSvdBackward0), which its nuclear norm sums
 SVDVALS = registry.OpDef(
-    "svdvals", lambda x: np.asarray(np.linalg.svd(x, compute_uv=False), dtype=x.dtype),
+    "svdvals", lambda x: _xp.asarray(np.linalg.svd(x, compute_uv=False), dtype=x.dtype),
     _b_svdvals, needs={"x": ("x",)}, function=False, method=False,
     node_name="LinalgSvdBackward", doc="The singular values of x's last two dims.")
 

@@ -12,6 +12,7 @@ import itertools
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..tensor import Tensor, wrap_as
@@ -47,7 +48,7 @@ def _nd_key(x, idx, op):
     for j in range(k):
         A.in_range(idx[..., j], x._data.shape[j], op, allow_negative=True, dim=j)
     cls = x._result_class
-    return tuple(wrap_as(cls, np.ascontiguousarray(idx[..., j])) for j in range(k))
+    return tuple(wrap_as(cls, _xp.ascontiguousarray(idx[..., j])) for j in range(k))
 
 
 def gather_nd(x, index, name=None):
@@ -230,7 +231,7 @@ def combinations(x, r=2, with_replacement=False, name=None):
     idx = np.array(list(gen(range(x._data.shape[0]), r)), dtype=np.int64).reshape(-1, r)
     # one gather per column, stacked: torch.combinations' own composition (its node is
     # StackBackward0; the OpInfo test compares node names)
-    cols = [x[wrap_as(x._result_class, np.ascontiguousarray(idx[:, j]))] for j in range(r)]
+    cols = [x[wrap_as(x._result_class, _xp.ascontiguousarray(idx[:, j]))] for j in range(r)]
     return F["stack"](cols, 1)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor
 from .. import dtypes as _dt
@@ -25,7 +26,7 @@ def _rounded_into(out, rdt, r):
     """A kernel's wide result r rounded once into the result dtype: into `out` when given
     (the in-place spelling), else a new array."""
     if out is None:
-        return np.asarray(r).astype(rdt, copy=False)
+        return _xp.asarray(r).astype(rdt, copy=False)
     np.copyto(out, r, casting=_UNSAFE)
     return out
 
@@ -174,7 +175,7 @@ pointwise_op("tanh", unary_kernel(np.tanh), lambda ctx, g: (g * _cj(1 - ctx.out 
 
 def _sigmoid(out, rdt, x):
     if out is None:          # several steps in place: never let a 0-d result become a scalar
-        out = np.empty(np.shape(x), rdt)
+        out = _xp.array_module(x).empty(np.shape(x), rdt)
     r = np.multiply(x, -1, out=out, dtype=rdt, casting=_UNSAFE)   # not np.negative: Note [NumPy 2.4 negative]
     np.exp(r, out=r)
     r += 1
@@ -274,7 +275,7 @@ def _exact_for_ints(uf):
     def kernel(out, rdt, x):
         if rdt.kind in "biu" and (uf is not np.sign or rdt.kind == "b"):
             if out is None:
-                return np.array(x, dtype=rdt)
+                return _xp.array(x, dtype=rdt)
             np.copyto(out, x, casting=_UNSAFE)
             return out
         return k(out, rdt, x)
@@ -297,7 +298,7 @@ def _round_k(out, rdt, x, decimals):
     ct = np.dtype(np.float32) if rdt == np.float16 else rdt
     p = ct.type(10.0 ** abs(decimals))
     with np.errstate(over="ignore", invalid="ignore"):
-        xa = np.asarray(x, ct)
+        xa = _xp.asarray(x, ct)
         r = np.rint(xa / p) * p if decimals < 0 else np.rint(xa * p) / p
     return _rounded_into(out, rdt, r)
 
@@ -340,7 +341,7 @@ pointwise_op("sgn", _exact_for_ints(np.sign), _sgn_back, needs={"x": ("x",)}, fa
 
 def _scale(out, rdt, x, scale, bias, bias_after_scale):
     if out is None:
-        out = np.empty(np.shape(x), rdt)
+        out = _xp.array_module(x).empty(np.shape(x), rdt)
     if bias_after_scale:
         r = np.multiply(x, scale, out=out, dtype=rdt, casting=_UNSAFE)
         if bias:
@@ -441,7 +442,7 @@ install("clamp", clip)
 def _clamp_t(out, rdt, x, lo, hi):
     """np.clip computed in the common dtype rdt of x and the bounds, cast into out."""
     if out is None:
-        return np.asarray(np.clip(x, lo, hi, dtype=rdt, casting=_UNSAFE))
+        return _xp.asarray(np.clip(x, lo, hi, dtype=rdt, casting=_UNSAFE))
     return np.clip(x, lo, hi, out=out, dtype=rdt, casting=_UNSAFE)
 
 
@@ -541,7 +542,7 @@ def _in_dtype(v, rdt):
     if v.__class__ is np.ndarray:
         return v if v.dtype == rdt else v.astype(rdt)
     with np.errstate(over="ignore"):
-        return np.asarray(v, rdt)
+        return _xp.asarray(v, rdt)
 
 
 def _fused(ufunc, out, rdt, x, y, alpha):
@@ -603,7 +604,7 @@ def _mul_back_into(ctx, g):
     yd = y._data if isinstance(y, Tensor) else y
     if isinstance(y, Tensor) and yd.shape != g._data.shape and yd.ndim != 0:
         return None
-    if np.asarray(yd).dtype.kind == "c" or isinstance(yd, complex):
+    if _xp.asarray(yd).dtype.kind == "c" or isinstance(yd, complex):
         return None   # the formula conjugates it (Note [Complex autograd])
     np.multiply(g._data, yd, out=g._data, casting="same_kind")
     return g, None
@@ -665,11 +666,11 @@ def _div_trunc_k(out, rdt, x, y):
     """x / y rounded toward zero: trunc of the true quotient for floats (PyTorch's
     div_trunc), floor division corrected where the signs differ for integers (exact)."""
     if out is None:   # never let a 0-d result become a NumPy scalar (out= below)
-        out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y)), rdt)
+        out = _xp.array_module(x, y).empty(np.broadcast_shapes(np.shape(x), np.shape(y)), rdt)
     if rdt.kind in "iu":
         q = np.floor_divide(x, y, dtype=rdt, casting=_UNSAFE)
         r = np.remainder(x, y, dtype=rdt, casting=_UNSAFE)
-        fix = (r != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0))
+        fix = (r != 0) & ((_xp.asarray(x) < 0) != (_xp.asarray(y) < 0))
         return np.add(q, fix, out=out, dtype=rdt, casting=_UNSAFE)
     r = np.true_divide(x, y, out=out, dtype=rdt, casting=_UNSAFE)
     return np.trunc(r, out=r)
@@ -815,15 +816,15 @@ def _pow_k(out, rdt, x, y):
     NumPy refuses and PyTorch computes: 1 -> 1, -1 -> +-1 by parity, anything else -> 0;
     and a bool tensor to a bool scalar (x or all True, as PyTorch's copy / fill(1))."""
     if rdt.kind == "b":
-        r = np.ones(np.shape(x), rdt) if not y else x
+        r = _xp.array_module(x).ones(np.shape(x), rdt) if not y else x
         if out is None:
-            return np.array(r, dtype=rdt)
+            return _xp.array(r, dtype=rdt)
         np.copyto(out, r, casting=_UNSAFE)
         return out
     if rdt.kind in "iu" and isinstance(y, np.ndarray) and (y < 0).any():
         neg = y < 0
         r = np.power(x, np.where(neg, 0, y), dtype=rdt, casting=_UNSAFE)
-        xb = np.asarray(x).astype(rdt, copy=False)
+        xb = _xp.asarray(x).astype(rdt, copy=False)
         special = np.where(xb == 1, 1, np.where(xb == -1, np.where(y % 2 == 0, 1, -1), 0))
         r = np.where(neg, special, r).astype(rdt, copy=False)
         if out is None:
@@ -842,7 +843,7 @@ def _pow_k(out, rdt, x, y):
 def _special_pow(kernel):
     def k(x, out, rdt):
         if out is None:     # never let a 0-d result become a NumPy scalar (out= below)
-            out = np.empty(np.shape(x), rdt)
+            out = _xp.array_module(x).empty(np.shape(x), rdt)
         return kernel(x, out, rdt)
     return k
 
@@ -1050,10 +1051,10 @@ pointwise_op("where_self", _where_k, _where_back, needs={"x": ("condition",), "y
 def _threshold_k(out, rdt, x, threshold, value):
     """PyTorch's threshold: value where x <= threshold, else x (a NaN x stays NaN)."""
     if out is None:
-        out = np.array(x, dtype=rdt)
+        out = _xp.array(x, dtype=rdt)
     elif out is not x:
         np.copyto(out, x, casting=_UNSAFE)
-    np.copyto(out, value, where=np.asarray(x) <= threshold, casting=_UNSAFE)
+    np.copyto(out, value, where=_xp.asarray(x) <= threshold, casting=_UNSAFE)
     return out
 
 
@@ -1078,7 +1079,7 @@ pointwise_op("threshold", _threshold_k,
 def _masked_fill_k(out, rdt, x, mask, value):
     if out is None:     # the out-of-place result has the broadcast shape of x, mask, value
         shape = np.broadcast_shapes(np.shape(x), np.shape(mask), np.shape(value))
-        out = np.array(np.broadcast_to(x, shape), dtype=rdt)
+        out = _xp.array(np.broadcast_to(x, shape), dtype=rdt)
     elif out is not x:   # the out= spelling: the unmasked elements are x's
         np.copyto(out, x, casting=_UNSAFE)
     np.copyto(out, value, where=mask, casting=_UNSAFE)
@@ -1159,7 +1160,7 @@ def _erf_parts(x):
 
 def erf_f64(x):
     """erf of a float64 array (Note [Error function kernels])."""
-    x = np.asarray(x, np.float64)
+    x = _xp.asarray(x, np.float64)
     ax, tail = _erf_parts(x)
     with np.errstate(all="ignore"):   # the branches not taken may overflow (inf, nan)
         z = x * x
@@ -1173,7 +1174,7 @@ def erf_f64(x):
 
 def erfc_f64(x):
     """erfc of a float64 array (Note [Error function kernels])."""
-    x = np.asarray(x, np.float64)
+    x = _xp.asarray(x, np.float64)
     ax, tail = _erf_parts(x)
     with np.errstate(all="ignore"):   # the branches not taken may overflow (inf, nan)
         z = x * x
@@ -1196,7 +1197,7 @@ _EI_D = (3.543889200, 1.637067800)
 
 def erfinv_f64(y):
     """erfinv of a float64 array, as PyTorch's calc_erfinv (Note [Error function kernels])."""
-    y = np.asarray(y, np.float64)
+    y = _xp.asarray(y, np.float64)
     ay = np.abs(y)
     with np.errstate(all="ignore"):
         z = y * y
@@ -1219,7 +1220,7 @@ def _f64_kernel(fn, name):
     """A kernel computing fn in float64 and rounding once into the result dtype."""
     def k(out, rdt, x):
         with np.errstate(all="ignore"):
-            r = fn(np.asarray(x, np.float64))
+            r = fn(_xp.asarray(x, np.float64))
         return _rounded_into(out, rdt, r)
     k.__doc__ = f"Elementwise {name}, computed in float64."
     k.no_complex = name + "_cpu"   # Note [Ops without a complex kernel]
@@ -1310,7 +1311,7 @@ def _sinc_k(out, rdt, x):
     if rdt.kind != "c":
         return _sinc_real(out, rdt, x)
     with np.errstate(all="ignore"):
-        r = _sinc(np.asarray(x, np.complex128))
+        r = _sinc(_xp.asarray(x, np.complex128))
     return _rounded_into(out, rdt, r)
 
 
@@ -1327,7 +1328,7 @@ SINC.complex_grad = True   # Note [Complex autograd]: checked in tests/test_padd
 
 
 def _k_logit(out, rdt, x, eps):
-    xf = np.asarray(x, np.float64)
+    xf = _xp.asarray(x, np.float64)
     if eps is not None:
         xf = np.clip(xf, eps, 1 - eps)
     with np.errstate(all="ignore"):
@@ -1351,11 +1352,11 @@ pointwise_op("logit", _k_logit, _logit_back, needs={"x": ("x",)}, attrs=(("eps",
 
 def _k_nan_to_num(out, rdt, x, nan, posinf, neginf):
     if rdt.kind == "f":
-        r = np.nan_to_num(np.asarray(x), nan=nan, posinf=posinf, neginf=neginf)
+        r = np.nan_to_num(_xp.asarray(x), nan=nan, posinf=posinf, neginf=neginf)
     else:
-        r = np.asarray(x)
+        r = _xp.asarray(x)
     if out is None:
-        return np.array(r, dtype=rdt)
+        return _xp.array(r, dtype=rdt)
     np.copyto(out, r, casting=_UNSAFE)
     return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor
 from . import args as _args
@@ -52,7 +53,7 @@ def _check_hypot(op_name, args, attrs, rdt):
 
 
 def _in_float(rdt, *arrays):
-    return [np.asarray(a, dtype=rdt) for a in arrays]
+    return [_xp.asarray(a, dtype=rdt) for a in arrays]
 
 
 def _hypot_k(out, rdt, x, y):
@@ -369,7 +370,7 @@ def masked_scatter(x, mask, value, name=None):
     pos = np.where(m.reshape(-1), pos, 0).reshape(shape)
     taken = value.reshape([-1])[registry.as_tensor(pos.astype(np.int64))] if value.numel() \
         else F["zeros"](list(shape), dtype=x.dtype)
-    return F["where"](registry.as_tensor(np.ascontiguousarray(m)), taken, x)
+    return F["where"](registry.as_tensor(_xp.ascontiguousarray(m)), taken, x)
 
 
 for _f in (addmm, renorm, index_fill, masked_scatter):

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
@@ -64,7 +65,7 @@ def _expand_back(ctx, g):
     axes = ctx.attrs[0]
     if not grad_mode.STATE.enabled:
         # plain backward: broadcast into a fresh buffer (cheaper than two strided views)
-        out = np.empty(in_shape, g._data.dtype)
+        out = _xp.array_module(g._data).empty(in_shape, g._data.dtype)
         out[...] = g._data.reshape(_keep_shape(in_shape, axes))
         return wrap_as(g._result_class, out)   # Note [Result class]
     return g.reshape(list(_keep_shape(in_shape, axes))).expand(list(in_shape))
@@ -246,7 +247,7 @@ def _arg(npfn, fname):
         if axis is None:
             _nonempty(x, None, fname)
             r = npfn(a.reshape(-1))
-            r = np.asarray(r, dtype=np.int64)
+            r = _xp.asarray(r, dtype=np.int64)
             if keepdim:
                 r = r.reshape((1,) * a.ndim)
         else:
@@ -254,7 +255,7 @@ def _arg(npfn, fname):
             if a.ndim:
                 _nonempty(x, (ax,), fname)
             r = npfn(a, axis=ax, keepdims=bool(keepdim)).astype(np.int64)
-        return wrap_as(x._result_class, np.asarray(r))   # Note [Result class]
+        return wrap_as(x._result_class, _xp.asarray(r))   # Note [Result class]
     fn.__name__ = fname
     fn.__doc__ = (f"Index (int64) of the {'largest' if npfn is np.argmax else 'smallest'} "
                   "element of x along axis (of the flattened x when None).")
@@ -309,7 +310,7 @@ def _b_prod(ctx, g):
     right = np.flip(np.flip(np.concatenate([flat[..., 1:], np.ones(flat.shape[:-1] + (1,), xa.dtype)], -1), -1).cumprod(-1), -1)
     others = (left * right).reshape(moved.shape)
     others = np.moveaxis(others, tuple(range(xa.ndim - len(ax), xa.ndim)), ax)
-    return (g.reshape(ks) * Tensor._wrap(np.array(others, order="C")),)
+    return (g.reshape(ks) * Tensor._wrap(_xp.array(others, order="C")),)
 
 
 PROD = OpDef("prod", _k_prod, _b_prod, needs={"x": ("x", "out")},
@@ -423,7 +424,7 @@ def _bool_red(npfn, fname):
         x = _args.input_tensor(x, fname)
         if dim is not None:
             axis = dim
-        r = np.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim, fname), keepdims=bool(keepdim)))
+        r = _xp.asarray(npfn(x._data, axis=_axes(axis, x._data.ndim, fname), keepdims=bool(keepdim)))
         if x._data.dtype == np.uint8 and x._result_class is not Tensor:
             r = r.astype(np.uint8)   # PyTorch: any/all of uint8 are uint8 (Paddle has no uint8 kernel)
         return wrap_as(x._result_class, r)
@@ -441,7 +442,7 @@ def count_nonzero(x, axis=None, keepdim=False, name=None, *, dim=None):
     """The number (int64) of nonzero elements of x over axis (all axes when None)."""
     x = _args.input_tensor(x, "count_nonzero")
     axes = _axes(axis if dim is None else dim, x._data.ndim, "count_nonzero")
-    return wrap_as(x._result_class, np.asarray(np.count_nonzero(x._data, axis=axes,
+    return wrap_as(x._result_class, _xp.asarray(np.count_nonzero(x._data, axis=axes,
                                                                 keepdims=bool(keepdim)),
                                                dtype=np.int64))
 
@@ -597,7 +598,7 @@ del _op, _f, _s
 # (cummax, cummin). It is differentiable again (create_graph).
 def _k_select_values(x, idx, d, keepdim, node):
     if x.ndim == 0:
-        return np.array(x, copy=True)
+        return _xp.array(x, copy=True)
     v = np.take_along_axis(x, idx, axis=d)
     return v if keepdim else np.squeeze(v, d)
 
@@ -637,7 +638,7 @@ def _b_evenly(ctx, g):
 
 def _k_median_all(x):
     a = x.reshape(-1)
-    return np.array(a[median_indices(a, 0)[0][0]])
+    return _xp.array(a[median_indices(a, 0)[0][0]])
 
 
 for _n, _k, _node in (("max_all", np.max, "MaxBackward1"), ("min_all", np.min, "MinBackward1"),
@@ -654,12 +655,12 @@ def pick(x, idx, d, keepdim, node="IndexBackward0"):
     shape off dim d) along dim d (Note [Index-selecting reductions]), as one op whose node is
     `node` (Note [Selected values op]). keepdim=False drops dim d (idx.shape[d] is 1 then)."""
     return registry.dispatch(SELECT_VALUES, (x,),
-                             (np.ascontiguousarray(idx, dtype=np.int64), d, bool(keepdim), node))
+                             (_xp.ascontiguousarray(idx, dtype=np.int64), d, bool(keepdim), node))
 
 
 def index_tensor(x, arr):
     """An int64 index tensor of x's result class (Note [Result class])."""
-    return wrap_as(x._result_class, np.array(arr, dtype=np.int64, order="C"))
+    return wrap_as(x._result_class, _xp.array(arr, dtype=np.int64, order="C"))
 
 
 def sorted_indices(a, d, descending):
@@ -706,11 +707,11 @@ def cumulative_indices(a, d, better):
     """Indices along d of the running max (better=np.greater_equal) or min (np.less_equal):
     a NaN always takes over, else a tie moves the index forward (both frameworks)."""
     moved = np.moveaxis(a, d, 0)
-    idx = np.zeros(moved.shape, np.int64)
+    idx = _xp.array_module(moved).zeros(moved.shape, np.int64)
     if moved.shape[0]:
         best = moved[0].copy()
         cur = np.zeros(moved.shape[1:], np.int64)
-        isnan = np.isnan if a.dtype.kind == "f" else (lambda v: np.zeros(v.shape, np.bool_))
+        isnan = np.isnan if a.dtype.kind == "f" else (lambda v: _xp.array_module(v).zeros(v.shape, np.bool_))
         for i in range(moved.shape[0]):
             v = moved[i]
             take = isnan(v) | (~isnan(best) & better(v, best))

@@ -20,6 +20,7 @@ import threading
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from . import args as _args
 from ..autograd import grad_mode
@@ -550,9 +551,13 @@ def dispatch(op, args, attrs):
                 res = fast(*arrays, *op.fast_const)
             except ValueError as e:
                 _fast_failed(op, arrays, e)
+            except TypeError:   # Note [Array module per place]: places mixed
+                if not _xp.ACTIVE:
+                    raise
+                res = None
             if res is not None:   # None: the kernel declined (Note [Fast matmul])
                 if res.__class__ is not _ndarray:
-                    res = np.asarray(res)
+                    res = _xp.result_array(res)
                 out = wrap_result(result_class(args), res)   # Note [Result layout per door]
                 if _RECORDER is not None:   # Note [Capture and replay]
                     res = out._data   # what the result holds (wrap_result may have copied)
@@ -564,6 +569,13 @@ def dispatch(op, args, attrs):
                 if _TIMELINE is not None:   # Note [Memory timeline]
                     _TIMELINE.op(op.name, out)
                 return out
+    if _xp.ACTIVE:   # Note [Array module per place]
+        return _xp.dispatch_placed(_dispatch_general, op, args, attrs)
+    return _dispatch_general(op, args, attrs)
+
+
+def _dispatch_general(op, args, attrs):
+    """dispatch's general path (no fast path applied)."""
     if op.kind == "pointwise":
         shape = None
         for a in args:   # Note [Broadcast errors]
@@ -767,8 +779,8 @@ def autocast_args(name, args):
 
 def _own(arr):
     """Kernels may return a view of an input (e.g. a 0-d index); storages own their memory."""
-    if not isinstance(arr, np.ndarray):
-        return np.asarray(arr)
+    if arr.__class__ is not _ndarray and not isinstance(arr, np.ndarray):
+        return _xp.result_array(arr)
     if arr.base is not None and not arr.flags.owndata:
         return arr.copy()
     return arr
@@ -785,6 +797,12 @@ def dispatch_inplace(op, args, attrs, op_name=None):
             _TIMELINE.op(op_name or op.name + "_", self)
         return self   # Note [Fast path]
     op_name = op_name or op.name + "_"
+    if _xp.ACTIVE:   # Note [Array module per place]
+        if args[0]._data.ndim == 0 and args[0]._data.__class__ is _ndarray:
+            _xp.same_place(op_name, (*args, *attrs))   # into a CPU scalar: nothing moves
+        else:
+            args = _xp.placed_args(op_name, args)[1]
+            _xp.same_place(op_name, (*args, *attrs))
     need_grad = records_grad(self, args)
     rdt = validate_inplace(op, args, attrs, op_name, need_grad)   # Note [Check, then write]
     if mutation is not None:
@@ -815,7 +833,12 @@ def _inplace_fast(op, args, attrs, op_name):
                                            and args[1]._data.shape == sd.shape)):
         arrays = _fast_arrays(op, args, attrs, True)
         if arrays is not None:
-            op.fast(*arrays, *op.fast_const, out=sd)
+            try:
+                op.fast(*arrays, *op.fast_const, out=sd)
+            except TypeError:   # Note [Array module per place]: places mixed, nothing written
+                if not _xp.ACTIVE:
+                    raise
+                return False
             bump(self, op_name or op.name + "_")
             if _RECORDER is not None:   # Note [Capture and replay]
                 _RECORDER.tensors(args, self)
@@ -915,6 +938,9 @@ def dispatch_out(op, args, attrs, out):
         raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad. "
                            "Fix: call it under oar.no_grad() or drop out=.")
+    if _xp.ACTIVE:   # Note [Array module per place]
+        args = _xp.placed_args(op.name, (*args, out))[1][:-1]
+        _xp.same_place(op.name, (*args, *attrs, out))
     res = dispatch(op, args, attrs) if op.kind != "pointwise" else None
     if res is None:
         rdt = pointwise_dtype(op, args)

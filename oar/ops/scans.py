@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError, DtypeNotImplementedError
 from ..tensor import Tensor, wrap_as
 from . import args as _args
@@ -79,7 +80,7 @@ def _b_cumprod(ctx, g):
         res = cumsum((gf * out).flip([ax]), ax).flip([ax]) / xf
     else:
         xm = np.moveaxis(np.conjugate(xa) if cplx else xa, ax, -1)
-        gm = np.moveaxis(np.asarray(gf._data, dtype=np.result_type(xa, gf._data)), ax, -1)
+        gm = np.moveaxis(_xp.asarray(gf._data, dtype=np.result_type(xa, gf._data)), ax, -1)
         n = xm.shape[-1]
         left = np.concatenate([np.ones(xm.shape[:-1] + (1,), xm.dtype),
                                xm[..., :-1]], -1).cumprod(-1)   # Note [Floating-point warnings]
@@ -139,7 +140,7 @@ def complex_logaddexp(x, y):
     m + log1p(exp(n - m)) with m the operand of larger real part, so exp never overflows;
     the imaginary part is not wrapped into (-pi, pi] (as PyTorch 2.13's complex logaddexp
     and logcumsumexp). Both real parts -inf give -inf + i*imag(m) terms as that formula."""
-    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    x, y = np.broadcast_arrays(_xp.asarray(x), _xp.asarray(y))
     first = x.real >= y.real
     m = np.where(first, x, y)
     n = np.where(first, y, x)
@@ -181,7 +182,7 @@ def _b_logcumsumexp(ctx, g):
     out = ctx.out.reshape(list(xf.shape))
     lcse = registry.FUNCTIONS["logcumsumexp"]
     where = registry.FUNCTIONS["where"]
-    ninf = wrap_as(Tensor, np.array(-np.inf, xf._data.dtype))
+    ninf = wrap_as(Tensor, _xp.array(-np.inf, xf._data.dtype))
 
     def part(mask, mag):
         logg = where(mask, mag.abs().clip(min=np.finfo(xf._data.dtype).tiny).log(), ninf)
@@ -209,7 +210,7 @@ def _search(seq, vals, right, sorter, op):
     rows = int(np.prod(seq.shape[:-1]))   # explicit: reshape(-1, 0) of an empty row is ambiguous
     s2 = seq.reshape(rows, seq.shape[-1])
     v2 = vals.reshape(rows, vals.shape[-1] if vals.ndim else 1)
-    out = np.empty(v2.shape, np.int64)
+    out = _xp.array_module(v2).empty(v2.shape, np.int64)
     srt = None if sorter is None else sorter.reshape(rows, seq.shape[-1])
     for i in range(s2.shape[0]):
         row = s2[i] if srt is None else s2[i][srt[i]]
@@ -255,7 +256,7 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
         raise ArgValueError(f"{op}(): boundaries tensor should have positive dimension, but "
                             "got 0 dimension")
     r = _search(sa, va, bool(right), srt, op)
-    r = np.asarray(r, np.int32 if out_int32 else np.int64)
+    r = _xp.asarray(r, np.int32 if out_int32 else np.int64)
     cls = seq._result_class if scalar else v._result_class
     return wrap_as(cls, r.reshape(va.shape))
 
@@ -271,7 +272,7 @@ def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
                             "searchsorted for per-row boundaries.")
     xt = _args.input_tensor(x, op)
     r = np.searchsorted(b._data, xt._data, side="right" if right else "left")
-    return wrap_as(xt._result_class, np.asarray(r, np.int32 if out_int32 else np.int64))
+    return wrap_as(xt._result_class, _xp.asarray(r, np.int32 if out_int32 else np.int64))
 
 
 # -------------------------------------------------------------------------- bincount, histc
@@ -390,7 +391,7 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None,
     idx = np.flatnonzero(starts)
     n = a.size if axis is None else (a.shape[ax] if a.ndim else 1)
     counts = np.diff(np.append(idx, n))
-    out = (wrap_as(xt._result_class, np.ascontiguousarray(vals)),)
+    out = (wrap_as(xt._result_class, _xp.ascontiguousarray(vals)),)
     if return_inverse:
         out += (wrap_as(xt._result_class, inv.astype(idt)),)
     if return_counts:

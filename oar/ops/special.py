@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .. import _xp
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..tensor import Tensor
 from .pointwise import (_EI_C, _EI_D, _RA, _RB, _SA, _SB, _no_kernel, _poly, _torch_door,
@@ -58,7 +59,7 @@ def zeta_f64(s, q):
     """Hurwitz zeta(s, q) = sum_k (q + k)^-s, float64, as torch.special.zeta (s = 1: inf,
     s < 1: nan; q a non-positive integer: inf; q < 0 with a non-integer s: nan; q = inf:
     nan)."""
-    s, q = np.broadcast_arrays(np.asarray(s, np.float64), np.asarray(q, np.float64))
+    s, q = np.broadcast_arrays(_xp.asarray(s, np.float64), _xp.asarray(q, np.float64))
     res = np.full(s.shape, np.nan)
     with np.errstate(all="ignore"):
         res[s == 1] = np.inf
@@ -72,7 +73,7 @@ def zeta_f64(s, q):
         a = qq.copy()
         # direct terms until q + k >= 9 (at least 9 of them)
         k = 0
-        active = np.ones(ss.shape, bool)
+        active = _xp.array_module(ss).ones(ss.shape, bool)
         while True:
             active &= (k < 9) | (a < 9)
             if not active.any():
@@ -149,7 +150,7 @@ def _sin_pi_abs(x):
 def lgamma_f64(x):
     """log|Gamma(x)| of a float64 array (Note [Special function kernels])."""
     with np.errstate(all="ignore"):
-        return _lgamma(np.asarray(x, np.float64))
+        return _lgamma(_xp.asarray(x, np.float64))
 
 
 def _lgamma(x):
@@ -176,7 +177,7 @@ _PSI_10 = -_EULER + sum(1.0 / k for k in range(1, 10))
 def digamma_f64(x):
     """digamma of a float64 array, torch's recipe (Note [Special function kernels]): 0 gives
     -inf (-0: +inf), a negative integer nan, -inf nan."""
-    x = np.asarray(x, np.float64)
+    x = _xp.asarray(x, np.float64)
     out = np.full(x.shape, np.nan)
     with np.errstate(all="ignore"):
         zero = x == 0
@@ -212,10 +213,10 @@ def trigamma_f64(x, sin_dtype=np.float64):
     """polygamma(1, x): zeta(2, x), reflected below 0.5 as torch does, pi^2 / sin^2(pi x) -
     zeta(2, 1 - x), with sin(pi x) computed in the tensor's dtype (near the poles of a float32
     tensor torch's float32 sin is far from the float64 value: `sin_dtype` reproduces it)."""
-    x = np.asarray(x, np.float64)
+    x = _xp.asarray(x, np.float64)
     with np.errstate(all="ignore"):
         refl = x < 0.5
-        pi = np.asarray(np.pi, sin_dtype)
+        pi = _xp.asarray(np.pi, sin_dtype)
         s = np.sin(pi * x.astype(sin_dtype)).astype(np.float64)
         z = zeta_f64(2.0, np.where(refl, 1 - x, x))
         r = np.where(refl, (np.pi * np.pi) / (s * s) - z, z)
@@ -258,7 +259,7 @@ def _bessel_e(x, nu):
 
 def _bessel(nu, scaled):
     def f(x):
-        x = np.asarray(x, np.float64)
+        x = _xp.asarray(x, np.float64)
         ax = np.abs(x)
         nan = np.isnan(x)
         r = _bessel_e(np.where(nan, 0.0, ax), nu)
@@ -279,7 +280,7 @@ i0_f64, i0e_f64, i1_f64, i1e_f64 = (_bessel(0, False), _bessel(0, True), _bessel
 # -------------------------------------------------------- regularized incomplete gamma
 def _gammainc_pair(a, x):
     """(P, Q) of float64 arrays (broadcast), torch's special values."""
-    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    a, x = np.broadcast_arrays(_xp.asarray(a, np.float64), _xp.asarray(x, np.float64))
     P = np.full(a.shape, np.nan)
     Q = np.full(a.shape, np.nan)
     with np.errstate(all="ignore"):
@@ -354,14 +355,30 @@ def gammaincc_f64(a, x):
 
 
 # ------------------------------------------------------------------------ declarations
+def _host64(v):
+    """v as float64 on the CPU: the special functions' series and tables are NumPy's, so a
+    device operand is computed on the host and its result moved back (_placed)."""
+    if _xp.is_device_array(v):
+        v = _xp.to_place(v, _xp.CPU)
+    return _xp.asarray(v, np.float64)
+
+
+def _placed(r, *operands):
+    """r (a host result) on the place of the first device operand (else r itself)."""
+    for v in operands:
+        if _xp.is_device_array(v):
+            return _xp.to_place(np.asarray(r), _xp.place_of(v))
+    return r
+
+
 def _f64_kernel(fn, name):
     """A kernel computing fn in float64 and rounding once into the result dtype (an
     overflow in that rounding is inf, as torch's, without NumPy's warning)."""
     def k(out, rdt, x):
         with np.errstate(all="ignore"):
-            r = fn(np.asarray(x, np.float64))
+            r = _placed(fn(_host64(x)), x)
             if out is None:
-                return np.asarray(r).astype(rdt, copy=False)
+                return _xp.asarray(r).astype(rdt, copy=False)
             np.copyto(out, r, casting=_UNSAFE)
         return out
     k.__doc__ = f"Elementwise {name}, computed in float64."
@@ -372,9 +389,9 @@ def _f64_kernel(fn, name):
 def _binary_f64(fn, name):
     def k(out, rdt, a, x):
         with np.errstate(all="ignore"):
-            r = fn(np.asarray(a, np.float64), np.asarray(x, np.float64))
+            r = _placed(fn(_host64(a), _host64(x)), a, x)
             if out is None:
-                return np.asarray(r).astype(rdt, copy=False)
+                return _xp.asarray(r).astype(rdt, copy=False)
             np.copyto(out, r, casting=_UNSAFE)
         return out
     k.__doc__ = f"Elementwise {name}, computed in float64."
@@ -415,9 +432,9 @@ def _check_polygamma(op_name, args, attrs, rdt):
 
 def _k_polygamma(out, rdt, x, n):
     with np.errstate(all="ignore"):
-        r = polygamma_f64(np.asarray(x, np.float64), int(n), rdt.type)
+        r = _placed(polygamma_f64(_host64(x), int(n), rdt.type), x)
         if out is None:
-            return np.asarray(r).astype(rdt, copy=False)
+            return _xp.asarray(r).astype(rdt, copy=False)
         np.copyto(out, r, casting=_UNSAFE)
     return out
 
@@ -433,12 +450,13 @@ def _check_multigammaln(op_name, args, attrs, rdt):
 
 
 def _k_multigammaln(out, rdt, x, p):
-    xf = np.asarray(x, np.float64)
+    xf = _host64(x)
     p = int(p)
     with np.errstate(all="ignore"):
-        r = sum(lgamma_f64(xf - j / 2) for j in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
+        r = _placed(sum(lgamma_f64(xf - j / 2) for j in range(p))
+                    + p * (p - 1) / 4 * math.log(math.pi), x)
         if out is None:
-            return np.asarray(r).astype(rdt, copy=False)
+            return _xp.asarray(r).astype(rdt, copy=False)
         np.copyto(out, r, casting=_UNSAFE)
     return out
 
@@ -498,7 +516,7 @@ def _check_gammainc(op_name, args, attrs, rdt):
                    "cast the operands to a floating dtype first.")
     if not _torch_door(args):
         for v, n in zip(args, "xy"):
-            d = v._data if isinstance(v, Tensor) else np.asarray(v)
+            d = v._data if isinstance(v, Tensor) else _xp.asarray(v)
             if not (d >= 0).all():
                 raise ArgValueError(f"{op_name}(): The input argument {n} must be greater than "
                                     "or equal to 0. Fix: both arguments of the regularized "
@@ -542,7 +560,7 @@ _INV_SQRT_PI = 1 / math.sqrt(math.pi)
 def erfcx_f64(x):
     """exp(x^2) erfc(x): directly below 1.25; fdlibm's tail exp(-z^2 - 0.5625 + R/S) / x
     times exp(x^2) is exp(R/S - 0.5625) / x exactly up to 28; the asymptotic series beyond."""
-    x = np.asarray(x, np.float64)
+    x = _xp.asarray(x, np.float64)
     out = np.empty_like(x)
     with np.errstate(all="ignore"):
         lo = x < 1.25
@@ -568,11 +586,11 @@ def erfcx_f64(x):
 
 
 def ndtr_f64(x):
-    return 0.5 * erfc_f64(-np.asarray(x, np.float64) * _SQRT_HALF)
+    return 0.5 * erfc_f64(-_xp.asarray(x, np.float64) * _SQRT_HALF)
 
 
 def log_ndtr_f64(x):
-    x = np.asarray(x, np.float64)
+    x = _xp.asarray(x, np.float64)
     with np.errstate(all="ignore"):
         t = -x * _SQRT_HALF
         left = np.log(erfcx_f64(t) / 2) - t * t              # x < -1: no underflow
@@ -583,14 +601,14 @@ def log_ndtr_f64(x):
 
 
 def entr_f64(x):
-    x = np.asarray(x, np.float64)
+    x = _xp.asarray(x, np.float64)
     with np.errstate(all="ignore"):
         r = np.where(x > 0, -x * np.log(x), np.where(x == 0, 0.0, -np.inf))
     return np.where(np.isnan(x), np.nan, r)
 
 
 def xlog1py_f64(x, y):
-    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    x, y = _xp.asarray(x, np.float64), _xp.asarray(y, np.float64)
     with np.errstate(all="ignore"):
         return np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log1p(y))
 
@@ -652,11 +670,11 @@ def ndtri_f64(p):
     """The standard normal quantile: the lower tail q = min(p, 1 - p) (1 - p is exact for
     p >= 0.5); q >= 0.25 as sqrt(2) erfinv(2q - 1) (an exact argument); below, Newton on
     log_ndtr(x) = log(q) from erfinv's tail guess (no cancellation however small q is)."""
-    p = np.asarray(p, np.float64)
+    p = _xp.asarray(p, np.float64)
     with np.errstate(all="ignore"):
         upper = p > 0.5
         q = np.where(upper, 1 - p, p)
-        x = np.array(np.sqrt(2.0) * erfinv_f64(2 * q - 1), np.float64)   # 0-d: an array
+        x = _xp.array(np.sqrt(2.0) * erfinv_f64(2 * q - 1), np.float64)   # 0-d: an array
         tail = (q > 0) & (q < 0.25)
         if tail.any():
             qt = q[tail]

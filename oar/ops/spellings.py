@@ -18,6 +18,7 @@ import textwrap
 
 import numpy as np
 
+from .. import _xp
 from .. import storage as _storage
 from ..tensor import FAST_CLASSES, Tensor, wrap_as, wrap_result
 from . import registry as R
@@ -28,7 +29,7 @@ from .registry import (FUNCTIONS, OPS, OpDef, as_tensor, axis_attr, float_result
 _FLOATS = R._FLOATS
 _STATE = R._STATE
 _ndarray = np.ndarray
-_asarray = np.asarray
+_asarray = _xp.result_array   # a NumPy array, or a device array as it is
 _take = _storage.take
 _POOL_MIN = _storage.POOL_MIN_BYTES
 _fast_failed = R._fast_failed
@@ -183,6 +184,17 @@ def _operand_errors(op, spelling_name, operator):
     return (None, "other", None) if operator else (op, "y", spelling_name)
 
 
+def _placed(op, args, attrs, inplace_name=None):
+    """A fast kernel raised TypeError: with a device in use, a device array met a CPU array
+    (an operand, or a pooled buffer) -- the general path, which refuses mixed places with the
+    door's message (Note [Array module per place]); else the error as it was."""
+    if not _xp.ACTIVE:
+        raise   # noqa: PLE0704  (re-raises the TypeError being handled by the caller)
+    if inplace_name is not None:
+        return R.dispatch_inplace(op, args, attrs, inplace_name)
+    return R.dispatch(op, args, attrs)
+
+
 # Each template below ends in its general path, written inline too (an extra call would cost
 # every call that needs a gradient): Note [Argument layer] for the inputs and attrs the
 # template has, then the dispatch. `spelling_name` is what error messages call the op.
@@ -196,7 +208,10 @@ def new_unary(op, spelling_name):
             if xd.dtype in _FLOATS and (x._grad_fn is None and not x._requires_grad
                                         and x._view is None or not _STATE.enabled):
                 buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
-                r = fast(xd, out=buf) if const is _NO_CONST else fast(xd, const, out=buf)
+                try:
+                    r = fast(xd, out=buf) if const is _NO_CONST else fast(xd, const, out=buf)
+                except TypeError:   # a device x, a pooled CPU buffer (Note [Array module per place])
+                    return _placed(op, (x,), ())
                 if r.__class__ is not _ndarray:
                     r = _asarray(r)
                 return wrap_result(x.__class__, r)
@@ -232,12 +247,17 @@ def new_binary(op, spelling_name, operator=False):
                             r = fast(xd, yd, out=buf)
                         except ValueError as e:   # shapes that do not broadcast
                             _fast_failed(op, (xd, yd), e)
+                        except TypeError:   # places mixed (Note [Array module per place])
+                            return _placed(op, (x, y), attrs)
                         if r.__class__ is not _ndarray:
                             r = _asarray(r)
                         return wrap_result(x.__class__, r)
                 elif c is float or c is int:
                     buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
-                    r = fast(xd, y, out=buf)
+                    try:
+                        r = fast(xd, y, out=buf)
+                    except TypeError:   # a device x, a pooled CPU buffer
+                        return _placed(op, (x, y), op.fast_attrs)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
                     return wrap_result(x.__class__, r)
@@ -275,12 +295,17 @@ def new_binary_alpha(op, spelling_name):
                             r = fast(xd, yd, out=buf)
                         except ValueError as e:
                             _fast_failed(op, (xd, yd), e)
+                        except TypeError:   # places mixed (Note [Array module per place])
+                            return _placed(op, (x, y), (alpha,))
                         if r.__class__ is not _ndarray:
                             r = _asarray(r)
                         return wrap_result(x.__class__, r)
                 elif c is float or c is int:
                     buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
-                    r = fast(xd, y, out=buf)
+                    try:
+                        r = fast(xd, y, out=buf)
+                    except TypeError:   # a device x, a pooled CPU buffer
+                        return _placed(op, (x, y), op.fast_attrs)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
                     return wrap_result(x.__class__, r)
@@ -368,7 +393,10 @@ def inplace_binary(op, spelling_name, operator=False):
                     if (yd.dtype is xd.dtype and y._grad_fn is None and not y._requires_grad
                             and y._view is None and y._storage is not x._storage
                             and yd.shape == xd.shape):
-                        fast(xd, yd, out=xd)
+                        try:
+                            fast(xd, yd, out=xd)
+                        except TypeError:   # places mixed, nothing written
+                            return _placed(op, (x, y), op.fast_attrs, spelling_name)
                         st = x._storage
                         st.version += 1
                         if st.watched:
@@ -406,7 +434,10 @@ def inplace_binary_alpha(op, spelling_name):
                     if (yd.dtype is xd.dtype and y._grad_fn is None and not y._requires_grad
                             and y._view is None and y._storage is not x._storage
                             and yd.shape == xd.shape):
-                        fast(xd, yd, out=xd)
+                        try:
+                            fast(xd, yd, out=xd)
+                        except TypeError:   # places mixed, nothing written
+                            return _placed(op, (x, y), op.fast_attrs, spelling_name)
                         st = x._storage
                         st.version += 1
                         if st.watched:

@@ -30,7 +30,17 @@ import functools
 from math import prod as _prod
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided as _np_as_strided
+from numpy.lib.stride_tricks import as_strided as _np_numpy_as_strided
+
+from .. import _xp
+
+
+def _np_as_strided(a, shape=None, strides=None, **kwargs):
+    """as_strided on any place: NumPy's for NumPy arrays, the array module's for device ones
+    (NumPy's would make a CPU array of a fake-device one; Note [Array module per place])."""
+    if a.__class__ is np.ndarray:
+        return _np_numpy_as_strided(a, shape=shape, strides=strides, **kwargs)
+    return _xp.array_module(a).lib.stride_tricks.as_strided(a, shape, strides)
 
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.inplace import has_internal_overlap
@@ -49,7 +59,7 @@ class ViewExtentError(ArgValueError):
 def geometry(t):
     a = t._data
     item = a.itemsize
-    off = (a.__array_interface__["data"][0] - t._storage.data_ptr()) // item
+    off = (_xp.data_ptr(a) - t._storage.data_ptr()) // item
     return (a.shape, tuple(s // item for s in a.strides), off)
 
 
@@ -76,7 +86,7 @@ def extent(a):
     """[lo, hi): the byte addresses array `a` reaches; None when it has no element."""
     if a.size == 0:
         return None
-    lo = hi = a.__array_interface__["data"][0]
+    lo = hi = _xp.data_ptr(a)
     for n, s in zip(a.shape, a.strides):
         if s >= 0:
             hi += s * (n - 1)
@@ -89,11 +99,11 @@ def storage_extent(storage):
     """[lo, hi): the byte addresses the storage's root buffer spans (any memory order)."""
     b = storage.buffer
     if b.flags.c_contiguous or b.flags.f_contiguous:
-        p = b.__array_interface__["data"][0]
+        p = _xp.data_ptr(b)
         return p, p + b.nbytes
     e = extent(b)
     if e is None:
-        p = b.__array_interface__["data"][0]
+        p = _xp.data_ptr(b)
         return p, p
     return e
 
@@ -108,7 +118,7 @@ def strided(a, shape, strides, op="view"):
 
     np.ndarray(buffer=a) costs a quarter of numpy's as_strided and checks the bounds in C;
     it needs a C-contiguous `a`. Otherwise (or when it refuses) the bounds are checked here."""
-    if a.flags.c_contiguous:
+    if a.__class__ is np.ndarray and a.flags.c_contiguous:
         try:
             return np.ndarray(shape, a.dtype, buffer=a, offset=0, strides=strides)
         except (TypeError, ValueError):
@@ -120,7 +130,7 @@ def strided(a, shape, strides, op="view"):
                             "describe a tensor (lengths differ or a size is negative)")
     if 0 not in shape:
         src = extent(a)
-        p = a.__array_interface__["data"][0]
+        p = _xp.data_ptr(a)
         lo = hi = p
         for n, s in zip(shape, strides):
             if s >= 0:
@@ -158,7 +168,7 @@ def _storage_flat(storage):
     else:
         b2 = b
     n = 1 + sum((m - 1) * s for m, s in zip(b2.shape, b2.strides)) // item
-    lo = (b2.__array_interface__["data"][0] - b.__array_interface__["data"][0]) // item
+    lo = (_xp.data_ptr(b2) - _xp.data_ptr(b)) // item
     return _np_as_strided(b2, shape=(n,), strides=(item,)), lo
 
 
@@ -180,16 +190,17 @@ def scatter_view_grad(g, x_geom, v_geom, dtype):
     of x that live there (Note [View geometry]; PyTorch's as_strided_backward)."""
     lo = min(_span(x_geom)[0], _span(v_geom)[0])
     hi = max(_span(x_geom)[1], _span(v_geom)[1])
-    buf = np.zeros(hi - lo + 1, dtype)
+    xp = _xp.array_module(g)
+    buf = xp.zeros(hi - lo + 1, dtype)
     if _overlaps(v_geom[0], v_geom[1]):
-        idx = _window(np.arange(lo, hi + 1), v_geom, lo) - lo
+        idx = _window(xp.arange(lo, hi + 1), v_geom, lo) - lo
         np.add.at(buf, idx.ravel(), np.broadcast_to(g, v_geom[0]).ravel())
     else:
         _window(buf, v_geom, lo)[...] += g
     if _overlaps(x_geom[0], x_geom[1]):
-        count = _multiplicity(x_geom, lo, buf.size)
+        count = xp.asarray(_multiplicity(x_geom, lo, buf.size))
         np.divide(buf, count, out=buf, where=count > 0)
-    return np.array(_window(buf, x_geom, lo), order="C")
+    return _xp.array(_window(buf, x_geom, lo), order="C")
 
 
 def gather_view(g2, x_geom, v_geom, dtype):
@@ -197,15 +208,16 @@ def gather_view(g2, x_geom, v_geom, dtype):
     where x's elements overlap, a location holds the mean of x's elements there)."""
     lo = min(_span(x_geom)[0], _span(v_geom)[0])
     hi = max(_span(x_geom)[1], _span(v_geom)[1])
-    buf = np.zeros(hi - lo + 1, dtype)
+    xp = _xp.array_module(g2)
+    buf = xp.zeros(hi - lo + 1, dtype)
     if _overlaps(x_geom[0], x_geom[1]):
-        idx = _window(np.arange(lo, hi + 1), x_geom, lo) - lo
+        idx = _window(xp.arange(lo, hi + 1), x_geom, lo) - lo
         np.add.at(buf, idx.ravel(), np.broadcast_to(g2, x_geom[0]).ravel())
-        count = _multiplicity(x_geom, lo, buf.size)
+        count = xp.asarray(_multiplicity(x_geom, lo, buf.size))
         np.divide(buf, count, out=buf, where=count > 0)
     else:
         _window(buf, x_geom, lo)[...] = g2
-    return np.array(_window(buf, v_geom, lo))
+    return _xp.array(_window(buf, v_geom, lo))
 
 
 def _k_view_scatter(g, x_geom, v_geom):
@@ -381,7 +393,7 @@ RESHAPE_OP = OpDef("reshape", _k_view, _b_reshape, kind="view", attrs=(("shape",
 
 
 def _k_reshape_copy(a, shape):
-    return np.array(a.reshape(shape))
+    return _xp.array(a.reshape(shape))
 
 
 RESHAPE_COPY_OP = OpDef("reshape_copy", _k_reshape_copy, _b_reshape, attrs=(("shape", None),),
@@ -851,7 +863,7 @@ def _grad_geoms(x, name, make, arr, k):
     """(x_geom, v_geom) for the backward of Note [View geometry]."""
     a = x._data
     if name != "as_strided" and has_internal_overlap(a):
-        stand_in = np.empty(a.shape, np.dtype((np.void, a.itemsize)))
+        stand_in = _xp.array_module(a).empty(a.shape, np.dtype((np.void, a.itemsize)))
         res = make(stand_in)
         v = res if k is None else res[k]
         e, es = extent(v), extent(stand_in)
@@ -986,7 +998,7 @@ def _slice_dim(a, d, start, stop):
     it.pop("descr", None)
     o = _At()
     o.__array_interface__, o.base = it, a
-    return np.asarray(o)
+    return _xp.asarray(o)
 
 
 def _pieces(x, sizes, d, name):
@@ -1245,7 +1257,7 @@ def detach_(x, name=None):
 # clone keeps the input's memory order (PyTorch's preserve_format: a transposed dense tensor
 # clones to a transposed layout), so contiguous() cannot be a clone: it copies in C order,
 # giving PyTorch's contiguous strides for the shape (a dim of size 1 or 0 counts as 1).
-CONTIGUOUS_OP = OpDef("contiguous", lambda a: np.array(a, order="C", copy=True),
+CONTIGUOUS_OP = OpDef("contiguous", lambda a: _xp.array(a, order="C", copy=True),
                       lambda c, g: (g,), node_name="CloneBackward",
                       doc="x in C-contiguous memory: x itself when it already is, else a copy.")
 

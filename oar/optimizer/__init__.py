@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from .. import _xp
 from .. import device as _device
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.inplace import bump
@@ -696,11 +697,13 @@ class Adam(Optimizer):
 
     def _make_flat(self, params, amsgrad=False):
         dt = params[0]._data.dtype
-        if any(p._data.dtype != dt for p in params):
-            return False
+        if any(p._data.dtype != dt or p._data.__class__ is not params[0]._data.__class__
+               for p in params):
+            return False   # dtypes or places differ: the per-parameter path
         n = sum(p._data.size for p in params)
         names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
-        bufs = {k: Tensor._wrap(np.zeros(n, dt)) for k in names + ("_scratch", "_grads")}
+        xp = _xp.array_module(params[0]._data)   # the parameters' place
+        bufs = {k: Tensor._wrap(xp.zeros(n, dt)) for k in names + ("_scratch", "_grads")}
         off = 0
         views, entries = [], []
         for p in params:

@@ -10,6 +10,7 @@ Devices: Note [Only the CPU, PyTorch door] below.
 """
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 
@@ -17,6 +18,8 @@ import numbers
 
 import numpy as np
 
+from .. import _xp
+from .._xp import place_of as _place_of
 from .. import dtypes as _dt
 from ..autograd import grad_mode as _gm
 from ..autograd.errors import ArgTypeError, ArgValueError
@@ -141,7 +144,7 @@ class device:   # noqa: N801  (torch.device)
         return self
 
     def __exit__(self, *exc):
-        _DEFAULT_DEVICE[0] = self._prev
+        set_default_device(self._prev)
         return False
 
 
@@ -154,19 +157,39 @@ _DEFAULT_DEVICE = [CPU]
 
 
 def _device(d, op):
-    """Note [Only the CPU, PyTorch door] for a `device=` argument."""
+    """Note [Only the CPU, PyTorch door] for a `device=` argument: its Place (None: None); a
+    GPU only where a device backend exists (Note [Array module per place])."""
     if d is None:
-        return
+        return None
     if isinstance(d, device):
-        if d.type != "cpu":
+        if d.type != "cpu" and not (d.type == "cuda" and _xp.backend() is not None):
             raise _not_compiled(f"{op}(device={str(d)!r})")
-        return
+        return _A.device(d, op)
     if isinstance(d, str):
         device(d)   # a malformed string is PyTorch's RuntimeError
-        if d.strip().partition(":")[0] != "cpu":
+        kind = d.strip().partition(":")[0]
+        if kind != "cpu" and not (kind == "cuda" and _xp.backend() is not None):
             raise _not_compiled(f"{op}(device={d!r})")
-        return
-    _A.device(d, op)
+    return _A.device(d, op)
+
+
+def _placing(fn, like=False):
+    """fn (a creation function) making its tensor on its `device=` (else the default device;
+    a *_like function: its input's device): Note [Array module per place]."""
+    def placed(*args, **kwargs):
+        d = kwargs.get("device")
+        if d is None:
+            if not like or not args or not isinstance(args[0], _CoreTensor):
+                return fn(*args, **kwargs)
+            place = args[0].place
+        else:
+            place = _device(d, fn.__name__)
+        if place == _xp.DEFAULT[0]:
+            return fn(*args, **kwargs)
+        with _xp.default_place(place):
+            return fn(*args, **kwargs)
+    functools.update_wrapper(placed, fn)
+    return placed
 
 
 def set_default_device(d):
@@ -174,8 +197,9 @@ def set_default_device(d):
     raises (Note [Only the CPU, PyTorch door])."""
     if d is None:
         _DEFAULT_DEVICE[0] = CPU
+        _xp.DEFAULT[0] = _xp.CPU
         return
-    _device(d, "set_default_device")
+    _xp.DEFAULT[0] = _device(d, "set_default_device")
     _DEFAULT_DEVICE[0] = d if isinstance(d, device) else device(d)
 
 
@@ -307,41 +331,41 @@ def set_rng_state(new_state):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     """A tensor of zeros of the given size (`zeros(2, 3)` or `zeros((2, 3))`)."""
-    _device(device, "zeros")
-    return as_door(_creation.zeros(*size, dtype=dtype, requires_grad=requires_grad, out=out))
+    return as_door(_creation.zeros(*size, dtype=dtype, requires_grad=requires_grad, out=out,
+                                    device=_device(device, "zeros")))
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """A tensor of ones of the given size."""
-    _device(device, "ones")
-    return as_door(_creation.ones(*size, dtype=dtype, requires_grad=requires_grad, out=out))
+    return as_door(_creation.ones(*size, dtype=dtype, requires_grad=requires_grad, out=out,
+                                    device=_device(device, "ones")))
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
     """An uninitialised tensor of the given size."""
-    _device(device, "empty")
-    return as_door(_creation.empty(*size, dtype=dtype, requires_grad=requires_grad, out=out))
+    return as_door(_creation.empty(*size, dtype=dtype, requires_grad=requires_grad, out=out,
+                                    device=_device(device, "empty")))
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """A tensor of the given size filled with fill_value (its dtype inferred from it)."""
-    _device(device, "full")
     _no_out("full", out)
     if dtype is None and isinstance(fill_value, numbers.Integral) and \
             not isinstance(fill_value, bool):
         dtype = "int64"         # torch infers int64 for an integer fill (Paddle: float32)
-    return as_door(_creation.full(size, fill_value, dtype=dtype, requires_grad=requires_grad))
+    return as_door(_creation.full(size, fill_value, dtype=dtype, requires_grad=requires_grad,
+                                  device=_device(device, "full")))
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from start to end (excluded) by step (int64 for integer arguments)."""
-    _device(device, "arange")
     _no_out("arange", out)
-    return as_door(_creation.arange(start, end, step, dtype=dtype, requires_grad=requires_grad))
+    return as_door(_creation.arange(start, end, step, dtype=dtype, requires_grad=requires_grad,
+                                    device=_device(device, "arange")))
 
 
 def _scalar_ends(fname, start, end):
@@ -402,9 +426,9 @@ def _aten_logspace(start, end, steps, base, dt):
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """An n x m matrix with ones on the diagonal."""
-    _device(device, "eye")
     _no_out("eye", out)
-    return as_door(_creation.eye(n, m, dtype=dtype, requires_grad=requires_grad))
+    return as_door(_creation.eye(n, m, dtype=dtype, requires_grad=requires_grad,
+                                 device=_device(device, "eye")))
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -415,7 +439,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-    t = as_door(_creation.to_tensor(data, dtype=dtype))
+    t = as_door(_creation.to_tensor(data, dtype=dtype, device=_device(device, "tensor")))
     if requires_grad:
         t.requires_grad = True      # torch's refusal for an integer tensor
     return t
@@ -456,7 +480,7 @@ def _like(core_fn, name):
     def like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None):
         _device(device, name)
-        return core_fn(input, dtype=dtype, requires_grad=requires_grad)
+        return core_fn(input, dtype=dtype, requires_grad=requires_grad, device=device)
     like.__name__ = like.__qualname__ = name
     like.__doc__ = f"{core_fn.__doc__}"
     return like
@@ -471,7 +495,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
               memory_format=None):
     """A tensor shaped like input filled with fill_value (input's dtype unless given)."""
     _device(device, "full_like")
-    return _creation.full_like(input, fill_value, dtype=dtype, requires_grad=requires_grad)
+    return _creation.full_like(input, fill_value, dtype=dtype, requires_grad=requires_grad,
+                               device=device)
 
 
 def _no_out(op, out):
@@ -618,6 +643,13 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
                                 generator=_gen(generator))
 
 
+for _n in ("linspace", "logspace", "as_tensor", "asarray", "rand", "randn", "randint", "randperm",
+           "normal"):   # (zeros, ones, empty, full, arange, eye, tensor pass device= on)
+    globals()[_n] = _placing(globals()[_n])
+for _n in ("rand_like", "randn_like", "randint_like"):
+    globals()[_n] = _placing(globals()[_n], like=True)
+
+
 # --------------------------------------------------------------------------- grad modes
 no_grad = _gm.no_grad
 enable_grad = _gm.enable_grad
@@ -735,18 +767,23 @@ dsplit = _tuple_of("dsplit", "Splits input along dim 2 into equal pieces or at i
 
 # --------------------------------------------------------------------------- Tensor methods
 def _device_of(self):
-    """Where the tensor lives: device(type='cpu')."""
-    return CPU
+    """Where the tensor lives: device(type='cpu') or device(type='cuda', index=N)."""
+    p = _place_of(self._data)
+    return CPU if p.kind == "cpu" else device("cuda", p.index)
 
 
 def _cuda(self, device=None, non_blocking=False, memory_format=None):
-    """Refused: oar runs on the CPU only (Note [Only the CPU, PyTorch door])."""
-    raise _not_compiled("Tensor.cuda()")
+    """The tensor on the GPU (Note [Moving between places]); refused where no GPU backend
+    exists (Note [Only the CPU, PyTorch door])."""
+    if _xp.backend() is None:
+        raise _not_compiled("Tensor.cuda()")
+    return _CoreTensor.cuda(self, device, non_blocking)
 
 
 def _get_device(self):
-    """-1: the tensor is on the CPU (PyTorch's answer for CPU tensors)."""
-    return -1
+    """-1 for a CPU tensor (PyTorch's answer), else the GPU's index."""
+    p = _place_of(self._data)
+    return -1 if p.kind == "cpu" else p.index
 
 
 def _nbytes(self):
@@ -830,7 +867,8 @@ _METHODS = {
 for _n, _f in _METHODS.items():
     setattr(Tensor, _n, _f)
 Tensor.device = property(_device_of)
-Tensor.is_cpu = property(lambda self: True, doc="True: the tensor is on the CPU.")
+Tensor.is_cpu = property(lambda self: _place_of(self._data).kind == "cpu",
+                         doc="Whether the tensor is on the CPU.")
 Tensor.nbytes = property(_nbytes, doc=_nbytes.__doc__)
 Tensor.itemsize = property(_itemsize, doc=_itemsize.__doc__)
 del _n, _f

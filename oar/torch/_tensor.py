@@ -246,6 +246,9 @@ class Tensor(_CoreTensor):
         if not force and self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._data.__class__ is not np.ndarray and self.is_cuda:
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use "
+                            "Tensor.cpu() to copy the tensor to host memory first.")
         if self._data.dtype == _dt.BFLOAT16_NP:   # NumPy has no bfloat16 for PyTorch
             raise ArgTypeError("Got unsupported ScalarType BFloat16 (numpy() of a bfloat16 "
                                "tensor; fix: t.float().numpy())")

@@ -1,12 +1,16 @@
-"""torch.cuda on oar: no CUDA device exists (Note [Only the CPU, PyTorch door]).
-
-Queries answer honestly (is_available() is False, device_count() is 0); seeding and
-synchronising have nothing to act on and do nothing, as on PyTorch's CPU build; the memory
-counters report oar's own accounting of live tensors (storage.py); anything that would need a
-device (current_device, set_device, get_device_name, Stream, ...) raises in one line.
+"""torch.cuda on oar. Without a device backend (CuPy and a CUDA device; Note [Array module
+per place]) no CUDA device exists (Note [Only the CPU, PyTorch door]): queries answer honestly
+(is_available() is False, device_count() is 0); seeding and synchronising have nothing to act
+on and do nothing, as on PyTorch's CPU build; the memory counters report oar's own accounting
+of live CPU tensors (storage.py); anything that would need a device (current_device,
+set_device, get_device_name, Stream, ...) raises in one line. With a backend, the queries,
+synchronize, events and the memory counters speak of the GPU (its own counters).
 """
 from __future__ import annotations
 
+import time as _time
+
+from .. import _xp
 from .. import storage as _storage
 from ..ops.args import DeviceUnavailableError
 
@@ -27,18 +31,19 @@ def _no_cuda(what):
 
 
 def is_available():
-    """False: oar has no CUDA devices."""
-    return False
+    """Whether a CUDA device can be used (CuPy and a device, or the test-only fake device)."""
+    return _xp.backend() is not None
 
 
 def device_count():
-    """0: oar has no CUDA devices."""
-    return 0
+    """The number of CUDA devices (0 without a device backend)."""
+    b = _xp.backend()
+    return 0 if b is None else b.count
 
 
 def is_initialized():
-    """False: there is no CUDA state to initialise."""
-    return False
+    """Whether a CUDA device backend is in use."""
+    return _xp.backend() is not None
 
 
 def init():
@@ -65,27 +70,49 @@ def seed_all():
 
 
 def synchronize(device=None):
-    """Nothing to wait for: oar's kernels have finished when they return."""
+    """Waits for the GPU's queued kernels (nothing to wait for without one: oar's CPU
+    kernels have finished when they return)."""
+    b = _xp.backend()
+    if b is not None and b.name == "cupy":
+        b.xp.cuda.Device().synchronize()
+
+
+def _gpu(device):
+    """The GPU Place the memory counters speak of: None without a backend (then the CPU
+    counters, as before)."""
+    b = _xp.backend()
+    if b is None:
+        return None
+    if device is None:
+        return b.place
+    from ..ops.args import device as parse
+    return parse(device if not isinstance(device, int) else f"cuda:{device}", "torch.cuda")
 
 
 def empty_cache():
-    """Releases the buffers oar's caching allocator keeps (Note [Caching allocator])."""
+    """Releases the buffers oar's caching allocator keeps (Note [Caching allocator]), and
+    CuPy's memory pool's free blocks on a GPU."""
     _storage.empty_cache()
+    b = _xp.backend()
+    if b is not None and b.name == "cupy":
+        b.xp.get_default_memory_pool().free_all_blocks()
 
 
 def memory_allocated(device=None):
-    """Bytes held by live tensors, by oar's own accounting (all on the CPU)."""
-    return _storage.memory_allocated()
+    """Bytes held by live tensors on the GPU, by oar's own accounting (without a GPU: live
+    CPU tensors)."""
+    return _storage.memory_allocated(_gpu(device))
 
 
 def max_memory_allocated(device=None):
     """Peak bytes held by live tensors since the last reset (oar's accounting)."""
-    return _storage.max_memory_allocated()
+    return _storage.max_memory_allocated(_gpu(device))
 
 
 def memory_reserved(device=None):
-    """Bytes of live tensors plus the caching allocator's pool (oar's accounting)."""
-    return _storage.memory_reserved()
+    """Bytes of live tensors plus what the allocator keeps cached (oar's accounting; on a
+    GPU, CuPy's pool)."""
+    return _storage.memory_reserved(_gpu(device))
 
 
 max_memory_reserved = memory_reserved
@@ -93,7 +120,7 @@ max_memory_reserved = memory_reserved
 
 def reset_peak_memory_stats(device=None):
     """Resets the peak of max_memory_allocated() to the bytes held now."""
-    _storage.reset_max_memory_allocated()
+    _storage.reset_max_memory_allocated(_gpu(device))
 
 
 reset_max_memory_allocated = reset_peak_memory_stats
@@ -101,9 +128,9 @@ reset_max_memory_allocated = reset_peak_memory_stats
 
 def memory_stats(device=None):
     """oar's counters in PyTorch's key names."""
-    return {"allocated_bytes.all.current": _storage.memory_allocated(),
-            "allocated_bytes.all.peak": _storage.max_memory_allocated(),
-            "reserved_bytes.all.current": _storage.memory_reserved()}
+    return {"allocated_bytes.all.current": memory_allocated(device),
+            "allocated_bytes.all.peak": max_memory_allocated(device),
+            "reserved_bytes.all.current": memory_reserved(device)}
 
 
 def is_bf16_supported(including_emulation=True):
@@ -138,9 +165,44 @@ def _refuse(name):
     return fn
 
 
-current_device = _refuse("current_device")
-set_device = _refuse("set_device")
-get_device_name = _refuse("get_device_name")
+def _with_backend(name, fn):
+    """fn where a device backend exists, else the refusal of oar's CPU-only build."""
+    refused = _refuse(name)
+
+    def call(*args, **kwargs):
+        if _xp.backend() is None:
+            return refused(*args, **kwargs)
+        return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = fn.__doc__
+    return call
+
+
+def _current_device():
+    """The index of the current CUDA device (oar uses device 0)."""
+    return _xp.backend().place.index
+
+
+def _set_device(device):
+    """Selects the current CUDA device: only device 0 in this version."""
+    from ..ops.args import device as parse
+    p = parse(device if not isinstance(device, int) else f"cuda:{device}", "set_device")
+    if p.index != 0:
+        raise RuntimeError(f"torch.cuda.set_device({device!r}): oar uses CUDA device 0 only")
+
+
+def _get_device_name(device=None):
+    """The CUDA device's name."""
+    b = _xp.backend()
+    if b.name != "cupy":
+        return "oar fake device (tests only)"
+    name = b.xp.cuda.runtime.getDeviceProperties(0)["name"]
+    return name.decode() if isinstance(name, bytes) else name
+
+
+current_device = _with_backend("current_device", _current_device)
+set_device = _with_backend("set_device", _set_device)
+get_device_name = _with_backend("get_device_name", _get_device_name)
 get_device_properties = _refuse("get_device_properties")
 get_device_capability = _refuse("get_device_capability")
 get_rng_state = _refuse("get_rng_state")
@@ -159,10 +221,40 @@ class Stream:
 
 
 class Event:
-    """Refused: CUDA events need a CUDA device."""
+    """torch.cuda.Event for timing GPU work: record(), synchronize(), elapsed_time(end) in
+    milliseconds (a CuPy event; the fake device times with the host clock). Refused without
+    a device backend."""
 
-    def __init__(self, *args, **kwargs):
-        raise RuntimeError("torch.cuda.Event requires CUDA support (oar runs on the CPU only)")
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        b = _xp.backend()
+        if b is None:
+            raise RuntimeError("torch.cuda.Event requires CUDA support (oar runs on the CPU "
+                               "only)")
+        self._ev = b.xp.cuda.Event() if b.name == "cupy" else None
+        self._t = None
+
+    def record(self, stream=None):
+        """Marks this point of the GPU's work."""
+        if self._ev is not None:
+            self._ev.record()
+        else:
+            self._t = _time.perf_counter()
+
+    def synchronize(self):
+        """Waits until the work before record() has finished."""
+        if self._ev is not None:
+            self._ev.synchronize()
+
+    def query(self):
+        """Whether the work before record() has finished."""
+        return self._ev.done if self._ev is not None else True
+
+    def elapsed_time(self, end_event):
+        """Milliseconds between this event's record() and end_event's."""
+        if self._ev is not None:
+            import cupy
+            return cupy.cuda.get_elapsed_time(self._ev, end_event._ev)
+        return (end_event._t - self._t) * 1000.0
 
 
 class device:   # noqa: N801  (torch.cuda.device, a context manager)

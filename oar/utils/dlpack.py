@@ -126,6 +126,9 @@ def _export_array(t, copy):
 
 def export(t, stream=None, max_version=None, dl_device=None, copy=None):
     """Tensor.__dlpack__: a DLPack capsule over t's memory (Note [Memory shared outside oar])."""
+    if t._data.__class__ is not np.ndarray and t.is_cuda:
+        raise BufferError("__dlpack__: exporting a GPU tensor is not supported yet (oar on a "
+                          "GPU is new: docs/gpu.md). Fix: export t.cpu()")
     _check_export(t, stream, dl_device, copy, "__dlpack__")
     a = _export_array(t, copy)
     if a is not t._data and copy is None:

@@ -66,8 +66,7 @@ def _grad_edges(outputs, inputs, grad_outputs, retain_graph, create_graph, allow
                 materialize_grads):
     """torch.autograd.grad where some inputs or outputs are GradientEdges: the engine takes
     (node, output_nr) pairs, which is what an edge is, so the run is the core grad's."""
-    import numpy as np
-
+    from ... import _xp
     from ...autograd import engine
     from ...autograd import functional as core
     from ...tensor import Tensor as T
@@ -116,13 +115,13 @@ def _grad_edges(outputs, inputs, grad_outputs, retain_graph, create_graph, allow
                                    "have been used in the graph. Set allow_unused=True if this "
                                    "is the desired behavior.")
             if materialize_grads:
-                r = t._result_class._wrap(np.zeros(t._data.shape, t._data.dtype))
+                r = t._result_class._wrap(_xp.array_module(t._data).zeros(t._data.shape, t._data.dtype))
             out.append(r)
             continue
         if isinstance(t, T) and r._data.dtype != t._data.dtype:
             r = r.astype(t.dtype)
         if not create_graph:
-            r = T._wrap(np.array(r._data))
+            r = T._wrap(r._data.copy(order="K"))
         cls = t._result_class if isinstance(t, T) else Tensor_
         if r.__class__ is not cls:
             r.__class__ = cls

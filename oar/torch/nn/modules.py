@@ -21,6 +21,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
+from ... import _xp
 from ... import dtypes as _dt
 from ...autograd import grad_mode
 from ...autograd.inplace import bump
@@ -469,16 +470,20 @@ class Module(_core.Layer):
             else:
                 device = a
         if device is not None:
-            _check_device(device, type(self).__name__ + ".to")
+            self._move_tensors(_check_device(device, type(self).__name__ + ".to"))
         return self._cast(dtype) if dtype is not None else self
 
     def cpu(self):
-        """self: oar's tensors live on the CPU."""
-        return self
+        """Moves every parameter and buffer to the CPU (the same objects); returns self."""
+        return self._move_tensors(_xp.CPU)
 
     def cuda(self, device=None):
-        """Refused: oar runs on the CPU only."""
-        _check_device("cuda", type(self).__name__ + ".cuda")
+        """Moves every parameter and buffer to the GPU (the same objects); refused where no
+        GPU backend exists (oar's CPU-only build). Returns self."""
+        if isinstance(device, int) and not isinstance(device, bool):
+            device = f"cuda:{device}"
+        return self._move_tensors(_check_device("cuda" if device is None else device,
+                                                type(self).__name__ + ".cuda"))
 
     def float(self):
         """Casts floating parameters and buffers to float32; returns self."""
@@ -668,10 +673,15 @@ def _copy_plan(plan, assign):
 
 
 def _check_device(device, op):
+    """The Place a module moves to: the CPU, or a GPU where a device backend exists."""
     s = str(getattr(device, "type", device)).split(":")[0].lower()
-    if s not in ("cpu", "place(cpu)", "cpuplace()", "cpuplace"):
-        raise RuntimeError(f"{op}({device!r}): oar runs on the CPU only (Torch not compiled "
-                           "with CUDA enabled); use 'cpu'")
+    if s in ("cpu", "place(cpu)", "cpuplace()", "cpuplace"):
+        return _xp.CPU
+    if s in ("cuda", "gpu", "place(gpu") and _xp.backend() is not None:
+        from ...ops.args import device as parse
+        return parse(device, op)
+    raise RuntimeError(f"{op}({device!r}): oar runs on the CPU only (Torch not compiled "
+                       "with CUDA enabled); use 'cpu'")
 
 
 # ---------------------------------------------------------------------- containers
