@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from .. import _xp
+from ..place import CPU
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..autograd.inplace import (bump, check_inplace_autograd, check_overlap, check_writable,
@@ -900,6 +901,7 @@ def _last_writers_only(values, idx, ax, shape):
     """Paddle's gradient of put_along_axis(reduce='assign') where indices repeat: only the
     value written last (C order, as the kernel writes) receives one. values * mask writes
     the same result (an overwritten value is overwritten) and gives that gradient."""
+    idx = _xp.to_place(idx, CPU)   # the mask is index bookkeeping: worked out on the host
     if (idx.size == 0 or values._data.shape != idx.shape or idx.min() < 0
             or idx.max() >= shape[ax]):
         return values   # (indices out of range: the scatter's own check names them)
@@ -911,7 +913,8 @@ def _last_writers_only(values, idx, ax, shape):
     _, last_rev = np.unique(dest[::-1], return_index=True)
     mask = np.zeros(dest.size, values._data.dtype)
     mask[dest.size - 1 - last_rev] = 1
-    return values * R.as_tensor(mask.reshape(idx.shape))
+    mask = _xp.on_place_of(mask.reshape(idx.shape), values._data)
+    return values * wrap_as(values._result_class, mask)
 
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
