@@ -538,22 +538,26 @@ def result_class(args):
     return first or Tensor
 
 
-def dispatch(op, args, attrs):
-    """Normal op: new memory."""
+def dispatch(op, args, attrs, reuse=()):
+    """Normal op: new memory, or the memory of an operand in `reuse` (indices of operands
+    the calling spelling found nobody else holds, Note [Temporary elision])."""
     if AUTOCAST.dtype is not None and op.name in AUTOCAST.policy:   # Note [Autocast]
         args = autocast_args(op.name, args)
     fast = op.fast
     if fast is not None:
         arrays = _fast_arrays(op, args, attrs, False)
         if arrays is not None:
+            hit = _elision_hit(op, args, arrays, reuse, None, fast) if reuse else None
             try:
-                res = fast(*arrays, *op.fast_const)
+                res = (fast(*arrays, *op.fast_const) if hit is None else
+                       fast(*arrays, *op.fast_const, out=hit[1]))
             except ValueError as e:
                 _fast_failed(op, arrays, e)
             if res is not None:   # None: the kernel declined (Note [Fast matmul])
                 if res.__class__ is not _ndarray:
                     res = np.asarray(res)
-                out = wrap_result(result_class(args), res)   # Note [Result layout per door]
+                out = (wrap_result(result_class(args), res) if hit is None   # Note [Result layout per door]
+                       else _elision.result_into(result_class(args), res, hit, args))
                 if _RECORDER is not None:   # Note [Capture and replay]
                     res = out._data   # what the result holds (wrap_result may have copied)
                     _RECORDER.tensors(args)
@@ -577,8 +581,12 @@ def dispatch(op, args, attrs):
         if op.check is not None:
             op.check(op.name, args, attrs, rdt)
         arrays = int_scalars([a._data if isinstance(a, Tensor) else a for a in args], rdt)
+        hit = None
+        if reuse and not _has_bf16(arrays, rdt):   # Note [Temporary elision]
+            hit = _elision_hit(op, args, arrays, reuse, rdt, None)
         try:
-            res = (op.kernel(None, rdt, *arrays, *attrs) if not _has_bf16(arrays, rdt) else
+            res = (op.kernel(None if hit is None else hit[1], rdt, *arrays, *attrs)
+                   if not _has_bf16(arrays, rdt) else
                    _bf16_pointwise(op, None, rdt, arrays, attrs))
         except ValueError as e:   # a tensor attr (clip's min/max) that does not broadcast
             _fast_failed(op, list(arrays) + [a._data if isinstance(a, Tensor) else a
@@ -591,6 +599,9 @@ def dispatch(op, args, attrs):
     if isinstance(res, tuple):
         outs = tuple(wrap_result(cls, _own(r)) for r in res)
         out = outs[0]
+    elif op.kind == "pointwise" and hit is not None:   # Note [Temporary elision]
+        outs = None
+        out = _elision.result_into(cls, res, hit, args)
     else:
         outs = None
         out = wrap_result(cls, _own(res))   # Note [Result layout per door]
@@ -607,6 +618,17 @@ def dispatch(op, args, attrs):
     if _TIMELINE is not None:   # Note [Memory timeline]
         _TIMELINE.op(op.name, out)
     return outs if outs is not None else out
+
+
+def _elision_hit(op, args, arrays, reuse, rdt, fast):
+    """(k, buffer): the operand of `reuse` whose memory receives the result, or None (Note
+    [Temporary elision]). rdt None: the fast kernel's result, of its operands' dtype."""
+    if rdt is None:
+        if op.result_dtype is not None and op.result_dtype is not float_result:
+            return None
+        rdt = next(a.dtype for a in arrays if a.__class__ is _ndarray)
+    grad = op.differentiable and _STATE.enabled
+    return _elision.buffer_for(op, args, arrays, reuse, rdt, fast, grad, _needs_grad)
 
 
 # Note [bfloat16 opmath]
@@ -962,3 +984,4 @@ def dispatch_out(op, args, attrs, out):
 # Every spelling of a declared op (function, method, in-place, out=) is a closure built by
 # ops/spellings.py (Note [Spelling templates]); op modules import these names from here.
 from .spellings import declare, install, register_function  # noqa: E402,F401  (needs the names above)
+from . import elision as _elision  # noqa: E402  (Note [Temporary elision])

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import storage as _storage
 from ..tensor import FAST_CLASSES, Tensor, wrap_as, wrap_result
+from . import elision as _E
 from . import registry as R
 from .registry import (FUNCTIONS, OPS, OpDef, as_tensor, axis_attr, float_result, number_attr,
                        operand)
@@ -32,6 +33,9 @@ _asarray = np.asarray
 _take = _storage.take
 _POOL_MIN = _storage.POOL_MIN_BYTES
 _fast_failed = R._fast_failed
+_dead = _E.dead   # Note [Temporary elision]: called from a spelling's own frame only
+_ELIDE_MIN = _E.MIN_BYTES
+_ufunc = np.ufunc
 _EMPTY = inspect.Parameter.empty
 _PK = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
@@ -170,6 +174,16 @@ def fast_parts(op):
     return fast, fast_classes, const, _POOL_MIN if pooled else _NEVER
 
 
+def elision_parts(op, pool_min):
+    """Note [Temporary elision] for a template: the size from which an operand may receive
+    the result (never where the result dtype may differ: the pool's rule), and whether the
+    fast kernel may write into input 0 (the in-place spelling's kernel, or a ufunc) and into
+    input 1 (a ufunc)."""
+    ufunc = op.fast.__class__ is _ufunc
+    return (_ELIDE_MIN if pool_min is not _NEVER else _NEVER,
+            op.inplace_ok or ufunc, ufunc)
+
+
 def usable_operand(other):
     """Whether an operator can take `other` (else NotImplemented, and Python tries the other
     side): a tensor, a Python number or anything with __array__ (not a list: `x + [1]` is
@@ -189,17 +203,28 @@ def _operand_errors(op, spelling_name, operator):
 def new_unary(op, spelling_name):
     """(x, name=None, out=None): Note [Fast path] for a plain floating x."""
     fast, fast_classes, const, pool_min = fast_parts(op)
+    elide_min, x_ok, _ = elision_parts(op, pool_min)
+    operands = () if const is _NO_CONST else (const,)
 
     def spelling(x, name=None, out=None):
         if out is None and x.__class__ in fast_classes:
             xd = x._data
             if xd.dtype in _FLOATS and (x._grad_fn is None and not x._requires_grad
                                         and x._view is None or not _STATE.enabled):
-                buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
+                buf = None
+                if xd.nbytes >= elide_min:
+                    if (_E.ENABLED and x_ok and _dead(x)
+                            and _E.root_buffer(x, 1) is not None):   # Note [Temporary elision]
+                        return _E.result(x.__class__, _E.into(fast, x, xd, *operands), x)
+                    if xd.nbytes >= pool_min:
+                        buf = _take(xd.shape, xd.dtype)
                 r = fast(xd, out=buf) if const is _NO_CONST else fast(xd, const, out=buf)
                 if r.__class__ is not _ndarray:
                     r = _asarray(r)
                 return wrap_result(x.__class__, r)
+            if xd.nbytes >= elide_min and _E.ENABLED and _dead(x):   # Note [Temporary elision]
+                xd = None   # dispatch counts the references to x's array
+                return R.dispatch(op, (x,), (), (0,))
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if out is not None:
@@ -213,6 +238,7 @@ def new_binary(op, spelling_name, operator=False):
     a Python number. With `operator`, the body of `x + y` (ops/operators.py): an unusable y
     gives NotImplemented, and the op's attrs are their defaults."""
     fast, fast_classes, _, pool_min = fast_parts(op)
+    elide_min, x_ok, y_ok = elision_parts(op, pool_min)
     attrs = op.fast_attrs
     errors = _operand_errors(op, spelling_name, operator)
 
@@ -226,8 +252,16 @@ def new_binary(op, spelling_name, operator=False):
                     yd = y._data
                     if yd.dtype is xd.dtype and (y._grad_fn is None and not y._requires_grad
                                                  and y._view is None or not _STATE.enabled):
-                        buf = (_take(xd.shape, xd.dtype) if xd.nbytes >= pool_min
-                               and yd.shape == xd.shape else None)
+                        buf = None
+                        if _E.ENABLED and (xd.nbytes >= elide_min or yd.nbytes >= elide_min):
+                            # `dead` before x and y are pushed as arguments (it counts them)
+                            x_dead = x_ok and _dead(x)
+                            y_dead = y_ok and _dead(y)
+                            t = _E.binary_target(x, y, x_dead, y_dead)
+                            if t is not None:   # Note [Temporary elision]
+                                return _E.result(x.__class__, _E.into(fast, t, xd, yd), t)
+                        if xd.nbytes >= pool_min and yd.shape == xd.shape:
+                            buf = _take(xd.shape, xd.dtype)
                         try:
                             r = fast(xd, yd, out=buf)
                         except ValueError as e:   # shapes that do not broadcast
@@ -236,7 +270,13 @@ def new_binary(op, spelling_name, operator=False):
                             r = _asarray(r)
                         return wrap_result(x.__class__, r)
                 elif c is float or c is int:
-                    buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
+                    buf = None
+                    if xd.nbytes >= elide_min:
+                        if (_E.ENABLED and x_ok and _dead(x)
+                                and _E.root_buffer(x, 1) is not None):   # Note [Temporary elision]
+                            return _E.result(x.__class__, _E.into(fast, x, xd, y), x)
+                        if xd.nbytes >= pool_min:
+                            buf = _take(xd.shape, xd.dtype)
                     r = fast(xd, y, out=buf)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
@@ -249,6 +289,16 @@ def new_binary(op, spelling_name, operator=False):
             y = operand(y, *errors)
         if out is not None:
             return R.dispatch_out(op, (x, y), attrs, out)
+        if _E.ENABLED:   # Note [Temporary elision]: which operands nobody else holds
+            reuse = ((0,) if x.__class__ in fast_classes and x._data.nbytes >= elide_min
+                     and _dead(x) else ()) + \
+                    ((1,) if y.__class__ in fast_classes and y._data.nbytes >= elide_min
+                     and _dead(y) else ())
+        else:
+            reuse = ()
+        if reuse:
+            xd = yd = None   # dispatch counts the references to the operands' arrays
+            return R.dispatch(op, (x, y), attrs, reuse)
         return R.dispatch(op, (x, y), attrs)
     return spelling
 
@@ -256,6 +306,7 @@ def new_binary(op, spelling_name, operator=False):
 def new_binary_alpha(op, spelling_name):
     """(x, y, alpha=1, name=None, out=None): new_binary's fast path when alpha is the default."""
     fast, fast_classes, _, pool_min = fast_parts(op)
+    elide_min, x_ok, y_ok = elision_parts(op, pool_min)
     (_, default), = op.attrs
     checked = "alpha" in op.number_attrs
 
@@ -269,8 +320,16 @@ def new_binary_alpha(op, spelling_name):
                     yd = y._data
                     if yd.dtype is xd.dtype and (y._grad_fn is None and not y._requires_grad
                                                  and y._view is None or not _STATE.enabled):
-                        buf = (_take(xd.shape, xd.dtype) if xd.nbytes >= pool_min
-                               and yd.shape == xd.shape else None)
+                        buf = None
+                        if _E.ENABLED and (xd.nbytes >= elide_min or yd.nbytes >= elide_min):
+                            # `dead` before x and y are pushed as arguments (it counts them)
+                            x_dead = x_ok and _dead(x)
+                            y_dead = y_ok and _dead(y)
+                            t = _E.binary_target(x, y, x_dead, y_dead)
+                            if t is not None:   # Note [Temporary elision]
+                                return _E.result(x.__class__, _E.into(fast, t, xd, yd), t)
+                        if xd.nbytes >= pool_min and yd.shape == xd.shape:
+                            buf = _take(xd.shape, xd.dtype)
                         try:
                             r = fast(xd, yd, out=buf)
                         except ValueError as e:
@@ -279,7 +338,13 @@ def new_binary_alpha(op, spelling_name):
                             r = _asarray(r)
                         return wrap_result(x.__class__, r)
                 elif c is float or c is int:
-                    buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
+                    buf = None
+                    if xd.nbytes >= elide_min:
+                        if (_E.ENABLED and x_ok and _dead(x)
+                                and _E.root_buffer(x, 1) is not None):   # Note [Temporary elision]
+                            return _E.result(x.__class__, _E.into(fast, x, xd, y), x)
+                        if xd.nbytes >= pool_min:
+                            buf = _take(xd.shape, xd.dtype)
                     r = fast(xd, y, out=buf)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
@@ -292,6 +357,16 @@ def new_binary_alpha(op, spelling_name):
             alpha = number_attr(alpha, spelling_name, "alpha", default is None)
         if out is not None:
             return R.dispatch_out(op, (x, y), (alpha,), out)
+        if _E.ENABLED:   # Note [Temporary elision]: which operands nobody else holds
+            reuse = ((0,) if x.__class__ in fast_classes and x._data.nbytes >= elide_min
+                     and _dead(x) else ()) + \
+                    ((1,) if y.__class__ in fast_classes and y._data.nbytes >= elide_min
+                     and _dead(y) else ())
+        else:
+            reuse = ()
+        if reuse:
+            xd = yd = None   # dispatch counts the references to the operands' arrays
+            return R.dispatch(op, (x, y), (alpha,), reuse)
         return R.dispatch(op, (x, y), (alpha,))
     return spelling
 
@@ -299,23 +374,31 @@ def new_binary_alpha(op, spelling_name):
 def new_reflected(op):
     """(x, y) for `2 - x` (x is the tensor, y the number on the left): the fast path only
     for a Python number, which stays weak for type promotion (ops/operators.py)."""
-    fast, fast_classes, _, _ = fast_parts(op)
+    fast, fast_classes, _, pool_min = fast_parts(op)
+    elide_min, _, x_ok = elision_parts(op, pool_min)   # x is the op's input 1 here
     attrs = op.fast_attrs
 
     def spelling(x, y):
+        reuse = ()
         if x.__class__ in fast_classes:
             xd = x._data
             if xd.dtype in _FLOATS and (x._grad_fn is None and not x._requires_grad
                                         and x._view is None or not _STATE.enabled):
                 c = y.__class__
                 if c is float or c is int:
+                    if (xd.nbytes >= elide_min and _E.ENABLED and x_ok and _dead(x)
+                            and _E.root_buffer(x, 1) is not None):   # Note [Temporary elision]
+                        return _E.result(x.__class__, _E.into(fast, x, y, xd), x)
                     r = fast(y, xd)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
                     return wrap_result(x.__class__, r)
+            if xd.nbytes >= elide_min and _E.ENABLED and _dead(x):   # Note [Temporary elision]
+                xd = None   # dispatch counts the references to x's array
+                reuse = (1,)
         if not usable_operand(y):
             return NotImplemented
-        r = R.dispatch(op, (operand(y), x), attrs)
+        r = R.dispatch(op, (operand(y), x), attrs, reuse)
         if r.__class__ is not x._result_class:   # Note [Result class]: x is the tensor operand
             r.__class__ = x._result_class
         return r
