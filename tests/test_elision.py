@@ -287,3 +287,113 @@ def test_result_strides_are_those_of_a_fresh_result(no_gc):
 # --------------------------------------------------------------------------- the count
 def test_calibrated_counts_are_cpython_shaped():
     assert E._CALL_DEAD > 0 and E._OP_DEAD == E._CALL_DEAD + 1
+
+
+# --------------------------------------------------------------------------- Note [Donated activations]
+def _seq_input():
+    oar.seed(0)
+    return oar.randn([64, 64])
+
+
+def _linear():
+    oar.seed(1)
+    return oar.nn.Linear(64, 1024)          # 64 x 1024 float32 activations: 256 KiB
+
+
+def test_sequential_donates_an_activation_nobody_else_holds(no_gc):
+    nn = oar.nn
+    m = nn.Sequential(_linear(), nn.ReLU(), nn.Sigmoid(), nn.Tanh(), nn.LeakyReLU(0.1))
+    x = _seq_input()
+    with oar.no_grad():
+        y, p = peak(lambda: m(x))
+        E.ENABLED = False
+        ref, p_off = peak(lambda: m(x))
+    assert (p, p_off) == (B, 2 * B)
+    np.testing.assert_array_equal(y.numpy(), ref.numpy())
+    assert E._TOKEN is None
+
+
+def test_the_first_layer_input_is_never_donated(no_gc):
+    x = oar.to_tensor(X.copy())
+    y = oar.nn.Sequential(oar.nn.ReLU())(x)
+    np.testing.assert_array_equal(x.numpy(), X)
+    np.testing.assert_array_equal(y.numpy(), np.maximum(X, 0))
+
+
+def test_an_activation_kept_by_a_hook_is_not_donated(no_gc):
+    nn = oar.nn
+    kept = []
+    lin, act = _linear(), nn.ReLU()
+    lin.register_forward_post_hook(lambda layer, inp, out: kept.append(out))
+    m = nn.Sequential(lin, act)
+    y = m(_seq_input())
+    pre = kept[0].numpy()
+    assert (pre < 0).any()                      # relu would have changed it
+    np.testing.assert_array_equal(y.numpy(), np.maximum(pre, 0))
+
+
+def test_a_layer_with_a_pre_hook_is_not_donated_to(no_gc):
+    nn = oar.nn
+    seen = []
+    act = nn.ReLU()
+    act.register_forward_pre_hook(lambda layer, inp: seen.append(inp[0]))
+    m = nn.Sequential(_linear(), act)
+    y = m(_seq_input())
+    assert (seen[0].numpy() < 0).any()          # the input as it was, not relu's result
+    np.testing.assert_array_equal(y.numpy(), np.maximum(seen[0].numpy(), 0))
+
+
+def test_only_the_exact_activation_classes_are_donated_to(no_gc):
+    nn = oar.nn
+
+    class ReLUPlusInput(nn.ReLU):               # reads x after relu: must not be donated
+        def forward(self, x):
+            return oar.nn.functional.relu(x) + x
+
+    m = nn.Sequential(_linear(), ReLUPlusInput())
+    with oar.no_grad():
+        y = m(_seq_input())
+        E.ENABLED = False
+        ref = m(_seq_input())
+    np.testing.assert_array_equal(y.numpy(), ref.numpy())
+
+
+def test_donation_under_autograd_keeps_gradients(no_gc):
+    nn = oar.nn
+    m = nn.Sequential(_linear(), nn.LeakyReLU(0.1), nn.Tanh())
+    grads = []
+    for on in (True, False):
+        E.ENABLED = on
+        m.clear_gradients()
+        m(_seq_input()).sum().backward()
+        grads.append(m[0].weight.grad.numpy().copy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_an_unused_donation_is_withdrawn(no_gc):
+    # ReLU(inplace=True) never asks for the token: the returned tensor is x itself, which
+    # the caller now holds; a later op on it must not take its memory
+    nn = oar.nn
+    m = nn.Sequential(_linear(), nn.ReLU(inplace=True))
+    with oar.no_grad():
+        y = m(_seq_input())
+        before = y.numpy()
+        z = oar.exp(y)
+    np.testing.assert_array_equal(y.numpy(), before)
+    np.testing.assert_array_equal(z.numpy(), np.exp(before))
+
+
+def test_a_weakly_referenced_activation_is_not_donated(no_gc):
+    nn = oar.nn
+    refs, seen = [], []
+    lin = _linear()
+    lin.register_forward_post_hook(lambda layer, inp, out: refs.append(weakref.ref(out)))
+
+    def pack(s):   # after relu's kernel (relu saves its output); linear's saves come first
+        if refs:
+            seen.append(refs[0]().numpy())
+        return s
+    with oar.autograd.saved_tensors_hooks(pack, lambda s: s):
+        y = nn.Sequential(lin, nn.ReLU())(_seq_input())
+    assert (seen[0] < 0).any()
+    np.testing.assert_array_equal(y.numpy(), np.maximum(seen[0], 0))

@@ -7,6 +7,7 @@ import functools
 import inspect
 import math
 import re
+import sys
 import warnings
 import weakref
 from collections import OrderedDict
@@ -18,6 +19,7 @@ from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.inplace import bump
 from ..ops import args as _args
+from ..ops import elision as _elision
 from ..storage import new_storage
 from ..tensor import Tensor
 from . import _checks as _c
@@ -1500,6 +1502,12 @@ class Tanh(Layer):
         return F.tanh(x)
 
 
+# Note [Donated activations]: the exact classes whose forward reads x in exactly one op
+_DONATABLE = _elision.DONATABLE
+_DONATABLE.update((ReLU, LeakyReLU, Sigmoid, Tanh))
+_refcount = sys.getrefcount
+
+
 class GELU(Layer):
     """Elementwise Gaussian error linear unit."""
     def __init__(self, approximate=False, name=None):
@@ -1603,7 +1611,12 @@ class Sequential(Layer):
     def forward(self, x):
         """x passed through every layer in order."""
         for layer in self._sub_layers.values():
-            x = layer(x)
+            if (layer.__class__ in _DONATABLE and _refcount(x) == _elision.LOCAL_ONLY
+                    and layer._forward_pre_hooks is None and layer._forward_hooks is None
+                    and _elision.ENABLED):   # Note [Donated activations]: x is ours alone
+                x = _elision.call_donating(layer, x)
+            else:
+                x = layer(x)
         return x
 
     def __getitem__(self, i):

@@ -30,7 +30,9 @@ from ..tensor import wrap_as
 #      stack, so one more is accepted, only when the caller's current instruction is
 #      BINARY_OP. A list, dict, closure, caller's local, retain_grad (its list), `.grad`, a
 #      view's `_base`, an argument already pushed for another call: each adds a reference.
-#      Weak references are not counted: a tensor with any is refused. Known gap, as NumPy
+#      Weak references are not counted: a tensor with any is refused. The one other way
+#      in: an activation nn.Sequential donated to this op (Note [Donated activations]).
+#      Known gap, as NumPy
 #      has without its C backtrace check: C code that passes a *borrowed* reference to `*`
 #      from inside a BINARY_OP (NumPy's object-dtype loops over an array of tensors) looks
 #      like a temporary; tensors inside object arrays are not supported with elision on.
@@ -61,7 +63,8 @@ from ..tensor import wrap_as
 # memory_allocated() is unchanged, and the dead operand's Storage, left with no bytes,
 # subtracts none when it goes. The memory timeline counts the bytes in the entry's `elided`
 # (Note [Memory timeline]).
-MIN_BYTES = 1 << 18   # 256 KiB, NumPy's threshold for temporary elision too
+# 256 KiB, NumPy's threshold too; OAR_ELISION_MIN_BYTES overrides it at import (benchmarks)
+MIN_BYTES = int(os.environ.get("OAR_ELISION_MIN_BYTES", 1 << 18))
 _getrefcount = sys.getrefcount
 _getframe = sys._getframe
 _weakcount = weakref.getweakrefcount
@@ -78,16 +81,54 @@ _BINARY_OP = -1
 
 
 def dead(t):
-    """Condition 2 of Note [Temporary elision]: nobody but the calling spelling holds t.
-    Call it from a spelling's own frame (the counts are calibrated for that depth)."""
+    """Condition 2 of Note [Temporary elision]: nobody but the calling spelling holds t, or
+    t is an activation donated to this op (Note [Donated activations]). Call it from a
+    spelling's own frame (the counts are calibrated for that depth)."""
     c = _getrefcount(t)
     if c != _CALL_DEAD:
         if c != _OP_DEAD:
-            return False
+            return donated(t)
         f = _getframe(2)
         if f.f_code.co_code[f.f_lasti] != _BINARY_OP:
-            return False
+            return donated(t)
     return not _weakcount(t)
+
+
+# Note [Donated activations]
+# nn.Sequential holds each layer's input in its frame's local until the layer returns, so
+# inside the next layer an activation's reference count never shows it dead (Note
+# [Temporary elision], condition 2). Sequential.forward vouches instead: when its local is
+# the only reference to x (the count of a lone local, LOCAL_ONLY: x is the previous layer's
+# output and nobody kept it) and the next layer's class is in DONATABLE (exact classes whose
+# forward passes x to exactly one op and reads it nowhere else: ReLU, LeakyReLU, Sigmoid,
+# Tanh) and has no forward hooks, it calls the layer with x as the token (call_donating).
+# The first op that asks `dead` (or `donated`) about the token takes it, once; Sequential
+# clears it when the layer returns or raises. Every other condition of Note [Temporary
+# elision] still applies (size, weak references, saved, layout, ...). The first layer's
+# input is the caller's and is never donated. Paddle door only: the PyTorch door's
+# nn.Sequential and activation modules are classes of their own.
+_TOKEN = None
+DONATABLE = set()
+LOCAL_ONLY = -1   # set by _calibrate
+
+
+def call_donating(layer, x):
+    """layer(x) with x donated to the layer's op (Note [Donated activations])."""
+    global _TOKEN
+    _TOKEN = x
+    try:
+        return layer(x)
+    finally:
+        _TOKEN = None
+
+
+def donated(t):
+    """Whether t is the donated activation (taken: once); Note [Donated activations]."""
+    global _TOKEN
+    if t is _TOKEN and t is not None and ENABLED and not _weakcount(t):
+        _TOKEN = None
+        return True
+    return False
 
 
 def root_buffer(t, held):
@@ -257,6 +298,11 @@ class _Probe:
         return _measure(self)
 
 
+def _probe_local():
+    t = _Probe()
+    return _getrefcount(t)   # the form of nn.Sequential's test (Note [Donated activations])
+
+
 def _probe_counts():
     op_temp, op_code = _Probe() * 2
     call_temp, call_code = _Probe().method()
@@ -269,11 +315,12 @@ def _probe_counts():
 def _calibrate():
     """Condition 1: the counts of a temporary per entry path, measured on this interpreter;
     elision stays off unless they look as Note [Temporary elision] expects."""
-    global _CALL_DEAD, _OP_DEAD, _BINARY_OP, ENABLED
+    global _CALL_DEAD, _OP_DEAD, _BINARY_OP, ENABLED, LOCAL_ONLY
     import dis
     try:
         op_temp, op_code, call_temp, call_code, op_named, call_named = _probe_counts()
         binary_op = dis.opmap["BINARY_OP"]
+        local_only = _probe_local()
     except Exception:   # an interpreter unlike CPython 3.11-3.13
         ENABLED = False
         return
@@ -281,6 +328,7 @@ def _calibrate():
             and op_code == binary_op and call_code != binary_op
             and call_temp < call_named and op_temp < op_named and op_temp == call_temp + 1):
         _CALL_DEAD, _OP_DEAD, _BINARY_OP = call_temp, op_temp, binary_op
+        LOCAL_ONLY = local_only
     else:
         ENABLED = False
 

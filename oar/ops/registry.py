@@ -624,9 +624,7 @@ def _elision_hit(op, args, arrays, reuse, rdt, fast):
     """(k, buffer): the operand of `reuse` whose memory receives the result, or None (Note
     [Temporary elision]). rdt None: the fast kernel's result, of its operands' dtype."""
     if rdt is None:
-        if op.result_dtype is not None and op.result_dtype is not float_result:
-            return None
-        rdt = next(a.dtype for a in arrays if a.__class__ is _ndarray)
+        rdt = pointwise_dtype(op, args)
     grad = op.differentiable and _STATE.enabled
     return _elision.buffer_for(op, args, arrays, reuse, rdt, fast, grad, _needs_grad)
 

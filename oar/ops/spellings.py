@@ -35,6 +35,9 @@ _POOL_MIN = _storage.POOL_MIN_BYTES
 _fast_failed = R._fast_failed
 _dead = _E.dead   # Note [Temporary elision]: called from a spelling's own frame only
 _ELIDE_MIN = _E.MIN_BYTES
+# the classes whose operands a template offers dispatch for elision: FAST_CLASSES itself
+# (emptied under capture and allow_mutation_on_saved_tensors, Note [Temporary elision])
+_OFFER = FAST_CLASSES
 _ufunc = np.ufunc
 _EMPTY = inspect.Parameter.empty
 _PK = inspect.Parameter.POSITIONAL_OR_KEYWORD
@@ -174,14 +177,20 @@ def fast_parts(op):
     return fast, fast_classes, const, _POOL_MIN if pooled else _NEVER
 
 
-def elision_parts(op, pool_min):
-    """Note [Temporary elision] for a template: the size from which an operand may receive
-    the result (never where the result dtype may differ: the pool's rule), and whether the
-    fast kernel may write into input 0 (the in-place spelling's kernel, or a ufunc) and into
-    input 1 (a ufunc)."""
+def elision_parts(op):
+    """Note [Temporary elision] for a template: the size from which the fast path may write
+    into an operand (never where its result dtype may differ from the operands': a
+    comparison's bool, a door-aware rule), and whether the fast kernel may write into input
+    0 (the in-place spelling's kernel, or a ufunc) and into input 1 (a ufunc). The general
+    path offers operands from _ELIDE_MIN whatever the op: dispatch checks the dtype."""
     ufunc = op.fast.__class__ is _ufunc
-    return (_ELIDE_MIN if pool_min is not _NEVER else _NEVER,
-            op.inplace_ok or ufunc, ufunc)
+    rd = op.result_dtype
+    try:
+        same = rd is None or (not getattr(rd, "door_aware", False)
+                              and all(rd(d) == d for d in _FLOATS))
+    except Exception:   # a rule that needs more than a dtype
+        same = False
+    return (_ELIDE_MIN if same else _NEVER), op.inplace_ok or ufunc, ufunc
 
 
 def usable_operand(other):
@@ -203,7 +212,7 @@ def _operand_errors(op, spelling_name, operator):
 def new_unary(op, spelling_name):
     """(x, name=None, out=None): Note [Fast path] for a plain floating x."""
     fast, fast_classes, const, pool_min = fast_parts(op)
-    elide_min, x_ok, _ = elision_parts(op, pool_min)
+    elide_min, x_ok, _ = elision_parts(op)
     operands = () if const is _NO_CONST else (const,)
 
     def spelling(x, name=None, out=None):
@@ -222,9 +231,10 @@ def new_unary(op, spelling_name):
                 if r.__class__ is not _ndarray:
                     r = _asarray(r)
                 return wrap_result(x.__class__, r)
-            if xd.nbytes >= elide_min and _E.ENABLED and _dead(x):   # Note [Temporary elision]
-                xd = None   # dispatch counts the references to x's array
-                return R.dispatch(op, (x,), (), (0,))
+        if out is None and x.__class__ in _OFFER and x._data.nbytes >= _ELIDE_MIN and \
+                _E.ENABLED and _dead(x):   # Note [Temporary elision]
+            xd = None   # dispatch counts the references to x's array
+            return R.dispatch(op, (x,), (), (0,))
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if out is not None:
@@ -238,7 +248,7 @@ def new_binary(op, spelling_name, operator=False):
     a Python number. With `operator`, the body of `x + y` (ops/operators.py): an unusable y
     gives NotImplemented, and the op's attrs are their defaults."""
     fast, fast_classes, _, pool_min = fast_parts(op)
-    elide_min, x_ok, y_ok = elision_parts(op, pool_min)
+    elide_min, x_ok, y_ok = elision_parts(op)
     attrs = op.fast_attrs
     errors = _operand_errors(op, spelling_name, operator)
 
@@ -289,13 +299,11 @@ def new_binary(op, spelling_name, operator=False):
             y = operand(y, *errors)
         if out is not None:
             return R.dispatch_out(op, (x, y), attrs, out)
-        if _E.ENABLED:   # Note [Temporary elision]: which operands nobody else holds
-            reuse = ((0,) if x.__class__ in fast_classes and x._data.nbytes >= elide_min
-                     and _dead(x) else ()) + \
-                    ((1,) if y.__class__ in fast_classes and y._data.nbytes >= elide_min
-                     and _dead(y) else ())
-        else:
-            reuse = ()
+        # Note [Temporary elision]: which operands nobody else holds (large ones only)
+        x_big = x.__class__ in _OFFER and x._data.nbytes >= _ELIDE_MIN
+        y_big = y.__class__ in _OFFER and y._data.nbytes >= _ELIDE_MIN
+        reuse = (((0,) if x_big and _dead(x) else ()) + ((1,) if y_big and _dead(y) else ())
+                 if (x_big or y_big) and _E.ENABLED else ())
         if reuse:
             xd = yd = None   # dispatch counts the references to the operands' arrays
             return R.dispatch(op, (x, y), attrs, reuse)
@@ -306,7 +314,7 @@ def new_binary(op, spelling_name, operator=False):
 def new_binary_alpha(op, spelling_name):
     """(x, y, alpha=1, name=None, out=None): new_binary's fast path when alpha is the default."""
     fast, fast_classes, _, pool_min = fast_parts(op)
-    elide_min, x_ok, y_ok = elision_parts(op, pool_min)
+    elide_min, x_ok, y_ok = elision_parts(op)
     (_, default), = op.attrs
     checked = "alpha" in op.number_attrs
 
@@ -357,13 +365,11 @@ def new_binary_alpha(op, spelling_name):
             alpha = number_attr(alpha, spelling_name, "alpha", default is None)
         if out is not None:
             return R.dispatch_out(op, (x, y), (alpha,), out)
-        if _E.ENABLED:   # Note [Temporary elision]: which operands nobody else holds
-            reuse = ((0,) if x.__class__ in fast_classes and x._data.nbytes >= elide_min
-                     and _dead(x) else ()) + \
-                    ((1,) if y.__class__ in fast_classes and y._data.nbytes >= elide_min
-                     and _dead(y) else ())
-        else:
-            reuse = ()
+        # Note [Temporary elision]: which operands nobody else holds (large ones only)
+        x_big = x.__class__ in _OFFER and x._data.nbytes >= _ELIDE_MIN
+        y_big = y.__class__ in _OFFER and y._data.nbytes >= _ELIDE_MIN
+        reuse = (((0,) if x_big and _dead(x) else ()) + ((1,) if y_big and _dead(y) else ())
+                 if (x_big or y_big) and _E.ENABLED else ())
         if reuse:
             xd = yd = None   # dispatch counts the references to the operands' arrays
             return R.dispatch(op, (x, y), (alpha,), reuse)
@@ -375,7 +381,7 @@ def new_reflected(op):
     """(x, y) for `2 - x` (x is the tensor, y the number on the left): the fast path only
     for a Python number, which stays weak for type promotion (ops/operators.py)."""
     fast, fast_classes, _, pool_min = fast_parts(op)
-    elide_min, _, x_ok = elision_parts(op, pool_min)   # x is the op's input 1 here
+    elide_min, _, x_ok = elision_parts(op)   # x is the op's input 1 here
     attrs = op.fast_attrs
 
     def spelling(x, y):
@@ -393,9 +399,10 @@ def new_reflected(op):
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
                     return wrap_result(x.__class__, r)
-            if xd.nbytes >= elide_min and _E.ENABLED and _dead(x):   # Note [Temporary elision]
-                xd = None   # dispatch counts the references to x's array
-                reuse = (1,)
+        if x.__class__ in _OFFER and x._data.nbytes >= _ELIDE_MIN and _E.ENABLED and \
+                _dead(x):   # Note [Temporary elision]
+            xd = None   # dispatch counts the references to x's array
+            reuse = (1,)
         if not usable_operand(y):
             return NotImplemented
         r = R.dispatch(op, (operand(y), x), attrs, reuse)
