@@ -292,7 +292,7 @@ def test_calibrated_counts_are_cpython_shaped():
     assert E._CALL_DEAD > 0 and E._OP_DEAD == E._CALL_DEAD + 1
 
 
-# --------------------------------------------------------------------------- Note [Donated activations]
+# ------------------------------------------------------------- Note [Donated activations]
 def _seq_input():
     oar.seed(0)
     return oar.randn([64, 64])

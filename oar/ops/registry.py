@@ -556,7 +556,8 @@ def dispatch(op, args, attrs, reuse=()):
             if res is not None:   # None: the kernel declined (Note [Fast matmul])
                 if res.__class__ is not _ndarray:
                     res = np.asarray(res)
-                out = (wrap_result(result_class(args), res) if hit is None   # Note [Result layout per door]
+                # Note [Result layout per door]; Note [Temporary elision]
+                out = (wrap_result(result_class(args), res) if hit is None
                        else _elision.result_into(result_class(args), res, hit, args))
                 if _RECORDER is not None:   # Note [Capture and replay]
                     res = out._data   # what the result holds (wrap_result may have copied)
