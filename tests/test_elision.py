@@ -400,3 +400,17 @@ def test_a_weakly_referenced_activation_is_not_donated(no_gc):
         y = nn.Sequential(lin, nn.ReLU())(_seq_input())
     assert (seen[0] < 0).any()
     np.testing.assert_array_equal(y.numpy(), np.maximum(seen[0], 0))
+
+
+def test_the_pytorch_door_sequential_donates_too(no_gc):
+    tnn = torch.nn
+    torch.manual_seed(0)
+    m = tnn.Sequential(tnn.Linear(64, 1024), tnn.ReLU(), tnn.Sigmoid(), tnn.Tanh(),
+                       tnn.LeakyReLU(0.1))
+    x = torch.randn(64, 64)
+    with torch.no_grad():
+        y, p = peak(lambda: m(x))
+        E.ENABLED = False
+        ref, p_off = peak(lambda: m(x))
+    assert (p, p_off) == (B, 2 * B)
+    np.testing.assert_array_equal(y.numpy(), ref.numpy())

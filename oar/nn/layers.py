@@ -1508,6 +1508,20 @@ _DONATABLE.update((ReLU, LeakyReLU, Sigmoid, Tanh))
 _refcount = sys.getrefcount
 
 
+def run_sequence(layers, x):
+    """x through each layer in order: nn.Sequential's forward (both doors). An activation
+    that only this frame holds is donated to a following activation layer (Note [Donated
+    activations]); the input itself is the caller's and never is."""
+    for layer in layers:
+        if (layer.__class__ in _DONATABLE and _refcount(x) == _elision.LOCAL_ONLY
+                and layer._forward_pre_hooks is None and layer._forward_hooks is None
+                and _elision.ENABLED):
+            x = _elision.call_donating(layer, x)
+        else:
+            x = layer(x)
+    return x
+
+
 class GELU(Layer):
     """Elementwise Gaussian error linear unit."""
     def __init__(self, approximate=False, name=None):
@@ -1610,14 +1624,7 @@ class Sequential(Layer):
 
     def forward(self, x):
         """x passed through every layer in order."""
-        for layer in self._sub_layers.values():
-            if (layer.__class__ in _DONATABLE and _refcount(x) == _elision.LOCAL_ONLY
-                    and layer._forward_pre_hooks is None and layer._forward_hooks is None
-                    and _elision.ENABLED):   # Note [Donated activations]: x is ours alone
-                x = _elision.call_donating(layer, x)
-            else:
-                x = layer(x)
-        return x
+        return run_sequence(self._sub_layers.values(), x)
 
     def __getitem__(self, i):
         return list(self._sub_layers.values())[i]

@@ -95,18 +95,18 @@ def dead(t):
 
 
 # Note [Donated activations]
-# nn.Sequential holds each layer's input in its frame's local until the layer returns, so
+# nn.Sequential holds each layer's input in a frame's local until the layer returns, so
 # inside the next layer an activation's reference count never shows it dead (Note
-# [Temporary elision], condition 2). Sequential.forward vouches instead: when its local is
-# the only reference to x (the count of a lone local, LOCAL_ONLY: x is the previous layer's
-# output and nobody kept it) and the next layer's class is in DONATABLE (exact classes whose
-# forward passes x to exactly one op and reads it nowhere else: ReLU, LeakyReLU, Sigmoid,
-# Tanh) and has no forward hooks, it calls the layer with x as the token (call_donating).
-# The first op that asks `dead` (or `donated`) about the token takes it, once; Sequential
-# clears it when the layer returns or raises. Every other condition of Note [Temporary
-# elision] still applies (size, weak references, saved, layout, ...). The first layer's
-# input is the caller's and is never donated. Paddle door only: the PyTorch door's
-# nn.Sequential and activation modules are classes of their own.
+# [Temporary elision], condition 2). Its loop (nn/layers.py run_sequence, both doors)
+# vouches instead: when its local x is the only reference (the count of a lone local,
+# LOCAL_ONLY: x is the previous layer's output and nobody kept it), the next layer's class
+# is in DONATABLE (exact classes, registered by each door, whose forward passes x to
+# exactly one op and reads it nowhere else: ReLU, LeakyReLU, Sigmoid, Tanh) and the layer
+# has no forward hooks, it calls the layer with x as the token (call_donating). The first
+# op that asks `dead` (or `donated`) about the token takes it, once; call_donating clears
+# it when the layer returns or raises (ReLU(inplace=True) never asks). Every other
+# condition of Note [Temporary elision] still applies (size, weak references, saved,
+# layout, ...). The Sequential's own input is its caller's and is never donated.
 _TOKEN = None
 DONATABLE = set()
 LOCAL_ONLY = -1   # set by _calibrate
