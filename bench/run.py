@@ -26,9 +26,11 @@ import oar  # noqa: E402
 try:   # run as a script (python bench/run.py) or as a module (python -m bench.run)
     from eager import eager_cases  # noqa: E402
     from workloads import chain20  # noqa: E402
+    from bench_elision import report as elision_report  # noqa: E402
 except ImportError:
     from bench.eager import eager_cases  # noqa: E402
     from bench.workloads import chain20  # noqa: E402
+    from bench.bench_elision import report as elision_report  # noqa: E402
 
 try:
     import torch  # noqa: E402
@@ -500,8 +502,10 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", choices=["tiny", "autograd", "eager", "large", "training",
-                                      "memory"],
-                   help="memory: the memory figures and issue 12's targets only (no timing)")
+                                      "memory", "elision"],
+                   help="memory: the memory figures and issue 12's targets only (no timing); "
+                        "elision: temporary elision's peaks and chain timing "
+                        "(bench/bench_elision.py)")
     p.add_argument("--rounds", type=int)
     args = p.parse_args(argv)
     groups = {"tiny": tiny_cases, "autograd": autograd_cases,
@@ -510,6 +514,9 @@ def main(argv=None):
     if args.only == "memory":
         mem = memory_report()
         print(report([], mem))
+        return
+    if args.only == "elision":
+        print(elision_report(quick=args.quick))
         return
     cases = []
     for name, make in groups.items():
@@ -521,6 +528,8 @@ def main(argv=None):
     run(cases, rounds)
     mem = memory_report() if args.only in (None, "training") else []
     print(report(cases, mem))
+    if args.only is None:
+        print(elision_report(quick=args.quick))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from .autograd.grad_mode import inference_mode  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401,E402  (Note [Memory shared outside oar])
 from .storage import max_memory_allocated, memory_allocated, reset_max_memory_allocated  # noqa: F401
+from .ops.elision import get_flags, set_flags  # noqa: F401,E402  (Note [Temporary elision])
 
 globals().update(_registry.FUNCTIONS)
 

@@ -157,7 +157,9 @@ class cuda:  # noqa: N801  (namespace like paddle.device.cuda)
 # microseconds per op), at points that exist anyway --
 #   storage.py   `_trace`: every allocation and free (new_storage, Storage.__del__) calls
 #                _trace.alloc(storage) / _trace.free(storage); this was already the test of
-#                start_trace(), so storages pay nothing more;
+#                start_trace(), so storages pay nothing more; a result that took over a dead
+#                operand's memory calls _trace.elide(storage) instead (Note [Temporary
+#                elision]): no byte changes, the entry's `elided` counts them;
 #   registry.py  `_TIMELINE`: a forward op ends (dispatch, dispatch_inplace);
 #   engine.py    `_TIMELINE`: a backward begins and ends, and a node has run.
 # Attribution. In backward, everything between two nodes belongs to the later node (its
@@ -228,7 +230,9 @@ class TimelineEntry(_NamedTuple):
     op; peak: the highest memory_allocated() while it ran; saved: bytes of the storages that
     tensors saved for backward hold after the op (each storage once); saved_created: the part
     of `saved` created while recording (activations; parameters and inputs that existed
-    before are the rest); saved_tensors: a SavedInfo per saved tensor."""
+    before are the rest); saved_tensors: a SavedInfo per saved tensor; elided: bytes of the
+    results in this entry written into a dead operand's memory instead of new memory
+    (Note [Temporary elision]: allocations that did not happen)."""
     index: int
     name: str
     phase: str
@@ -238,6 +242,7 @@ class TimelineEntry(_NamedTuple):
     saved: int
     saved_created: int
     saved_tensors: tuple
+    elided: int = 0
 
 
 class MemoryTimeline:
@@ -470,6 +475,7 @@ class _Recorder:
         self.create_graph = False
         self.open = None
         self.busy = False
+        self.elided = 0                 # bytes elided since the last entry
         self.grad = grad_mode.STATE
         self.dispatch_codes = frozenset((registry.dispatch.__code__,
                                          registry.dispatch_inplace.__code__))
@@ -482,6 +488,12 @@ class _Recorder:
         if n > self.tl.peak:
             self.tl.peak = n
         self._event(n, n - s.nbytes, True)
+
+    def elide(self, s):
+        """A result took over a dead operand's memory (storage.reuse_storage): no byte
+        changes; the bytes count in the entry's `elided`."""
+        self.created.add(id(s))
+        self.elided += s.nbytes
 
     def free(self, s):
         n = _storage._allocated
@@ -646,8 +658,9 @@ class _Recorder:
     def _add(self, name, phase, layer, allocated, peak):
         saved, made, infos = _saved_of(list(self.nodes), self.created, self.layer_of)
         tl = self.tl
+        elided, self.elided = self.elided, 0
         tl.entries.append(TimelineEntry(len(tl.entries), name, phase, layer, allocated, peak,
-                                        saved, made, infos))
+                                        saved, made, infos, elided))
 
     def _classify(self):
         """(key, name, phase, layer) of an allocation or free made outside a backward."""

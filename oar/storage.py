@@ -186,6 +186,25 @@ def _counters(device):
     return _DEVICE.setdefault(device, [0, 0])
 
 
+def reuse_storage(old, buffer):
+    """A new Storage over `buffer`, the root ndarray of the dead storage `old`, that takes
+    over old's bytes (Note [Temporary elision] in ops/elision.py): version 0, nothing newly
+    counted as allocated, and `old` keeps no bytes, so it subtracts none when it goes and
+    its buffer is never pooled from it."""
+    s = _new(Storage)
+    s.buffer = buffer
+    s.nbytes = old.nbytes
+    old.nbytes = 0
+    s.version = 0
+    s.owner = None
+    if _INFERENCE.count and _IN_INFERENCE.enabled:   # Note [Inference tensors]
+        s.inference = True
+        s.buffer = buffer.view()
+    if _trace is not None:
+        _trace.elide(s)
+    return s
+
+
 def alias_storage(storage, array):
     """A Storage of its own over `array`, a window of `storage`'s memory: its own version
     counter, nothing counted as allocated, its buffer never pooled, and `storage` kept alive
@@ -241,7 +260,7 @@ class _BytesTrace(list):
     def alloc(self, storage):
         self.append(_allocated)
 
-    free = alloc
+    free = elide = alloc   # an elided allocation (reuse_storage) changes no byte
 
 
 def start_trace():

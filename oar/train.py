@@ -557,9 +557,10 @@ _WHY_PLOT = {
 }
 
 
-def report(args, runs, results):
-    """The side-by-side table on stdout, then what each variant holds for backward and
-    where its peak is."""
+def report(args, runs, results, elision_line=None):
+    """The side-by-side table on stdout, the variants' ratios to the first (and the
+    saving of temporary elision, `elision_line`), then what each variant holds for backward
+    and where its peak is."""
     w = max(len(r.label) for r in runs) + 2
     print()
     print(f"{'':{w}}{'test accuracy':>14}{'time per epoch':>16}{'peak, training step':>21}"
@@ -576,6 +577,8 @@ def report(args, runs, results):
               f"{m['train_peak'] / bm['train_peak']:.3f}, inference "
               f"{m['infer_peak'] / bm['infer_peak']:.3f}, time per epoch "
               f"{np.mean(r.times) / np.mean(base.times):.3f}")
+    if elision_line:
+        print(elision_line)
     if all(m.get("numpy_peak") for m in results):
         cells = ", ".join(f"{r.label} {m['numpy_peak'] / 1024:.0f} KiB"
                           + ("" if r is base else f" ({m['numpy_peak'] / bm['numpy_peak']:.2f}x)")
@@ -593,6 +596,27 @@ def report(args, runs, results):
             pk = m["train_tl"].peak_entry()
             print(f"  {r.label:{w}}{pk.phase}, {pk.name}" + (f" ({pk.layer})" if pk.layer else ""))
     print(_WHY[args.model])
+
+
+def _elision_line(args, run, result, state, xb, yb):
+    """The saving of temporary elision (Note [Temporary elision]), measured: the first
+    variant's peaks again with elision off, beside the peaks with it on."""
+    from .ops import elision
+    m = make_model(args.model, run.variant)
+    m.set_state_dict(state)
+    was = elision.ENABLED
+    elision.ENABLED = False
+    try:
+        tp, ip, _, _ = step_memory(m, args.model, xb, yb)
+    finally:
+        elision.ENABLED = was
+    state_word = "on" if was else "off (FLAGS_eager_elision / OAR_ELISION=0)"
+    return (f"  temporary elision ({state_word}) / off, {run.label}: training step "
+            f"{result['train_peak'] / tp:.3f} ({tp - result['train_peak']} B saved), inference "
+            f"{result['infer_peak'] / ip:.3f} ({ip - result['infer_peak']} B saved); it reuses "
+            f"temporaries of at least {elision.MIN_BYTES // 1024} KiB that nothing else holds, "
+            "and nn.Sequential donates a layer's output only to ReLU, LeakyReLU, Sigmoid and "
+            "Tanh (not to BatchNorm)")
 
 
 def main(argv=None):
@@ -623,7 +647,7 @@ def main(argv=None):
             results.append({"label": r.label, "train_peak": tp, "infer_peak": ip,
                             "train_tl": ttl, "infer_tl": itl, "saved": _saved_at_boundary(ttl),
                             "numpy_peak": numpy_step_peak(m, args.model, xb, yb)})
-        report(args, runs, results)
+        report(args, runs, results, _elision_line(args, runs[0], results[0], state, xb, yb))
         if args.jit:
             jit_speedup(args, data, runs[0])
         if args.plot:

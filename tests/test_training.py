@@ -1,4 +1,5 @@
 """Optimizers against torch 2.13, allocation-free steps, data loading, the main job."""
+import os
 import re
 import subprocess
 import sys
@@ -149,8 +150,9 @@ def test_dataloader_batches_shuffle_seed_drop_last():
     assert xb.shape == [5, 1] and yb.tolist() == [0, 1, 4, 9, 16]
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "oar", *args], capture_output=True, text=True, timeout=600)
+def _cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "oar", *args], capture_output=True, text=True,
+                          timeout=600, env=None if env is None else {**os.environ, **env})
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -211,15 +213,22 @@ def test_main_job_trains_the_conv_bn_network_and_meets_the_memory_target(tmp_pat
 
 def test_relu_models_keep_the_honest_in_place_lesson():
     """--model relu-cnn: an in-place ReLU does not lower the training-step peak (its input
-    is saved by nobody), only the inference peak."""
+    is saved by nobody), only the inference peak -- and with temporary elision on (Note
+    [Donated activations]) the out-of-place model reaches that inference peak by itself."""
     pytest.importorskip("sklearn")
-    r = _cli("train", "--model", "relu-cnn", "--epochs", "1", "--quiet")
+    r = _cli("train", "--model", "relu-cnn", "--epochs", "1", "--quiet", env={"OAR_ELISION": "0"})
     assert r.returncode == 0, r.stderr
     rows = _rows(r.stdout)
     assert list(rows) == ["out-of-place ReLU", "in-place ReLU"], r.stdout
     assert rows["in-place ReLU"][2] == rows["out-of-place ReLU"][2]
     assert rows["in-place ReLU"][3] < rows["out-of-place ReLU"][3]
     assert "in-place ReLU / out-of-place ReLU: training step 1.000" in r.stdout
+    on = _cli("train", "--model", "relu-cnn", "--epochs", "1", "--quiet")
+    assert on.returncode == 0, on.stderr
+    on_rows = _rows(on.stdout)
+    assert on_rows["out-of-place ReLU"][3] == rows["in-place ReLU"][3]    # elided
+    assert on_rows["out-of-place ReLU"][2] == rows["out-of-place ReLU"][2]
+    assert "temporary elision (on) / off, out-of-place ReLU: training step 1.000" in on.stdout
     assert "saved by nobody" in r.stdout
     r = _cli("train", "--model", "relu-cnn", "--epochs", "1", "--quiet", "--no-inplace")
     assert r.returncode == 0 and list(_rows(r.stdout)) == ["out-of-place ReLU"], r.stdout

@@ -790,10 +790,13 @@ def _b_leaky_into(c, g):
     return (g,)
 
 
+# inplace=True: its kernel is LEAKY_RESULT's, which F.leaky_relu_ runs in place, so dispatch
+# may write it into a dead input (Note [Temporary elision], condition 8); never declared, so
+# it gains no spelling
 LEAKY_OUT = OpDef("leaky_relu", _k_leaky, lambda c, g: _b_leaky(c, g, c.out),
                   backward_inplace=_b_leaky_into,
                   needs={"x": ("out",)}, kind="pointwise", attrs=(("negative_slope", 0.01),),
-                  check=_floating_only, method=False, function=False,
+                  check=_floating_only, method=False, function=False, inplace=True,
                   doc="leaky_relu with a slope >= 0, its backward read from the result.")
 # F.leaky_relu_: LeakyReluBackward1, from the result, so no copy of the old value (Note
 # [Activation and normalization ops]); its backward refuses a negative slope, as PyTorch's

@@ -7,6 +7,7 @@ from .. import _xp
 from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError, AxisError
 from ..ops import args as _args
+from ..ops import elision as _elision
 from ..ops import registry as R
 from ..tensor import Tensor
 from . import _activation_ops as _A
@@ -45,7 +46,8 @@ def leaky_relu(x, negative_slope=0.01, inplace=False, name=None):
     if isinstance(negative_slope, (int, float)) and negative_slope >= 0:
         from ._kernels import LEAKY_OUT     # Note [Activation and normalization ops]
         _tensor_in(x, "leaky_relu")
-        return R.dispatch(LEAKY_OUT, (x,), (negative_slope,))
+        return R.dispatch(LEAKY_OUT, (x,), (negative_slope,),
+                          (0,) if _elision.donated(x) else ())   # Note [Donated activations]
     return _F["leaky_relu"](x, negative_slope)
 
 

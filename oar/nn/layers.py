@@ -7,6 +7,7 @@ import functools
 import inspect
 import math
 import re
+import sys
 import warnings
 import weakref
 from collections import OrderedDict
@@ -19,6 +20,7 @@ from ..autograd import grad_mode
 from ..autograd.errors import ArgTypeError, ArgValueError
 from ..autograd.inplace import bump
 from ..ops import args as _args
+from ..ops import elision as _elision
 from ..storage import new_storage
 from ..tensor import Tensor
 from . import _checks as _c
@@ -1536,6 +1538,26 @@ class Tanh(Layer):
         return F.tanh(x)
 
 
+# Note [Donated activations]: the exact classes whose forward reads x in exactly one op
+_DONATABLE = _elision.DONATABLE
+_DONATABLE.update((ReLU, LeakyReLU, Sigmoid, Tanh))
+_refcount = sys.getrefcount
+
+
+def run_sequence(layers, x):
+    """x through each layer in order: nn.Sequential's forward (both doors). An activation
+    that only this frame holds is donated to a following activation layer (Note [Donated
+    activations]); the input itself is the caller's and never is."""
+    for layer in layers:
+        if (layer.__class__ in _DONATABLE and _refcount(x) == _elision.LOCAL_ONLY
+                and layer._forward_pre_hooks is None and layer._forward_hooks is None
+                and _elision.ENABLED):
+            x = _elision.call_donating(layer, x)
+        else:
+            x = layer(x)
+    return x
+
+
 class GELU(Layer):
     """Elementwise Gaussian error linear unit."""
     def __init__(self, approximate=False, name=None):
@@ -1638,9 +1660,7 @@ class Sequential(Layer):
 
     def forward(self, x):
         """x passed through every layer in order."""
-        for layer in self._sub_layers.values():
-            x = layer(x)
-        return x
+        return run_sequence(self._sub_layers.values(), x)
 
     def __getitem__(self, i):
         return list(self._sub_layers.values())[i]

@@ -539,16 +539,19 @@ def result_class(args):
     return first or Tensor
 
 
-def dispatch(op, args, attrs):
-    """Normal op: new memory."""
+def dispatch(op, args, attrs, reuse=()):
+    """Normal op: new memory, or the memory of an operand in `reuse` (indices of operands
+    the calling spelling found nobody else holds, Note [Temporary elision])."""
     if AUTOCAST.dtype is not None and op.name in AUTOCAST.policy:   # Note [Autocast]
         args = autocast_args(op.name, args)
     fast = op.fast
     if fast is not None:
         arrays = _fast_arrays(op, args, attrs, False)
         if arrays is not None:
+            hit = _elision_hit(op, args, arrays, reuse, None, fast) if reuse else None
             try:
-                res = fast(*arrays, *op.fast_const)
+                res = (fast(*arrays, *op.fast_const) if hit is None else
+                       fast(*arrays, *op.fast_const, out=hit[1]))
             except ValueError as e:
                 _fast_failed(op, arrays, e)
             except TypeError:   # Note [Array module per place]: places mixed
@@ -558,7 +561,9 @@ def dispatch(op, args, attrs):
             if res is not None:   # None: the kernel declined (Note [Fast matmul])
                 if res.__class__ is not _ndarray:
                     res = _xp.result_array(res)
-                out = wrap_result(result_class(args), res)   # Note [Result layout per door]
+                # Note [Result layout per door]; Note [Temporary elision]
+                out = (wrap_result(result_class(args), res) if hit is None
+                       else _elision.result_into(result_class(args), res, hit, args))
                 if _RECORDER is not None:   # Note [Capture and replay]
                     res = out._data   # what the result holds (wrap_result may have copied)
                     _RECORDER.tensors(args)
@@ -569,13 +574,13 @@ def dispatch(op, args, attrs):
                 if _TIMELINE is not None:   # Note [Memory timeline]
                     _TIMELINE.op(op.name, out)
                 return out
-    if _xp.ACTIVE:   # Note [Array module per place]
+    if _xp.ACTIVE:   # Note [Array module per place] (no elision across the place check)
         return _xp.dispatch_placed(_dispatch_general, op, args, attrs)
-    return _dispatch_general(op, args, attrs)
+    return _dispatch_general(op, args, attrs, reuse)
 
 
-def _dispatch_general(op, args, attrs):
-    """dispatch's general path (no fast path applied)."""
+def _dispatch_general(op, args, attrs, reuse=()):
+    """dispatch's general path (no fast path applied); `reuse` as dispatch's."""
     if op.kind == "pointwise":
         shape = None
         for a in args:   # Note [Broadcast errors]
@@ -589,8 +594,12 @@ def _dispatch_general(op, args, attrs):
         if op.check is not None:
             op.check(op.name, args, attrs, rdt)
         arrays = int_scalars([a._data if isinstance(a, Tensor) else a for a in args], rdt)
+        hit = None
+        if reuse and not _has_bf16(arrays, rdt):   # Note [Temporary elision]
+            hit = _elision_hit(op, args, arrays, reuse, rdt, None)
         try:
-            res = (op.kernel(None, rdt, *arrays, *attrs) if not _has_bf16(arrays, rdt) else
+            res = (op.kernel(None if hit is None else hit[1], rdt, *arrays, *attrs)
+                   if not _has_bf16(arrays, rdt) else
                    _bf16_pointwise(op, None, rdt, arrays, attrs))
         except ValueError as e:   # a tensor attr (clip's min/max) that does not broadcast
             _fast_failed(op, list(arrays) + [a._data if isinstance(a, Tensor) else a
@@ -603,6 +612,9 @@ def _dispatch_general(op, args, attrs):
     if isinstance(res, tuple):
         outs = tuple(wrap_result(cls, _own(r)) for r in res)
         out = outs[0]
+    elif op.kind == "pointwise" and hit is not None:   # Note [Temporary elision]
+        outs = None
+        out = _elision.result_into(cls, res, hit, args)
     else:
         outs = None
         out = wrap_result(cls, _own(res))   # Note [Result layout per door]
@@ -619,6 +631,15 @@ def _dispatch_general(op, args, attrs):
     if _TIMELINE is not None:   # Note [Memory timeline]
         _TIMELINE.op(op.name, out)
     return outs if outs is not None else out
+
+
+def _elision_hit(op, args, arrays, reuse, rdt, fast):
+    """(k, buffer): the operand of `reuse` whose memory receives the result, or None (Note
+    [Temporary elision]). rdt None: the fast kernel's result, of its operands' dtype."""
+    if rdt is None:
+        rdt = pointwise_dtype(op, args)
+    grad = op.differentiable and _STATE.enabled
+    return _elision.buffer_for(op, args, arrays, reuse, rdt, fast, grad, _needs_grad)
 
 
 # Note [bfloat16 opmath]
@@ -988,3 +1009,4 @@ def dispatch_out(op, args, attrs, out):
 # Every spelling of a declared op (function, method, in-place, out=) is a closure built by
 # ops/spellings.py (Note [Spelling templates]); op modules import these names from here.
 from .spellings import declare, install, register_function  # noqa: E402,F401  (needs the names above)
+from . import elision as _elision  # noqa: E402  (Note [Temporary elision])

@@ -21,6 +21,7 @@ import numpy as np
 from .. import _xp
 from .. import storage as _storage
 from ..tensor import FAST_CLASSES, Tensor, wrap_as, wrap_result
+from . import elision as _E
 from . import registry as R
 from .registry import (FUNCTIONS, OPS, OpDef, as_tensor, axis_attr, float_result, number_attr,
                        operand)
@@ -33,6 +34,12 @@ _asarray = _xp.result_array   # a NumPy array, or a device array as it is
 _take = _storage.take
 _POOL_MIN = _storage.POOL_MIN_BYTES
 _fast_failed = R._fast_failed
+_dead = _E.dead   # Note [Temporary elision]: called from a spelling's own frame only
+_ELIDE_MIN = _E.MIN_BYTES
+# the classes whose operands a template offers dispatch for elision: FAST_CLASSES itself
+# (emptied under capture and allow_mutation_on_saved_tensors, Note [Temporary elision])
+_OFFER = FAST_CLASSES
+_ufunc = np.ufunc
 _EMPTY = inspect.Parameter.empty
 _PK = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
@@ -171,6 +178,22 @@ def fast_parts(op):
     return fast, fast_classes, const, _POOL_MIN if pooled else _NEVER
 
 
+def elision_parts(op):
+    """Note [Temporary elision] for a template: the size from which the fast path may write
+    into an operand (never where its result dtype may differ from the operands': a
+    comparison's bool, a door-aware rule), and whether the fast kernel may write into input
+    0 (the in-place spelling's kernel, or a ufunc) and into input 1 (a ufunc). The general
+    path offers operands from _ELIDE_MIN whatever the op: dispatch checks the dtype."""
+    ufunc = op.fast.__class__ is _ufunc
+    rd = op.result_dtype
+    try:
+        same = rd is None or (not getattr(rd, "door_aware", False)
+                              and all(rd(d) == d for d in _FLOATS))
+    except Exception:   # a rule that needs more than a dtype
+        same = False
+    return (_ELIDE_MIN if same else _NEVER), op.inplace_ok or ufunc, ufunc
+
+
 def usable_operand(other):
     """Whether an operator can take `other` (else NotImplemented, and Python tries the other
     side): a tensor, a Python number or anything with __array__ (not a list: `x + [1]` is
@@ -201,13 +224,21 @@ def _placed(op, args, attrs, inplace_name=None):
 def new_unary(op, spelling_name):
     """(x, name=None, out=None): Note [Fast path] for a plain floating x."""
     fast, fast_classes, const, pool_min = fast_parts(op)
+    elide_min, x_ok, _ = elision_parts(op)
+    operands = () if const is _NO_CONST else (const,)
 
     def spelling(x, name=None, out=None):
         if out is None and x.__class__ in fast_classes:
             xd = x._data
             if xd.dtype in _FLOATS and (x._grad_fn is None and not x._requires_grad
                                         and x._view is None or not _STATE.enabled):
-                buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
+                buf = None
+                if xd.nbytes >= elide_min:
+                    if (_E.ENABLED and x_ok and _dead(x)
+                            and _E.root_buffer(x, 1) is not None):   # Note [Temporary elision]
+                        return _E.result(x.__class__, _E.into(fast, x, xd, *operands), x)
+                    if xd.nbytes >= pool_min:
+                        buf = _take(xd.shape, xd.dtype)
                 try:
                     r = fast(xd, out=buf) if const is _NO_CONST else fast(xd, const, out=buf)
                 except TypeError:   # a device x, a pooled CPU buffer (Note [Array module per place])
@@ -215,6 +246,10 @@ def new_unary(op, spelling_name):
                 if r.__class__ is not _ndarray:
                     r = _asarray(r)
                 return wrap_result(x.__class__, r)
+        if out is None and x.__class__ in _OFFER and x._data.nbytes >= _ELIDE_MIN and \
+                _E.ENABLED and _dead(x):   # Note [Temporary elision]
+            xd = None   # dispatch counts the references to x's array
+            return R.dispatch(op, (x,), (), (0,))
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if out is not None:
@@ -228,6 +263,7 @@ def new_binary(op, spelling_name, operator=False):
     a Python number. With `operator`, the body of `x + y` (ops/operators.py): an unusable y
     gives NotImplemented, and the op's attrs are their defaults."""
     fast, fast_classes, _, pool_min = fast_parts(op)
+    elide_min, x_ok, y_ok = elision_parts(op)
     attrs = op.fast_attrs
     errors = _operand_errors(op, spelling_name, operator)
 
@@ -241,8 +277,17 @@ def new_binary(op, spelling_name, operator=False):
                     yd = y._data
                     if yd.dtype is xd.dtype and (y._grad_fn is None and not y._requires_grad
                                                  and y._view is None or not _STATE.enabled):
-                        buf = (_take(xd.shape, xd.dtype) if xd.nbytes >= pool_min
-                               and yd.shape == xd.shape else None)
+                        buf = None
+                        if _E.ENABLED and (xd.nbytes >= elide_min or yd.nbytes >= elide_min) \
+                                and xd.__class__ is yd.__class__:   # (places mixed: refused below)
+                            # `dead` before x and y are pushed as arguments (it counts them)
+                            x_dead = x_ok and _dead(x)
+                            y_dead = y_ok and _dead(y)
+                            t = _E.binary_target(x, y, x_dead, y_dead)
+                            if t is not None:   # Note [Temporary elision]
+                                return _E.result(x.__class__, _E.into(fast, t, xd, yd), t)
+                        if xd.nbytes >= pool_min and yd.shape == xd.shape:
+                            buf = _take(xd.shape, xd.dtype)
                         try:
                             r = fast(xd, yd, out=buf)
                         except ValueError as e:   # shapes that do not broadcast
@@ -253,7 +298,13 @@ def new_binary(op, spelling_name, operator=False):
                             r = _asarray(r)
                         return wrap_result(x.__class__, r)
                 elif c is float or c is int:
-                    buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
+                    buf = None
+                    if xd.nbytes >= elide_min:
+                        if (_E.ENABLED and x_ok and _dead(x)
+                                and _E.root_buffer(x, 1) is not None):   # Note [Temporary elision]
+                            return _E.result(x.__class__, _E.into(fast, x, xd, y), x)
+                        if xd.nbytes >= pool_min:
+                            buf = _take(xd.shape, xd.dtype)
                     try:
                         r = fast(xd, y, out=buf)
                     except TypeError:   # a device x, a pooled CPU buffer
@@ -269,6 +320,14 @@ def new_binary(op, spelling_name, operator=False):
             y = operand(y, *errors)
         if out is not None:
             return R.dispatch_out(op, (x, y), attrs, out)
+        # Note [Temporary elision]: which operands nobody else holds (large ones only)
+        x_big = x.__class__ in _OFFER and x._data.nbytes >= _ELIDE_MIN
+        y_big = y.__class__ in _OFFER and y._data.nbytes >= _ELIDE_MIN
+        reuse = (((0,) if x_big and _dead(x) else ()) + ((1,) if y_big and _dead(y) else ())
+                 if (x_big or y_big) and _E.ENABLED else ())
+        if reuse:
+            xd = yd = None   # dispatch counts the references to the operands' arrays
+            return R.dispatch(op, (x, y), attrs, reuse)
         return R.dispatch(op, (x, y), attrs)
     return spelling
 
@@ -276,6 +335,7 @@ def new_binary(op, spelling_name, operator=False):
 def new_binary_alpha(op, spelling_name):
     """(x, y, alpha=1, name=None, out=None): new_binary's fast path when alpha is the default."""
     fast, fast_classes, _, pool_min = fast_parts(op)
+    elide_min, x_ok, y_ok = elision_parts(op)
     (_, default), = op.attrs
     checked = "alpha" in op.number_attrs
 
@@ -289,8 +349,17 @@ def new_binary_alpha(op, spelling_name):
                     yd = y._data
                     if yd.dtype is xd.dtype and (y._grad_fn is None and not y._requires_grad
                                                  and y._view is None or not _STATE.enabled):
-                        buf = (_take(xd.shape, xd.dtype) if xd.nbytes >= pool_min
-                               and yd.shape == xd.shape else None)
+                        buf = None
+                        if _E.ENABLED and (xd.nbytes >= elide_min or yd.nbytes >= elide_min) \
+                                and xd.__class__ is yd.__class__:   # (places mixed: refused below)
+                            # `dead` before x and y are pushed as arguments (it counts them)
+                            x_dead = x_ok and _dead(x)
+                            y_dead = y_ok and _dead(y)
+                            t = _E.binary_target(x, y, x_dead, y_dead)
+                            if t is not None:   # Note [Temporary elision]
+                                return _E.result(x.__class__, _E.into(fast, t, xd, yd), t)
+                        if xd.nbytes >= pool_min and yd.shape == xd.shape:
+                            buf = _take(xd.shape, xd.dtype)
                         try:
                             r = fast(xd, yd, out=buf)
                         except ValueError as e:
@@ -301,7 +370,13 @@ def new_binary_alpha(op, spelling_name):
                             r = _asarray(r)
                         return wrap_result(x.__class__, r)
                 elif c is float or c is int:
-                    buf = _take(xd.shape, xd.dtype) if xd.nbytes >= pool_min else None
+                    buf = None
+                    if xd.nbytes >= elide_min:
+                        if (_E.ENABLED and x_ok and _dead(x)
+                                and _E.root_buffer(x, 1) is not None):   # Note [Temporary elision]
+                            return _E.result(x.__class__, _E.into(fast, x, xd, y), x)
+                        if xd.nbytes >= pool_min:
+                            buf = _take(xd.shape, xd.dtype)
                     try:
                         r = fast(xd, y, out=buf)
                     except TypeError:   # a device x, a pooled CPU buffer
@@ -317,6 +392,14 @@ def new_binary_alpha(op, spelling_name):
             alpha = number_attr(alpha, spelling_name, "alpha", default is None)
         if out is not None:
             return R.dispatch_out(op, (x, y), (alpha,), out)
+        # Note [Temporary elision]: which operands nobody else holds (large ones only)
+        x_big = x.__class__ in _OFFER and x._data.nbytes >= _ELIDE_MIN
+        y_big = y.__class__ in _OFFER and y._data.nbytes >= _ELIDE_MIN
+        reuse = (((0,) if x_big and _dead(x) else ()) + ((1,) if y_big and _dead(y) else ())
+                 if (x_big or y_big) and _E.ENABLED else ())
+        if reuse:
+            xd = yd = None   # dispatch counts the references to the operands' arrays
+            return R.dispatch(op, (x, y), (alpha,), reuse)
         return R.dispatch(op, (x, y), (alpha,))
     return spelling
 
@@ -324,23 +407,32 @@ def new_binary_alpha(op, spelling_name):
 def new_reflected(op):
     """(x, y) for `2 - x` (x is the tensor, y the number on the left): the fast path only
     for a Python number, which stays weak for type promotion (ops/operators.py)."""
-    fast, fast_classes, _, _ = fast_parts(op)
+    fast, fast_classes, _, pool_min = fast_parts(op)
+    elide_min, _, x_ok = elision_parts(op)   # x is the op's input 1 here
     attrs = op.fast_attrs
 
     def spelling(x, y):
+        reuse = ()
         if x.__class__ in fast_classes:
             xd = x._data
             if xd.dtype in _FLOATS and (x._grad_fn is None and not x._requires_grad
                                         and x._view is None or not _STATE.enabled):
                 c = y.__class__
                 if c is float or c is int:
+                    if (xd.nbytes >= elide_min and _E.ENABLED and x_ok and _dead(x)
+                            and _E.root_buffer(x, 1) is not None):   # Note [Temporary elision]
+                        return _E.result(x.__class__, _E.into(fast, x, y, xd), x)
                     r = fast(y, xd)
                     if r.__class__ is not _ndarray:
                         r = _asarray(r)
                     return wrap_result(x.__class__, r)
+        if x.__class__ in _OFFER and x._data.nbytes >= _ELIDE_MIN and _E.ENABLED and \
+                _dead(x):   # Note [Temporary elision]
+            xd = None   # dispatch counts the references to x's array
+            reuse = (1,)
         if not usable_operand(y):
             return NotImplemented
-        r = R.dispatch(op, (operand(y), x), attrs)
+        r = R.dispatch(op, (operand(y), x), attrs, reuse)
         if r.__class__ is not x._result_class:   # Note [Result class]: x is the tensor operand
             r.__class__ = x._result_class
         return r

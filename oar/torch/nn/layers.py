@@ -633,6 +633,10 @@ class Sigmoid(_Plain):
     _fn = staticmethod(F.sigmoid)
 
 
+# Note [Donated activations]: the exact classes whose forward reads its input in one op
+_core._DONATABLE.update((ReLU, LeakyReLU, Sigmoid, Tanh))
+
+
 class LogSigmoid(_Plain):
     """log(sigmoid(input))."""
     _fn = staticmethod(F.logsigmoid)

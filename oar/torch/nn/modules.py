@@ -783,10 +783,8 @@ class Sequential(Module):
         return v
 
     def forward(self, input):
-        """input passed through every module in order."""
-        for m in self._sub_layers.values():
-            input = m(input)
-        return input
+        """input passed through every module in order (Note [Donated activations])."""
+        return _core.run_sequence(self._sub_layers.values(), input)
 
 
 class ModuleList(Module):
