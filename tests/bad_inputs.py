@@ -1990,6 +1990,8 @@ row("oar.randint_like: high <= low", RuntimeError, lambda e: oar.randint_like(e.
     lambda t, e: t.randint_like(e.x, 3, 1))
 row("oar.standard_normal: float size", TypeError, lambda e: oar.standard_normal([2.5]),
     lambda t, e: t.randn([2.5]))
+row("oar.set_flags: not a dict", TypeError, lambda e: oar.set_flags("FLAGS_eager_elision"))
+row("oar.get_flags: a number", TypeError, lambda e: oar.get_flags(3))
 row("oar.set_default_dtype: an integer dtype", TypeError,
     lambda e: oar.set_default_dtype("int64"), lambda t, e: t.set_default_dtype(t.int64))
 row("Tensor.data: assigning a list", TypeError, lambda e: setattr(e.x, "data", [1]),

@@ -125,8 +125,21 @@ def test_the_flag_turns_it_off(no_gc):
         oar.set_flags({"FLAGS_eager_elision": True})
     _, p = peak(lambda: (x + 1) * 2)
     assert p == B
-    with pytest.raises(ValueError, match="FLAGS_nope"):
-        oar.set_flags({"FLAGS_nope": 1})
+    with pytest.raises(ValueError, match="nope"):
+        oar.set_flags({"nope": 1})   # not a flag name (paddle 3.3.1: ValueError too)
+
+
+def test_paddle_flags_are_kept_and_read_back():
+    # a Paddle program's own flags (they tune Paddle's kernels) are accepted, as paddle
+    # accepts them, and read back; a flag never set is unknown, as in paddle
+    oar.set_flags({"FLAGS_check_nan_inf": True})
+    assert oar.get_flags(["FLAGS_check_nan_inf"]) == {"FLAGS_check_nan_inf": True}
+    with pytest.raises(ValueError, match="FLAGS_never_set_here"):
+        oar.get_flags("FLAGS_never_set_here")
+    with pytest.raises(TypeError, match="list, tuple or string"):
+        oar.get_flags(3)
+    with pytest.raises(TypeError, match="should be a dict"):
+        oar.set_flags("FLAGS_eager_elision")
 
 
 def test_the_env_var_turns_it_off():
@@ -354,6 +367,18 @@ def test_only_the_exact_activation_classes_are_donated_to(no_gc):
             return oar.nn.functional.relu(x) + x
 
     m = nn.Sequential(_linear(), ReLUPlusInput())
+    with oar.no_grad():
+        y = m(_seq_input())
+        E.ENABLED = False
+        ref = m(_seq_input())
+    np.testing.assert_array_equal(y.numpy(), ref.numpy())
+
+
+def test_an_activation_whose_forward_was_replaced_is_not_donated_to(no_gc):
+    nn = oar.nn
+    act = nn.ReLU()
+    act.forward = lambda x: oar.nn.functional.relu(x) + x   # reads x after relu
+    m = nn.Sequential(_linear(), act)
     with oar.no_grad():
         y = m(_seq_input())
         E.ENABLED = False

@@ -1551,6 +1551,7 @@ def run_sequence(layers, x):
     for layer in layers:
         if (layer.__class__ in _DONATABLE and _refcount(x) == _elision.LOCAL_ONLY
                 and layer._forward_pre_hooks is None and layer._forward_hooks is None
+                and "forward" not in layer.__dict__   # (a forward replaced on the instance)
                 and _elision.ENABLED):
             x = _elision.call_donating(layer, x)
         else:

@@ -108,7 +108,7 @@ def dead(t):
 # condition of Note [Temporary elision] still applies (size, weak references, saved,
 # layout, ...). The Sequential's own input is its caller's and is never donated.
 _TOKEN = None
-DONATABLE = set()
+DONATABLE: set = set()
 LOCAL_ONLY = -1   # set by _calibrate
 
 
@@ -252,34 +252,50 @@ def fits_shape(xd, yd):
 
 # --------------------------------------------------------------------------- the switch
 def set_flags(flags):
-    """Paddle's `paddle.set_flags`: set oar's runtime flags from a dict. The flag oar has:
+    """Paddle's `paddle.set_flags`: set runtime flags from a dict. The flag oar acts on:
     FLAGS_eager_elision (bool, default True; env OAR_ELISION=0 starts with it off): whether
     out-of-place ops may reuse the memory of operands nobody can see any more (Note
-    [Temporary elision]). Unknown flags raise ValueError."""
+    [Temporary elision]). Paddle's other FLAGS_* names are kept and read back by get_flags
+    but change nothing here (they tune Paddle's kernels and allocator); a name that is not a
+    flag raises ValueError, as Paddle's does."""
     global ENABLED
     if not isinstance(flags, dict):
-        raise TypeError(f"set_flags(): flags must be a dict, got {type(flags).__name__}")
+        raise TypeError(f"flags in set_flags should be a dict, got {type(flags).__name__}")
     for name in flags:
-        if name not in _FLAGS:
-            raise ValueError(f"set_flags(): flag {name!r} cannot be set in oar (it has "
-                             f"{', '.join(_FLAGS)})")
+        if not isinstance(name, str) or not name.startswith("FLAGS_"):
+            raise ValueError(f"Flag {name} cannot set its value through this function "
+                             "(flag names start with 'FLAGS_').")
     for name, value in flags.items():
         if name == "FLAGS_eager_elision":
             ENABLED = bool(value) and _CALL_DEAD > 0
+        else:
+            _OTHER_FLAGS[name] = value
 
 
 def get_flags(flags):
-    """Paddle's `paddle.get_flags`: {name: value} for a flag name or a list of them."""
-    names = [flags] if isinstance(flags, str) else list(flags)
+    """Paddle's `paddle.get_flags`: {name: value} for a flag name or a list/tuple of them;
+    a name never set (other than oar's own flags) raises ValueError, as Paddle's unknown
+    flags do."""
+    if isinstance(flags, str):
+        names = [flags]
+    elif isinstance(flags, (list, tuple)):
+        names = list(flags)
+    else:
+        raise TypeError(f"Flags in get_flags should be a list, tuple or string, got "
+                        f"{type(flags).__name__}")
     out = {}
     for name in names:
-        if name not in _FLAGS:
-            raise ValueError(f"get_flags(): flag {name!r} is not an oar flag (it has "
-                             f"{', '.join(_FLAGS)})")
-        out[name] = ENABLED
+        if name == "FLAGS_eager_elision":
+            out[name] = ENABLED
+        elif name in _OTHER_FLAGS:
+            out[name] = _OTHER_FLAGS[name]
+        else:
+            raise ValueError(f"Flag {name} cannot get its value through this function "
+                             f"(oar's flags: {', '.join(_FLAGS)}, and those set_flags set).")
     return out
 
 
+_OTHER_FLAGS: dict = {}
 _FLAGS = ("FLAGS_eager_elision",)
 
 
