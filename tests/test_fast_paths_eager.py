@@ -434,6 +434,10 @@ def test_leaky_relu_matches_torch_bit_for_bit_on_special_values(slope, dt):
         acc.append(y.numpy())
         acc.append(np.signbit(y.numpy()))
         acc.append(lib.nn.LeakyReLU(slope)(x).numpy())
+        z = x.clone()
+        lib.nn.functional.leaky_relu(z, slope, inplace=True)   # the maximum written into z
+        acc.append(z.numpy())
+        acc.append(np.signbit(z.numpy()))
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
     assert np.asarray(got[0]).dtype == np.dtype(dt)
