@@ -196,6 +196,8 @@ import functools as _functools
 import inspect as _inspect
 import sys as _sys
 import weakref as _weakref
+
+import numpy as _np
 from typing import NamedTuple as _NamedTuple
 
 from . import storage as _storage
@@ -451,6 +453,12 @@ _DRIVERS = tuple(_PKG_DIR + p for p in ("train.py", "__main__.py", "tour.py"))
 _OPTIM = tuple(_PKG_DIR + p for p in ("optimizer/", "torch/optim/"))
 
 
+def _on_device(s):
+    """A storage on a device place: not in the CPU's timeline."""
+    c = s.buffer.__class__
+    return c is not _np.ndarray and c in _xp._PLACES
+
+
 class _Recorder:
     """The object behind memory_timeline() while it records (Note [Memory timeline]).
 
@@ -483,6 +491,8 @@ class _Recorder:
 
     # ---- hooks (storage.py, registry.py, engine.py)
     def alloc(self, s):
+        if _on_device(s):
+            return
         n = _storage._allocated
         self.created.add(id(s))
         if n > self.tl.peak:
@@ -496,6 +506,8 @@ class _Recorder:
         self.elided += s.nbytes
 
     def free(self, s):
+        if _on_device(s):
+            return
         n = _storage._allocated
         self.created.discard(id(s))
         self._event(n, n + s.nbytes, False)

@@ -41,6 +41,27 @@
 # sets each .grad the recording set (a new tensor over the step's .grad buffer: the memory
 # of .grad is reused by the next replay, like zero_grad(set_to_none=False)), and returns
 # fresh copies of the returned tensors, detached (their graph was used inside the call).
+
+# Note [Replay on a device]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# A step whose tensors live on a device (CuPy, or the test-only fake device: Note [Fake
+# device]) is recorded and replayed as on the CPU, with the device's array module:
+#   - storage.new_storage tells the recorder of device storages too (start_trace's list and
+#     the memory timeline skip them: they count the CPU's bytes);
+#   - a buffer's root is found by .base; on a device it is the deepest array of the device's
+#     class (the fake device's arrays are views of NumPy arrays, which are not its roots);
+#   - Program._place_of takes the place of the buffers it plans (temporaries, outputs,
+#     inputs), which must be one (else a CaptureError): the pool blocks and output buffers
+#     are made with that place's module, and planned views and input slots are made with
+#     _xp.buffer_view (np.ndarray over a device buffer would be a CPU array);
+#   - constants are snapshotted, and returned tensors copied, with _xp.array (on their place);
+#   - the replay's accounting moves the place's [allocated, peak] counters (_acct2_on,
+#     Program._uncount), so memory_allocated(place) reads as eager's and the CPU's does not
+#     move; the compiled forward's seeds of ones are made on the outputs' place.
+# The CPU path runs the same code with NumPy's functions: `xp is np` at planning, and the
+# replay's callables are the ones it always had. A random draw for a device tensor is not
+# captured (its draw is neither oar's recording generator nor an in-place random op: a
+# CaptureError, or eager under torch.compile's default on_error).
 from __future__ import annotations
 
 import collections
@@ -53,6 +74,7 @@ import numpy as np
 
 import importlib
 
+from .. import _xp
 from ..autograd import engine as _E
 from ..autograd import grad_mode
 from ..ops import random as _random
@@ -69,16 +91,29 @@ class CaptureError(RuntimeError):
 
 
 def _root(a):
+    """The array owning a's memory, by .base; on a device, the deepest array of the device's
+    class (the fake device's arrays are views of NumPy arrays: Note [Replay on a device])."""
     r = a
+    dev = None
+    places = _xp._PLACES
     while True:
+        if r.__class__ in places:
+            dev = r
         b = r.base
         if b is None or not isinstance(b, np.ndarray):
-            return r
+            return r if dev is None else dev
         r = b
 
 
 def _ptr(a):
-    return a.__array_interface__["data"][0]
+    if a.__class__ is np.ndarray:
+        return a.__array_interface__["data"][0]
+    return _xp.data_ptr(a)
+
+
+def _copy_c(a):
+    """A C-ordered copy of a on its place (.grad made from a gradient it may not keep)."""
+    return _xp.array(a, order="C", copy=True)
 
 
 def _where():
@@ -611,7 +646,7 @@ class _Recorder:
         if id(r) not in self.created:
             allowed, desc = _creation_site()
             keep = allowed and desc is not _EMPTY
-            self.created[id(r)] = (allowed, desc, np.array(r, copy=True) if keep else None)
+            self.created[id(r)] = (allowed, desc, _xp.array(r, copy=True) if keep else None)
             self.steps.append(("made", r))
 
     def free(self, st):
@@ -699,7 +734,7 @@ class _Recorder:
                 if gd.shape != p._data.shape or gd.dtype != p._data.dtype:
                     return self.fail("a gradient whose shape or dtype differs from its "
                                      "parameter's")
-                self.step("ret", np.array, (gd,), {"order": "C", "copy": True}, (after._data,))
+                self.step("ret", _copy_c, (gd,), {}, (after._data,))
             self.grad_set(p, after._data)
         elif after is before and before._storage.version == bv + 1:
             if gd.shape != p._data.shape or gd.dtype != p._data.dtype:
@@ -971,7 +1006,7 @@ class Program:
         alias = {}
         skip = set()
         for i, s in enumerate(steps):
-            if (isinstance(s, _Step) and s.mode == "ret" and s.fn is np.array
+            if (isinstance(s, _Step) and s.mode == "ret" and s.fn is _copy_c
                     and len(s.args) == 1 and len(s.writes) == 1):
                 src, dst = s.args[0], s.writes[0]
                 rs, rd = id(_root(src)), id(_root(dst))
@@ -1003,13 +1038,14 @@ class Program:
                 blocks.append(best)
             best.free_after = last[rid]
             assign[rid] = best
+        xp = self._place_of(roots)   # Note [Replay on a device]
         for b in blocks:
-            b.arr = np.empty(max(b.size, 1), np.uint8)
+            b.arr = xp.empty(max(b.size, 1), np.uint8)
         self.pool_bytes = sum(b.size for b in blocks)
         self.eager_temp_bytes = sum(roots[rid].nbytes for rid in order)
         # buffers that outlive the call (returned tensors, new .grad) are the program's own:
         # never the capture call's arrays, which the user may still hold
-        own = {rid: np.empty(max(roots[rid].nbytes, 1), np.uint8)
+        own = {rid: xp.empty(max(roots[rid].nbytes, 1), np.uint8)
                for rid, k in self.kind.items() if k == "fixed"}
         # Note [Capture and replay]: memory_allocated() counts each buffer while it holds a
         # live value, as eager counts a tensor while it lives; the pool is reserved memory
@@ -1058,6 +1094,8 @@ class Program:
             if kind == "temp" or kind == "fixed":
                 off = _ptr(a) - _ptr(r)
                 base = assign[rid].arr if kind == "temp" else own[rid]
+                if xp is not np:
+                    return _xp.buffer_view(base, a.shape, a.dtype, off, a.strides)
                 return np.ndarray(a.shape, a.dtype, base, off, a.strides)
             if kind == "input":
                 k, d = in_data[rid]
@@ -1069,7 +1107,8 @@ class Program:
                         "storage outside the argument itself (its base, or a non-contiguous "
                         "argument). Fix: pass a contiguous tensor (x.contiguous()), or mark "
                         "it replay=False.")
-                return _InSlot(k, off, a.shape, a.dtype, a.strides)
+                return (_InSlot if xp is np else _DeviceSlot)(k, off, a.shape, a.dtype,
+                                                              a.strides)
             return a
 
         def build(s, bound):
@@ -1086,8 +1125,12 @@ class Program:
             if s[0] == "init":
                 return functools.partial(np.copyto, res(s[1]), s[2])
             if s[0] == "acct":
+                if self._ctr is not None:
+                    return functools.partial(_acct2_on, self._held, self._ctr, s[1], 0)
                 return functools.partial(_acct, self._held, s[1])
             if s[0] == "acct2":
+                if self._ctr is not None:
+                    return functools.partial(_acct2_on, self._held, self._ctr, s[1], s[2])
                 return functools.partial(_acct2, self._held, s[1], s[2])
             if s[0] == "grad":
                 return functools.partial(_set_grad, s[1], res(s[2]))
@@ -1177,6 +1220,32 @@ class Program:
         self.fwd_hold = sum(roots[rid].nbytes for rid in own
                             if rid not in grad_roots and first[rid] < split_at)
 
+    def _place_of(self, roots):
+        """The array module of the program's place (Note [Replay on a device]): the place
+        of the buffers it plans (temporaries, outputs, inputs), which must be one."""
+        places = {_xp.place_of(r) for rid, r in roots.items()
+                  if self.kind.get(rid) in ("temp", "fixed", "alias", "input")}
+        self.place = _xp.CPU
+        self._ctr = None
+        if len(places) > 1:
+            raise CaptureError(
+                "oar.jit cannot capture a function whose tensors are on two places "
+                f"({', '.join(sorted(map(repr, places)))}): the replay plans its buffers on "
+                "one. Fix: move them to one device first, or mark it replay=False.")
+        if places and places != {_xp.CPU}:
+            self.place = places.pop()
+            self._ctr = _storage._counters(self.place)
+            return _xp.array_module(next(r for r in roots.values()
+                                         if _xp.place_of(r) == self.place))
+        return np
+
+    def _uncount(self, n):
+        """n bytes out of the program's place's memory_allocated()."""
+        if self._ctr is None:
+            _storage._allocated -= n
+        else:
+            self._ctr[0] -= n
+
     def guards_ok(self):
         """False when an external tensor holds another array, changed requires_grad or got a
         hook, or a layer changed train()/eval() or its forward hooks since the capture."""
@@ -1198,8 +1267,8 @@ class Program:
         return bound
 
     def _copies(self, lo, hi, bound):
-        return [_T.wrap_as(cls, np.array(a.resolve(bound) if isinstance(a, _InSlot) else a,
-                                         copy=True)) for cls, a in self.outs[lo:hi]]
+        return [_T.wrap_as(cls, _xp.array(a.resolve(bound) if isinstance(a, _InSlot) else a,
+                                          copy=True)) for cls, a in self.outs[lo:hi]]
 
     def run_forward(self, in_tensors, n_out):
         """A split program's forward part (Note [Compiled forward]): its first n_out outputs,
@@ -1220,7 +1289,7 @@ class Program:
         for k, n in self.input_bumps:
             in_tensors[k]._storage.version += n
         outs = self._copies(0, n_out, bound)
-        _storage._allocated -= self.fwd_hold   # the copies replace the output buffers
+        self._uncount(self.fwd_hold)   # the copies replace the output buffers
         held[0] -= self.fwd_hold
         return outs
 
@@ -1242,7 +1311,7 @@ class Program:
     def release(self):
         """What a split program's forward left counted is given back."""
         held = self._held
-        _storage._allocated -= held[0]
+        self._uncount(held[0])
         held[0] = 0
 
     def run(self, in_tensors):
@@ -1255,7 +1324,7 @@ class Program:
             for f in self.ops:
                 f()
         finally:
-            _storage._allocated -= held[0] - self.out_hold
+            self._uncount(held[0] - self.out_hold)
             held[0] = self.out_hold
         for s, n in self.bumps:
             s.version += n
@@ -1265,7 +1334,7 @@ class Program:
         for k, n in self.input_bumps:
             in_tensors[k]._storage.version += n
         outs = self._copies(0, len(self.outs), bound)
-        _storage._allocated -= held[0]   # the returned copies replace the output buffers
+        self._uncount(held[0])   # the returned copies replace the output buffers
         held[0] = 0
         return _unflatten(self.spec, outs), True
 
@@ -1279,6 +1348,14 @@ class _InSlot:
 
     def resolve(self, bound):
         return np.ndarray(self.shape, self.dtype, bound[self.k], self.off, self.strides)
+
+
+class _DeviceSlot(_InSlot):
+    """An _InSlot of a program on a device (Note [Replay on a device])."""
+    __slots__ = ()
+
+    def resolve(self, bound):
+        return _xp.buffer_view(bound[self.k], self.shape, self.dtype, self.off, self.strides)
 
 
 def _extent(a):
@@ -1391,6 +1468,15 @@ def _acct2(held, up, down):
     if st._allocated > st._peak:
         st._peak = st._allocated
     st._allocated -= down
+    held[0] += up - down
+
+
+def _acct2_on(held, ctr, up, down):
+    """_acct2 on a device's [allocated, peak] counters (Note [Replay on a device])."""
+    ctr[0] += up
+    if ctr[0] > ctr[1]:
+        ctr[1] = ctr[0]
+    ctr[0] -= down
     held[0] += up - down
 
 

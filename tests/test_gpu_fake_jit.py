@@ -1,0 +1,190 @@
+"""oar.jit and torch.compile on the test-only fake GPU (Note [Replay on a device], Note
+[Fake device]): a whole-step capture and a compiled forward replay on the device bit for bit
+as the same step run eagerly on the device, their buffers and results stay device arrays,
+the device's memory counters read as eager's and the CPU's do not move. References: the
+eager run on the fake device (which tests/test_gpu_fake.py checks bit for bit against the
+CPU)."""
+import numpy as np
+import pytest
+
+import oar
+import oar.torch as torch
+from oar import _xp, storage
+from oar._capture import CaptureError
+from oar.torch._compile import compile as torch_compile
+from tests.test_jit_replay import _data, _model, _state, _step
+
+pytestmark = pytest.mark.usefixtures("no_gc")
+GPU = oar.place.Place("gpu", 0)
+
+
+@pytest.fixture
+def dev():
+    b = _xp.enable_fake_device()
+    try:
+        yield b
+    finally:
+        torch.set_default_device(None)
+        _xp.disable_fake_device()
+
+
+def _on_dev(kind):
+    m, _ = _model(kind)
+    m.to("gpu")
+    return m, oar.optimizer.Adam(parameters=m.parameters(), learning_rate=1e-2)
+
+
+def _batches(kind):
+    xs, ys = _data((8, 1, 8, 8) if kind == "cnn" else (8, 64), classes=10)
+    return [x.cuda() for x in xs], [y.cuda() for y in ys]
+
+
+def _is_dev(t):
+    return type(t._data) is _xp.FakeArray
+
+
+@pytest.mark.parametrize("kind", ["mlp", "cnn", "bn"])
+def test_whole_step_replays_on_the_device_as_eager(dev, kind):
+    xs, ys = _batches(kind)
+    (m1, o1), (m2, o2) = _on_dev(kind), _on_dev(kind)
+    eager, jitted = _step(m1, o1), oar.jit(_step(m2, o2))
+    cpu = storage.memory_allocated()
+    for i in range(10):
+        oar.seed(100 + i)
+        a = eager(xs[i % 4], ys[i % 4])
+        oar.seed(100 + i)
+        b = jitted(xs[i % 4], ys[i % 4])
+        assert _is_dev(b) and b.place == GPU
+        assert a.numpy().tobytes() == b.numpy().tobytes(), i
+        assert list(_state(m1, o1).values()) == list(_state(m2, o2).values()), i
+    assert all(_is_dev(p) for p in m2.parameters())
+    assert all(_is_dev(v) for st in o2.state.values() for v in st.values()
+               if isinstance(v, oar.Tensor))
+    assert jitted.stats["eager"] == 1 and jitted.stats["replays"] == 7
+    del a, b
+    assert storage.memory_allocated() == cpu     # nothing of the step counted on the CPU
+
+
+@pytest.mark.parametrize("kind", ["mlp", "cnn"])
+def test_replayed_step_counts_device_memory_as_eager(dev, kind):
+    xs, ys = _batches(kind)
+    got = []
+    for jit in (False, True):
+        m, opt = _on_dev(kind)
+        step = oar.jit(_step(m, opt)) if jit else _step(m, opt)
+        for i in range(4):
+            step(xs[i], ys[i])
+        base = storage.memory_allocated(GPU)
+        cpu = storage.memory_allocated()
+        storage.reset_max_memory_allocated(GPU)
+        loss = step(xs[0], ys[0])
+        got.append((storage.memory_allocated(GPU) - base,
+                    storage.max_memory_allocated(GPU) - base, storage.memory_allocated() - cpu))
+        del loss
+    (held_e, peak_e, cpu_e), (held_r, peak_r, cpu_r) = got
+    assert held_r == held_e == 4          # the returned float32 loss, nothing more
+    assert 0 < peak_r <= peak_e, (peak_r, peak_e)
+    assert cpu_e == cpu_r == 0
+
+
+def test_torch_reduce_overhead_step_on_cuda(dev):
+    rng = np.random.default_rng(2)
+    xs = [torch.tensor(rng.standard_normal((8, 16)).astype(np.float32), device="cuda")
+          for _ in range(4)]
+    ys = [torch.tensor(rng.integers(0, 4, 8), device="cuda") for _ in range(4)]
+
+    def make():
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(),
+                                torch.nn.Linear(32, 4)).cuda()
+        opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        return m, step
+    (m1, s1), (m2, s2) = make(), make()
+    s2 = torch_compile(s2, mode="reduce-overhead")
+    for i in range(10):
+        a, b = s1(xs[i % 4], ys[i % 4]), s2(xs[i % 4], ys[i % 4])
+        assert b.is_cuda and _is_dev(b)
+        assert a.detach().cpu().numpy().tobytes() == b.detach().cpu().numpy().tobytes()
+    for p, q in zip(m1.parameters(), m2.parameters()):
+        assert q.is_cuda
+        assert p.detach().cpu().numpy().tobytes() == q.detach().cpu().numpy().tobytes()
+    assert s2.stats["replays"] == 7
+
+
+def _torch_mlp(bn=False):
+    torch.manual_seed(0)
+    nn = torch.nn
+    layers = [nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32)]
+    if bn:
+        layers.append(nn.BatchNorm1d(32))
+    return nn.Sequential(*layers, nn.Tanh(), nn.Linear(32, 4)).to("cuda")
+
+
+def _grads(m):
+    out = [None if p.grad is None else p.grad.cpu().numpy().tobytes() for p in m.parameters()]
+    for p in m.parameters():
+        assert p.grad is None or p.grad.is_cuda
+        p.grad = None
+    return out
+
+
+@pytest.mark.parametrize("bn", [False, True])
+def test_compiled_forward_on_cuda_as_eager(dev, bn):
+    rng = np.random.default_rng(0)
+    eager, m = _torch_mlp(bn), _torch_mlp(bn)
+    c = torch.compile(m)
+    for i in range(8):
+        x = torch.tensor(rng.standard_normal((8, 16)).astype(np.float32), device="cuda")
+        y = torch.tensor(rng.integers(0, 4, 8), device="cuda")
+        l1 = torch.nn.functional.cross_entropy(eager(x), y)
+        out = c(x)
+        assert out.is_cuda and _is_dev(out)
+        l2 = torch.nn.functional.cross_entropy(out, y)
+        l1.backward()
+        l2.backward()
+        assert l1.item() == l2.item(), i
+        assert _grads(eager) == _grads(m), i
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+    assert c._compiled.stats["replays"] == 5
+    for name, v in eager.state_dict().items():   # running statistics too
+        assert v.cpu().numpy().tobytes() == m.state_dict()[name].cpu().numpy().tobytes()
+
+
+def test_compiled_forward_memory_after_a_step_as_eager(dev):
+    eager, m = _torch_mlp(), _torch_mlp()
+    c = torch.compile(m)
+    x = torch.tensor(np.random.default_rng(1).standard_normal((8, 16)).astype(np.float32),
+                     device="cuda")
+    for _ in range(4):
+        c(x).sum().backward()
+    _grads(m)
+    levels = []
+    for model in (eager, c):
+        before, cpu = storage.memory_allocated(GPU), storage.memory_allocated()
+        out = model(x)
+        during = storage.memory_allocated(GPU) - before
+        out.sum().backward()
+        del out
+        levels.append((during, storage.memory_allocated(GPU) - before,
+                       storage.memory_allocated() - cpu))
+    # while the output lives at least its bytes; after backward every parameter's .grad
+    assert levels[0][1:] == levels[1][1:] == (sum(p.nbytes for p in m.parameters()), 0)
+    assert levels[1][0] >= 8 * 4 * 4
+
+
+def test_a_step_on_two_places_is_refused_by_name(dev):
+
+    def f(x, y):
+        return (x * 2).cpu() + y
+    g = oar.jit(f)
+    x, y = oar.ones([3]).cuda(), oar.ones([3])
+    with pytest.raises(CaptureError, match="two places"):
+        for _ in range(3):
+            g(x, y)
