@@ -188,3 +188,15 @@ def test_a_step_on_two_places_is_refused_by_name(dev):
     with pytest.raises(CaptureError, match="two places"):
         for _ in range(3):
             g(x, y)
+
+
+def test_a_device_dropout_step_is_not_captured_and_says_so(dev):
+    # Note [Replay on a device]: its mask is drawn on the host from the device's stream and
+    # moved, which the recorder cannot replay: a CaptureError naming dropout, never a replay
+    # of a stale mask
+    xs, ys = _batches("dropout")
+    m, opt = _on_dev("dropout")
+    step = oar.jit(_step(m, opt))
+    with pytest.raises(CaptureError, match="dropout"):
+        for i in range(3):
+            step(xs[i], ys[i])
