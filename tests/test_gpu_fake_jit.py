@@ -13,19 +13,11 @@ from oar import _xp, storage
 from oar._capture import CaptureError
 from oar.torch._compile import compile as torch_compile
 from tests.test_jit_replay import _data, _model, _state, _step
+# the device of tests/test_gpu_fake.py: the fake one, or CuPy's with OAR_GPU_REAL=1
+from tests.test_gpu_fake import dev  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("no_gc")
 GPU = oar.place.Place("gpu", 0)
-
-
-@pytest.fixture
-def dev():
-    b = _xp.enable_fake_device()
-    try:
-        yield b
-    finally:
-        torch.set_default_device(None)
-        _xp.disable_fake_device()
 
 
 def _on_dev(kind):
@@ -40,7 +32,7 @@ def _batches(kind):
 
 
 def _is_dev(t):
-    return type(t._data) is _xp.FakeArray
+    return _xp.is_device_array(t._data)
 
 
 @pytest.mark.parametrize("kind", ["mlp", "cnn", "bn"])

@@ -100,9 +100,14 @@ def _root(a):
         if r.__class__ in places:
             dev = r
         b = r.base
-        if b is None or not isinstance(b, np.ndarray):
+        if b is None or not (isinstance(b, np.ndarray) or b.__class__ in places):
             return r if dev is None else dev
         r = b
+
+
+def _is_arr(a):
+    """An array of any place (CuPy's is not an np.ndarray): Note [Replay on a device]."""
+    return isinstance(a, np.ndarray) or a.__class__ in _xp._PLACES
 
 
 def _ptr(a):
@@ -255,7 +260,7 @@ class _FormulaSpec:
         arrays = []
         attrs = []
         for a in node.attrs:   # an array attr (cross_entropy's labels) is a step argument
-            if isinstance(a, np.ndarray):
+            if _is_arr(a):
                 attrs.append(("A", None))
                 arrays.append(a)
             elif isinstance(a, _T.Tensor):
@@ -1212,7 +1217,7 @@ class Program:
                 for b in (a if isinstance(a, (list, tuple)) else (a,)):
                     if isinstance(b, _InSlot):
                         reads_in.add(b.k)
-                    elif isinstance(b, np.ndarray) and self.kind.get(id(_root(b))) == "external":
+                    elif _is_arr(b) and self.kind.get(id(_root(b))) == "external":
                         reads_ext.add(id(_root(b)))
         self.bwd_inputs = sorted(reads_in)
         self.bwd_ext = [t for t, d in rec.ext_tensors.values()
@@ -1392,26 +1397,27 @@ def _covers(a):
 
 def _arrays(args, kwargs):
     for a in args:
-        if isinstance(a, np.ndarray):
+        if _is_arr(a):
             yield a
         elif isinstance(a, (list, tuple)):
             for b in a:
-                if isinstance(b, np.ndarray):
+                if _is_arr(b):
                     yield b
     for v in kwargs.values():
-        if isinstance(v, np.ndarray):
+        if _is_arr(v):
             yield v
         elif isinstance(v, tuple):
             for b in v:
-                if isinstance(b, np.ndarray):
+                if _is_arr(b):
                     yield b
 
 
 def _map(a, remap):
-    if isinstance(a, (np.ndarray, _InSlot)):
+    # (an np.ndarray first: the CPU's replay rebinding pays what it paid before)
+    if isinstance(a, (np.ndarray, _InSlot)) or a.__class__ in _xp._PLACES:
         return remap(a)
-    if isinstance(a, (list, tuple)) and any(isinstance(b, (np.ndarray, _InSlot)) for b in a):
-        return type(a)(remap(b) if isinstance(b, (np.ndarray, _InSlot)) else b for b in a)
+    if isinstance(a, (list, tuple)) and any(_is_arr(b) or isinstance(b, _InSlot) for b in a):
+        return type(a)(remap(b) if _is_arr(b) or isinstance(b, _InSlot) else b for b in a)
     return a
 
 
@@ -1706,7 +1712,7 @@ def _signature(rec, in_tensors):
     def val(v):
         if isinstance(v, _FormulaSpec):
             return v.key()
-        if isinstance(v, np.ndarray):
+        if _is_arr(v):
             return buf(v)
         if isinstance(v, (list, tuple)):
             return (type(v), tuple(val(x) for x in v))

@@ -34,8 +34,6 @@ from __future__ import annotations
 import collections
 import weakref
 
-import numpy as np
-
 from .. import _xp
 from . import (CaptureError, Captured, Program, _Tensor, _flatten, _first_difference,
                _guard_key, _layer_state, _layers_of, _record, _signature, _unflatten)
