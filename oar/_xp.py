@@ -405,12 +405,15 @@ class _Iface:
 
 
 def _fake_strided(src, shape, bstrides, boff):
-    # a view over the memory's owner, so that its base chain leads back to it (oar.jit
-    # finds a buffer's root by .base, as CuPy's views keep theirs)
-    root = src.view(_ndarray)
-    while isinstance(root.base, _ndarray):
-        root = root.base
-    if root.base is None and root.flags.c_contiguous:
+    # a view over src's device root (the deepest FakeArray under it), so that its base
+    # chain leads back to it as CuPy's views keep theirs (oar.jit finds roots by .base)
+    root = None
+    a = src
+    while isinstance(a, _ndarray):
+        if a.__class__ is FakeArray:
+            root = a
+        a = a.base
+    if root is not None and root.flags.c_contiguous:
         off = src.__array_interface__["data"][0] + boff - root.__array_interface__["data"][0]
         return np.ndarray(shape, src.dtype, root.view(_ndarray), off, bstrides).view(FakeArray)
     base = src.view(_ndarray)

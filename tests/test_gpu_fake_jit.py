@@ -14,7 +14,7 @@ from oar._capture import CaptureError
 from oar.torch._compile import compile as torch_compile
 from tests.test_jit_replay import _data, _model, _state, _step
 # the device of tests/test_gpu_fake.py: the fake one, or CuPy's with OAR_GPU_REAL=1
-from tests.test_gpu_fake import dev  # noqa: F401
+from tests.test_gpu_fake import REAL, dev  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("no_gc")
 GPU = oar.place.Place("gpu", 0)
@@ -192,3 +192,45 @@ def test_a_device_dropout_step_is_not_captured_and_says_so(dev):
     with pytest.raises(CaptureError, match="dropout"):
         for i in range(3):
             step(xs[i], ys[i])
+
+
+def _indexed_step(x):
+    y = x * 2
+    return (y[1:, ::2] + 1).sum()
+
+
+def test_a_step_reading_a_device_view_replays_as_eager(dev):
+    x = torch.tensor(np.arange(24, dtype=np.float32).reshape(4, 6), device="cuda")
+    g = oar.jit(_indexed_step)
+    for i in range(5):
+        x.add_(1.0)
+        assert g(x).item() == _indexed_step(x).item(), i
+    assert g.stats["replays"] == 2
+
+
+@pytest.mark.skipif(REAL, reason="replaces the fake device's view maker")
+def test_a_device_view_without_its_owner_is_refused(dev, monkeypatch):
+    # CuPy's views made from a raw pointer have no .base: the planner cannot find their
+    # owner, and must refuse rather than replay a read of the capture call's memory
+    monkeypatch.setattr(dev, "strided", _detached_view)
+    x = torch.tensor(np.arange(24, dtype=np.float32).reshape(4, 6), device="cuda")
+    g = oar.jit(_indexed_step)
+    with pytest.raises(CaptureError):
+        for _ in range(10):
+            g(x)
+    assert g.stats["replays"] == 0
+
+
+def _detached_view(src, shape, bstrides, boff):
+    """A view of src's memory whose .base chain stops at an opaque object (as a CuPy array
+    made from a pointer has no .base)."""
+    class Opaque:
+        pass
+    it = dict(src.view(np.ndarray).__array_interface__)
+    it["data"] = (it["data"][0] + boff, False)
+    it["shape"], it["strides"] = tuple(shape), tuple(bstrides)
+    it.pop("descr", None)
+    o = Opaque()
+    o.__array_interface__ = it
+    o.keep = src
+    return np.asarray(o).view(_xp.FakeArray)

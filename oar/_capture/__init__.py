@@ -48,13 +48,16 @@
 # device]) is recorded and replayed as on the CPU, with the device's array module:
 #   - storage.new_storage tells the recorder of device storages too (start_trace's list and
 #     the memory timeline skip them: they count the CPU's bytes);
-#   - a buffer's root is found by .base; on a device it is the deepest array of the device's
-#     class (the fake device's arrays are views of NumPy arrays, which are not its roots);
+#   - a buffer's root is the array owning its memory, found by .base (through CuPy's arrays
+#     too); its place is that of the arrays the steps touch over it (the fake device's
+#     arrays are views of NumPy owners: NumPy collapses .base chains to the owner);
 #   - Program._place_of takes the place of the buffers it plans (temporaries, outputs,
 #     inputs), which must be one (else a CaptureError): the pool blocks and output buffers
 #     are made with that place's module, and planned views and input slots are made with
 #     _xp.buffer_view (np.ndarray over a device buffer would be a CPU array);
-#   - constants are snapshotted, and returned tensors copied, with _xp.array (on their place);
+#   - constants are snapshotted with _xp.array and put on the place at planning, returned
+#     tensors copied with _xp.array (on their place); an external device array must be over
+#     a tensor's storage (a view CuPy made from a raw pointer has no .base: refused);
 #   - the replay's accounting moves the place's [allocated, peak] counters (_acct2_on,
 #     Program._uncount), so memory_allocated(place) reads as eager's and the CPU's does not
 #     move; the compiled forward's seeds of ones are made on the outputs' place.
@@ -91,17 +94,14 @@ class CaptureError(RuntimeError):
 
 
 def _root(a):
-    """The array owning a's memory, by .base; on a device, the deepest array of the device's
-    class (the fake device's arrays are views of NumPy arrays: Note [Replay on a device])."""
+    """The array owning a's memory, by .base (a device's arrays too: Note [Replay on a
+    device])."""
     r = a
-    dev = None
     places = _xp._PLACES
     while True:
-        if r.__class__ in places:
-            dev = r
         b = r.base
         if b is None or not (isinstance(b, np.ndarray) or b.__class__ in places):
-            return r if dev is None else dev
+            return r
         r = b
 
 
@@ -946,11 +946,14 @@ class Program:
             r = _root(a)
             rid = id(r)
             roots[rid] = r
+            if a.__class__ in _xp._PLACES:   # Note [Replay on a device]
+                dev_roots[rid] = a
             first.setdefault(rid, i)
             last[rid] = i
             return rid
 
         made_at = {}
+        dev_roots = {}   # root id -> an array of a device over it (its place)
         for i, s in enumerate(steps):
             if isinstance(s, _Step):
                 for a in (*_arrays(s.args, s.kwargs), *s.writes):
@@ -969,9 +972,14 @@ class Program:
         for t in outs:
             rid = id(_root(t._data))
             roots.setdefault(rid, _root(t._data))
+            if t._data.__class__ in _xp._PLACES:
+                dev_roots[rid] = t._data
             first.setdefault(rid, n)
             last[rid] = n
         self.kind = {}
+        # Note [Replay on a device]: an external device buffer must be a tensor's storage
+        # (CuPy's views made from a pointer have no .base to lead to their owner)
+        owners = {id(_root(t._storage.buffer)) for t, d in rec.ext_tensors.values()}
         inits = {}
         for rid, r in roots.items():
             if rid in in_roots:
@@ -1001,6 +1009,12 @@ class Program:
                         "or call backward inside the function, or mark it replay=False.")
                 self.kind[rid] = "temp" if not alive else "fixed"
             else:
+                if rid in dev_roots and rid not in owners:
+                    raise CaptureError(
+                        "oar.jit cannot capture a step that reads a device array whose owning "
+                        f"buffer it cannot see (shape {list(r.shape)}, a view made from a raw "
+                        "pointer): the replay could read stale memory "
+                        "(Note [Replay on a device]). Fix: mark it replay=False.")
                 self.kind[rid] = "external"
         # a .grad is read through p.grad by the optimizer's step (a call, not a recorded
         # use): its buffer stays reserved to the end
@@ -1043,7 +1057,7 @@ class Program:
                 blocks.append(best)
             best.free_after = last[rid]
             assign[rid] = best
-        xp = self._place_of(roots)   # Note [Replay on a device]
+        xp = self._place_of(roots, dev_roots)   # Note [Replay on a device]
         for b in blocks:
             b.arr = xp.empty(max(b.size, 1), np.uint8)
         self.pool_bytes = sum(b.size for b in blocks)
@@ -1162,7 +1176,7 @@ class Program:
             elif s[0] == "made":
                 rid = id(s[1])
                 if inits.get(rid) is not None:   # (None: uninitialized memory)
-                    planned.append(("init", remap(s[1]), inits[rid]))
+                    planned.append(("init", remap(s[1]), xp.asarray(inits[rid])))
             elif s[0] == "grad":
                 planned.append(("grad", s[1], remap(s[2])))
             elif s[0] in ("call", "split"):
@@ -1225,10 +1239,10 @@ class Program:
         self.fwd_hold = sum(roots[rid].nbytes for rid in own
                             if rid not in grad_roots and first[rid] < split_at)
 
-    def _place_of(self, roots):
+    def _place_of(self, roots, dev_roots):
         """The array module of the program's place (Note [Replay on a device]): the place
         of the buffers it plans (temporaries, outputs, inputs), which must be one."""
-        places = {_xp.place_of(r) for rid, r in roots.items()
+        places = {_xp.place_of(dev_roots.get(rid, r)) for rid, r in roots.items()
                   if self.kind.get(rid) in ("temp", "fixed", "alias", "input")}
         self.place = _xp.CPU
         self._ctr = None
@@ -1240,8 +1254,7 @@ class Program:
         if places and places != {_xp.CPU}:
             self.place = places.pop()
             self._ctr = _storage._counters(self.place)
-            return _xp.array_module(next(r for r in roots.values()
-                                         if _xp.place_of(r) == self.place))
+            return _xp.array_module(next(iter(dev_roots.values())))
         return np
 
     def _uncount(self, n):
