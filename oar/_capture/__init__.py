@@ -1285,8 +1285,9 @@ class Program:
         return bound
 
     def _copies(self, lo, hi, bound):
-        return [_T.wrap_as(cls, _xp.array(a.resolve(bound) if isinstance(a, _InSlot) else a,
-                                          copy=True)) for cls, a in self.outs[lo:hi]]
+        copy = np.array if self._ctr is None else _xp.array   # on the program's place
+        return [_T.wrap_as(cls, copy(a.resolve(bound) if isinstance(a, _InSlot) else a,
+                                     copy=True)) for cls, a in self.outs[lo:hi]]
 
     def run_forward(self, in_tensors, n_out):
         """A split program's forward part (Note [Compiled forward]): its first n_out outputs,
@@ -1342,7 +1343,10 @@ class Program:
             for f in self.ops:
                 f()
         finally:
-            self._uncount(held[0] - self.out_hold)
+            if self._ctr is None:   # (the CPU's counter, as before: Note [Replay on a device])
+                _storage._allocated -= held[0] - self.out_hold
+            else:
+                self._ctr[0] -= held[0] - self.out_hold
             held[0] = self.out_hold
         for s, n in self.bumps:
             s.version += n
