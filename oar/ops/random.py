@@ -133,6 +133,9 @@ def device_states():
 
 def set_device_states(states):
     """Restores the streams from device_states() (Paddle: a list, one per device)."""
+    if not isinstance(states, (list, tuple)):   # (Paddle's GPU build: len() of it fails)
+        raise ArgTypeError(f"set_cuda_rng_state(): expected the list get_cuda_rng_state() "
+                           f"returned, got {type(states).__name__}")
     b = _xp.backend()
     if b is None:
         return

@@ -210,9 +210,10 @@ def get_rng_state_all():
 
 def set_rng_state_all(new_states):
     """Restores every CUDA device's stream from get_rng_state_all() (nothing without one)."""
+    states = list(new_states)   # not a sequence: PyTorch's TypeError, device or none
     if _xp.backend() is None:
         return
-    for i, st in enumerate(new_states):
+    for i, st in enumerate(states):
         _set_rng_state(st, i)
 
 
