@@ -234,3 +234,28 @@ def _detached_view(src, shape, bstrides, boff):
     o.__array_interface__ = it
     o.keep = src
     return np.asarray(o).view(_xp.FakeArray)
+
+
+def test_torch_dropout_on_cuda_replays_the_devices_stream(dev):
+    # the PyTorch door's dropout draws with bernoulli_ on the device: an in-place random op
+    # the replay runs again, drawing from the device's stream as eager does
+    def make():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Dropout(0.5),
+                                   torch.nn.Linear(32, 4)).cuda()
+    eager, m = make(), make()
+    c = torch.compile(m)
+    rng = np.random.default_rng(3)
+    xs = [rng.standard_normal((8, 16)).astype(np.float32) for _ in range(3)]
+    outs = []
+    for model in (eager, c):
+        torch.manual_seed(1)
+        got = []
+        for i in range(6):
+            out = model(torch.tensor(xs[i % 3], device="cuda"))
+            out.pow(2).sum().backward()
+            got.append(out.detach().cpu().numpy().tobytes())
+        outs.append(got)
+    assert outs[0] == outs[1]
+    assert _grads(eager) == _grads(m)
+    assert c._compiled.stats["replays"] == 3

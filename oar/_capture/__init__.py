@@ -62,9 +62,11 @@
 #     Program._uncount), so memory_allocated(place) reads as eager's and the CPU's does not
 #     move; the compiled forward's seeds of ones are made on the outputs' place.
 # The CPU path runs the same code with NumPy's functions: `xp is np` at planning, and the
-# replay's callables are the ones it always had. A random draw for a device tensor is not
-# captured (its draw is neither oar's recording generator nor an in-place random op: a
-# CaptureError, or eager under torch.compile's default on_error).
+# replay's callables are the ones it always had. An in-place random op on a device tensor
+# (the PyTorch door's dropout: bernoulli_) is replayed like any kernel and draws from the
+# device's stream (Note [Random streams per place]); the Paddle door's dropout draws its
+# mask on the host and moves it, which is not captured (a CaptureError naming dropout, or
+# eager under torch.compile's default on_error).
 from __future__ import annotations
 
 import collections
