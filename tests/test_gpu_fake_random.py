@@ -162,3 +162,24 @@ def test_without_a_device_as_the_cpu_builds():
         torch.cuda.get_rng_state()
     with pytest.raises(RuntimeError, match="CUDA"):
         torch.Generator(device="cuda")
+
+
+def test_checkpointed_dropout_on_the_device_recomputes_the_forwards_mask(dev):
+    from oar.utils.checkpoint import checkpoint
+    F = oar.nn.functional
+
+    def block(x, w):
+        return F.dropout(x * w, 0.5).tanh() * w
+
+    grads = []
+    for ckpt in (False, True):
+        w = oar.to_tensor(np.linspace(0.5, 1.5, 32, dtype=np.float32)).cuda()
+        w.stop_gradient = False
+        x = oar.to_tensor(np.ones(32, np.float32)).cuda()
+        oar.seed(5)
+        y = checkpoint(block, x, w) if ckpt else block(x, w)
+        torch.cuda.manual_seed(123)       # draws between forward and backward move the stream
+        torch.rand(7, device="cuda")
+        y.sum().backward()
+        grads.append(host(w.grad))
+    np.testing.assert_array_equal(grads[0], grads[1])
