@@ -259,3 +259,56 @@ def test_torch_dropout_on_cuda_replays_the_devices_stream(dev):
     assert outs[0] == outs[1]
     assert _grads(eager) == _grads(m)
     assert c._compiled.stats["replays"] == 3
+
+
+def test_closure_step_without_arguments_replays_on_cuda(dev):
+    # bench/gpu's MLP step: no arguments, labels read as an array attribute of
+    # cross_entropy (an external array that is no tensor argument)
+    rng = np.random.default_rng(0)
+    xa, ya = rng.standard_normal((16, 8)).astype(np.float32), rng.integers(0, 3, 16)
+
+    def make():
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(),
+                                torch.nn.Linear(16, 3)).to("cuda")
+        o = torch.optim.Adam(m.parameters(), lr=1e-3)
+        x, y = torch.tensor(xa, device="cuda"), torch.tensor(ya, device="cuda")
+
+        def step():
+            o.zero_grad()
+            loss = torch.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            o.step()
+            return loss.detach()
+        return m, step
+    (m1, s1), (m2, s2) = make(), make()
+    s2 = oar.jit.capture(s2)
+    for i in range(6):
+        assert s1().cpu().numpy().tobytes() == s2().cpu().numpy().tobytes(), i
+    assert s2.stats["replays"] == 3
+    for p, q in zip(m1.parameters(), m2.parameters()):
+        assert p.detach().cpu().numpy().tobytes() == q.detach().cpu().numpy().tobytes()
+
+
+class _Mem:
+    def __init__(self, ptr, size):
+        self.ptr, self.size = ptr, size
+
+
+class _Ptr:
+    def __init__(self, ptr, mem):
+        self.ptr, self.mem = ptr, mem
+
+
+class _CupyLike:
+    def __init__(self, nbytes, ptr, mem):
+        self.nbytes, self.data = nbytes, _Ptr(ptr, mem)
+
+
+def test_pointer_views_are_told_from_owners():
+    from oar._capture import _pointer_view
+    mem = _Mem(4096, 1024)                  # an allocation of 1000 bytes, rounded up by 512
+    assert not _pointer_view(_CupyLike(1000, 4096, mem))
+    assert _pointer_view(_CupyLike(1000, 4104, mem))     # starts inside it
+    assert _pointer_view(_CupyLike(400, 4096, mem))      # covers a part of it
+    assert not _pointer_view(np.zeros(3)) and not _pointer_view(np.zeros(3).view(_xp.FakeArray))

@@ -56,8 +56,9 @@
 #     are made with that place's module, and planned views and input slots are made with
 #     _xp.buffer_view (np.ndarray over a device buffer would be a CPU array);
 #   - constants are snapshotted with _xp.array and put on the place at planning, returned
-#     tensors copied with _xp.array (on their place); an external device array must be over
-#     a tensor's storage (a view CuPy made from a raw pointer has no .base: refused);
+#     tensors copied with _xp.array (on their place); an external CuPy array that does not
+#     start and cover its allocation is refused (_pointer_view: a view CuPy made from a raw
+#     pointer has no .base, and the replay could read memory its owner no longer holds);
 #   - the replay's accounting moves the place's [allocated, peak] counters (_acct2_on,
 #     Program._uncount), so memory_allocated(place) reads as eager's and the CPU's does not
 #     move; the compiled forward's seeds of ones are made on the outputs' place.
@@ -116,6 +117,17 @@ def _ptr(a):
     if a.__class__ is np.ndarray:
         return a.__array_interface__["data"][0]
     return _xp.data_ptr(a)
+
+
+def _pointer_view(r):
+    """True for a CuPy array that does not start and cover its allocation: a view CuPy made
+    from a raw pointer, whose .base does not lead to its owner (Note [Replay on a device]).
+    CuPy's pool rounds an allocation up to 512 bytes."""
+    d = getattr(r, "data", None)
+    mem = getattr(d, "mem", None)
+    if mem is None or not hasattr(d, "ptr"):
+        return False   # NumPy's and the fake device's arrays (their .data is a buffer)
+    return d.ptr != mem.ptr or r.nbytes + 512 <= mem.size
 
 
 def _copy_c(a):
@@ -979,9 +991,6 @@ class Program:
             first.setdefault(rid, n)
             last[rid] = n
         self.kind = {}
-        # Note [Replay on a device]: an external device buffer must be a tensor's storage
-        # (CuPy's views made from a pointer have no .base to lead to their owner)
-        owners = {id(_root(t._storage.buffer)) for t, d in rec.ext_tensors.values()}
         inits = {}
         for rid, r in roots.items():
             if rid in in_roots:
@@ -1011,7 +1020,7 @@ class Program:
                         "or call backward inside the function, or mark it replay=False.")
                 self.kind[rid] = "temp" if not alive else "fixed"
             else:
-                if rid in dev_roots and rid not in owners:
+                if rid in dev_roots and _pointer_view(r):
                     raise CaptureError(
                         "oar.jit cannot capture a step that reads a device array whose owning "
                         f"buffer it cannot see (shape {list(r.shape)}, a view made from a raw "
