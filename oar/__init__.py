@@ -99,6 +99,17 @@ def is_compiled_with_cuda():
     return device.is_compiled_with_cuda()
 
 
+def get_cuda_rng_state():
+    """The state of every GPU's random stream, a list (Note [Random streams per place]): []
+    on a machine without a GPU, as Paddle's CPU build."""
+    return _random.device_states()
+
+
+def set_cuda_rng_state(state_list):
+    """Restores every GPU's random stream from get_cuda_rng_state() (nothing without a GPU)."""
+    _random.set_device_states(state_list)
+
+
 # ------------------------------------------------------------------ the Paddle door's extras
 # (paddle.Model, paddle.summary, paddle.metric, paddle.static / paddle.jit, paddle.callbacks,
 # the GPU places that refuse, add_n / equal_all / norm / dist, create_parameter)

@@ -53,6 +53,7 @@ class Backend:
         self.to_host = to_host        # device array -> ndarray (a copy)
         self.count = count            # number of devices
         self.strided = strided        # (src, shape, byte strides, byte offset) -> a view
+        self.view = None              # (buf, shape, dtype, byte offset, byte strides) -> a view
 
 
 _MODULES_BACKEND: dict = {}   # array class -> its Backend
@@ -116,8 +117,13 @@ def _cupy_backend():
         return None
     def strided(src, shape, bstrides, boff):
         return cupy.ndarray(shape, src.dtype, src.data + boff, bstrides)
-    return Backend("cupy", cupy.ndarray, Place("gpu", 0), cupy, cupy.asarray,
-                   lambda a: a.get(), n, strided)
+
+    def view(buf, shape, dtype, boff, bstrides):
+        return cupy.ndarray(shape, dtype, buf.data + boff, bstrides)
+    b = Backend("cupy", cupy.ndarray, Place("gpu", 0), cupy, cupy.asarray,
+                lambda a: a.get(), n, strided)
+    b.view = view
+    return b
 
 
 def array_module(*arrays):
@@ -206,6 +212,13 @@ def strided_view(src, shape, bstrides, boff):
     """A view of a device array's memory: these byte strides, starting boff bytes after its
     first element (the caller has checked the extent)."""
     return _MODULES_BACKEND[src.__class__].strided(src, shape, bstrides, boff)
+
+
+def buffer_view(buf, shape, dtype, boff, bstrides):
+    """A view of a C-contiguous device array `buf`'s memory as `dtype`: shape, byte strides,
+    starting boff bytes after buf's first element (what np.ndarray(shape, dtype, buf, boff,
+    strides) is for NumPy; oar.jit's replay views its planned buffers so)."""
+    return _MODULES_BACKEND[buf.__class__].view(buf, shape, dtype, boff, bstrides)
 
 
 def data_ptr(array):
@@ -392,6 +405,17 @@ class _Iface:
 
 
 def _fake_strided(src, shape, bstrides, boff):
+    # a view over src's device root (the deepest FakeArray under it), so that its base
+    # chain leads back to it as CuPy's views keep theirs (oar.jit finds roots by .base)
+    root = None
+    a = src
+    while isinstance(a, _ndarray):
+        if a.__class__ is FakeArray:
+            root = a
+        a = a.base
+    if root is not None and root.flags.c_contiguous:
+        off = src.__array_interface__["data"][0] + boff - root.__array_interface__["data"][0]
+        return np.ndarray(shape, src.dtype, root.view(_ndarray), off, bstrides).view(FakeArray)
     base = src.view(_ndarray)
     it = dict(base.__array_interface__)
     it["data"] = (it["data"][0] + boff, it["data"][1])
@@ -400,6 +424,11 @@ def _fake_strided(src, shape, bstrides, boff):
     o = _Iface()
     o.__array_interface__, o.base = it, base
     return np.asarray(o).view(FakeArray)
+
+
+def _fake_view(buf, shape, dtype, boff, bstrides):
+    # np.ndarray over buf's memory: its base chain leads back to buf (oar.jit's roots)
+    return np.ndarray(shape, dtype, buf.view(_ndarray), boff, bstrides).view(FakeArray)
 
 
 def _host(a):
@@ -455,6 +484,7 @@ def enable_fake_device():
     _unregister()
     _CUPY_TRIED[0] = True
     b = Backend("fake", FakeArray, Place("gpu", 0), FAKE_XP, _to_fake, _host, 1, _fake_strided)
+    b.view = _fake_view
     _register(b)
     return b
 

@@ -192,10 +192,17 @@ class cuda:  # noqa: N801  (namespace like paddle.device.cuda)
 # highest `entry.peak` equals max_memory_allocated() had it been reset when recording began
 # (tests/test_memory_timeline.py). The accounting is global: allocations of every thread
 # are recorded. Recording costs time (the stack is walked per allocation).
+# Places. A timeline records one place (memory_timeline(device=...); the CPU by default):
+# storage.py tells `_trace` of every storage, and the recorder keeps those of its place, reads
+# that place's memory_allocated(device) and sums the saved storages on it; the timeline's
+# `place` names it (Note [Array module per place]). A step on a GPU has two timelines to
+# show: its device's, and the CPU's (which then holds only what stayed on the host).
 import functools as _functools
 import inspect as _inspect
 import sys as _sys
 import weakref as _weakref
+
+import numpy as _np
 from typing import NamedTuple as _NamedTuple
 
 from . import storage as _storage
@@ -253,11 +260,12 @@ class MemoryTimeline:
     which the peak was reached, `boundary()` the index of the first backward entry,
     `table()` a printable table."""
 
-    def __init__(self):
+    def __init__(self, place=_CPU):
         self.entries = []
         self.start = 0
         self.peak = 0
         self.recording = False
+        self.place = place   # whose memory_allocated() it records
 
     def __len__(self):
         return len(self.entries)
@@ -299,7 +307,8 @@ class MemoryTimeline:
 
     def __repr__(self):
         state = "recording" if self.recording else "done"
-        return (f"MemoryTimeline({len(self.entries)} entries, start={self.start}, "
+        where = "" if self.place.kind == "cpu" else f"{self.place!r}, "
+        return (f"MemoryTimeline({where}{len(self.entries)} entries, start={self.start}, "
                 f"peak={self.peak}, {state})")
 
 
@@ -392,9 +401,9 @@ def _graph_nodes(roots, known=None):
     return found
 
 
-def _saved_of(nodes, created=None, layer_of=None):
+def _saved_of(nodes, created=None, layer_of=None, place=None):
     """(bytes held for backward, bytes of those created while recording, SavedInfo tuple),
-    the nodes taken in forward order."""
+    the nodes taken in forward order; with a place, only the storages on it."""
     held = []
     for n in sorted(nodes, key=lambda n: getattr(n, "seq", 0)):
         before = len(held)
@@ -408,6 +417,8 @@ def _saved_of(nodes, created=None, layer_of=None):
     counted = set()
     out = []
     for st, shape, dt, name, layer in held:
+        if place is not None and _xp.place_of(st.buffer) != place:
+            continue
         is_new = created is not None and id(st) in created
         first = id(st) not in counted
         if first:
@@ -451,6 +462,21 @@ _DRIVERS = tuple(_PKG_DIR + p for p in ("train.py", "__main__.py", "tour.py"))
 _OPTIM = tuple(_PKG_DIR + p for p in ("optimizer/", "torch/optim/"))
 
 
+def _timeline_place(device):
+    """The Place a memory_timeline(device=...) records: None is the CPU; 'gpu', 'cuda:0',
+    a Place or a torch.device name a device (refused without a backend)."""
+    if device is None:
+        return _CPU
+    if isinstance(device, _Place):
+        p = device
+    else:
+        from .ops.args import device as parse
+        p = parse(str(device) if not isinstance(device, str) else device, "memory_timeline")
+    if p.kind != "cpu" and (_xp.backend() is None or p != _xp.backend().place):
+        raise _no_device(f"memory_timeline(device={device!r})")
+    return p
+
+
 class _Recorder:
     """The object behind memory_timeline() while it records (Note [Memory timeline]).
 
@@ -463,6 +489,9 @@ class _Recorder:
         from .autograd import engine, grad_mode
         from .ops import registry
         self.tl = timeline
+        # Note [Memory timeline]: the place whose bytes it records, and its counters
+        self.place = timeline.place
+        self.ctr = None if timeline.place.kind == "cpu" else _storage._counters(timeline.place)
         self.created = set()            # ids of the storages allocated while recording
         self.nodes = _weakref.WeakSet()
         self.layer_of = _weakref.WeakKeyDictionary()     # node -> layer label
@@ -482,8 +511,21 @@ class _Recorder:
         self.modules = (_storage, registry, engine)
 
     # ---- hooks (storage.py, registry.py, engine.py)
+    def _now(self):
+        """memory_allocated() of the recorded place."""
+        return _storage._allocated if self.ctr is None else self.ctr[0]
+
+    def _other(self, s):
+        """True for a storage of another place than the recorded one."""
+        c = s.buffer.__class__
+        if c is _np.ndarray or c not in _xp._PLACES:
+            return self.ctr is not None
+        return _xp.place_of(s.buffer) != self.place
+
     def alloc(self, s):
-        n = _storage._allocated
+        if self._other(s):
+            return
+        n = self._now()
         self.created.add(id(s))
         if n > self.tl.peak:
             self.tl.peak = n
@@ -492,11 +534,15 @@ class _Recorder:
     def elide(self, s):
         """A result took over a dead operand's memory (storage.reuse_storage): no byte
         changes; the bytes count in the entry's `elided`."""
+        if self._other(s):
+            return
         self.created.add(id(s))
         self.elided += s.nbytes
 
     def free(self, s):
-        n = _storage._allocated
+        if self._other(s):
+            return
+        n = self._now()
         self.created.discard(id(s))
         self._event(n, n + s.nbytes, False)
 
@@ -523,7 +569,7 @@ class _Recorder:
                 for node in _graph_nodes([fn], self.nodes):
                     if layer is not None:
                         self.layer_of[node] = layer
-            now = _storage._allocated
+            now = self._now()
             o = self.open
             if o is not None and o[0] not in (None, ("op",), ("bwd",)):
                 self._close(o, None)
@@ -586,7 +632,7 @@ class _Recorder:
         self.busy = True
         try:
             o = self.open
-            now = _storage._allocated
+            now = self._now()
             self.open = None
             self._add(str(node.name), "backward", self.layer_of.get(node), now,
                       now if o is None else max(o[4], now))
@@ -646,17 +692,17 @@ class _Recorder:
                 self._close(o, None)
                 o = None
         if o is None:
-            self.open = [key, name, phase, layer, _storage._allocated]
+            self.open = [key, name, phase, layer, self._now()]
 
     def _close(self, o, allocated, default=None):
         """The open entry becomes an entry (allocated: the bytes after it; None: now)."""
         self.open = None
-        n = _storage._allocated if allocated is None else allocated
+        n = self._now() if allocated is None else allocated
         name = o[1] or default or ("(end of backward)" if o[2] == "backward" else "(release)")
         self._add(name, o[2], o[3], n, max(o[4], n))
 
     def _add(self, name, phase, layer, allocated, peak):
-        saved, made, infos = _saved_of(list(self.nodes), self.created, self.layer_of)
+        saved, made, infos = _saved_of(list(self.nodes), self.created, self.layer_of, self.place)
         tl = self.tl
         elided, self.elided = self.elided, 0
         tl.entries.append(TimelineEntry(len(tl.entries), name, phase, layer, allocated, peak,
@@ -731,7 +777,7 @@ class _Recorder:
             raise RuntimeError("memory_timeline(): a memory timeline (or start_trace()) is "
                                "already recording; timelines do not nest. Fix: record one "
                                "timeline at a time")
-        self.tl.start = self.tl.peak = st._allocated
+        self.tl.start = self.tl.peak = self._now()
         st._trace = registry._TIMELINE = engine._TIMELINE = self
         _RECORDER = self
         self.tl.recording = True
@@ -812,10 +858,13 @@ class memory_timeline:  # noqa: N801  (used as a function: `with memory_timeline
     Each entry holds the op's name and phase ('forward', 'backward', 'optimizer'), the
     nn layer that ran it, memory_allocated() after it, the highest value while it ran,
     and the bytes held by tensors saved for backward. Recording costs time (the stack is
-    inspected per allocation), never bytes; one timeline records at a time."""
+    inspected per allocation), never bytes; one timeline records at a time.
 
-    def __init__(self):
-        self.timeline = MemoryTimeline()
+    device: the place whose memory it records (None: the CPU; 'gpu', 'cuda', a Place),
+    counted by that place's memory_allocated(device); the timeline's `place` says which."""
+
+    def __init__(self, device=None):
+        self.timeline = MemoryTimeline(_timeline_place(device))
         self._rec = None
 
     def __enter__(self):

@@ -48,6 +48,8 @@ class Storage:
             c = self.buffer.__class__
             if c is not _ndarray and c in _xp._PLACES and self.nbytes:   # Note [Array module per place]
                 _device_free(self)
+                if _trace is not None:
+                    _trace.free(self)
                 return
             _allocated -= self.nbytes
         except (TypeError, AttributeError):   # interpreter shutdown: module globals are None
@@ -147,10 +149,11 @@ def new_storage(buffer):
         s.inference = True
         s.buffer = buffer.view()    # not `is` the tensor's array: no unchecked fast path
     if buffer.__class__ is not _ndarray and buffer.__class__ in _xp._PLACES:
-        # not told to _trace: oar.jit's replay plans its buffers with NumPy, so a step on a
-        # device must not look capturable (it records, sees the device buffers as external,
-        # and stays eager); the memory timeline counts the CPU only
+        # told to _trace too: oar.jit records a step on a device (Note [Replay on a device]);
+        # start_trace's list counts the CPU only
         _device_alloc(s)
+        if _trace is not None:
+            _trace.alloc(s)
         return s
     _allocated += n
     if _allocated > _peak:
@@ -258,7 +261,9 @@ class _BytesTrace(list):
     __slots__ = ()
 
     def alloc(self, storage):
-        self.append(_allocated)
+        c = storage.buffer.__class__
+        if c is _ndarray or c not in _xp._PLACES:   # the CPU's bytes only
+            self.append(_allocated)
 
     free = elide = alloc   # an elided allocation (reuse_storage) changes no byte
 

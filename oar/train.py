@@ -292,37 +292,42 @@ def jit_speedup(args, data, run):
 
 
 # --------------------------------------------------------------------------- memory
-def step_memory(model, kind, xb, yb, timeline=False):
+def step_memory(model, kind, xb, yb, timeline=False, device=None):
     """Peak bytes above the resting state (parameters, optimizer state, batch) of one
     training step and of one inference pass, by the storage accounting; with timeline=True
-    also the op-by-op MemoryTimeline of each (oar.device.memory_timeline)."""
+    also the op-by-op MemoryTimeline of each (oar.device.memory_timeline). device: a GPU
+    place the model is on (None: the CPU); the batch goes there, and the bytes are that
+    place's (Note [Memory timeline])."""
+    from . import storage
     opt = oar.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
     x = _shape_input(oar.to_tensor(xb), kind)
     y = oar.to_tensor(yb)
+    if device is not None:
+        x, y = x.cuda(), y.cuda()
     train_tl = infer_tl = None
     for k in range(2):     # the second step starts from a warm state (optimizer buffers exist)
         opt.clear_grad(set_to_zero=False)
-        base = oar.device.memory_allocated()
-        oar.device.reset_max_memory_allocated()
+        base = storage.memory_allocated(device)
+        storage.reset_max_memory_allocated(device)
         if timeline and k == 1:
-            with oar.device.memory_timeline() as train_tl:
+            with oar.device.memory_timeline(device) as train_tl:
                 F.cross_entropy(model(x), y).backward()
                 opt.step()
         else:
             F.cross_entropy(model(x), y).backward()
             opt.step()
-        train_peak = oar.device.max_memory_allocated() - base
+        train_peak = storage.max_memory_allocated(device) - base
     opt.clear_grad(set_to_zero=False)
     model.eval()
-    base = oar.device.memory_allocated()
-    oar.device.reset_max_memory_allocated()
+    base = storage.memory_allocated(device)
+    storage.reset_max_memory_allocated(device)
     with oar.no_grad():
         if timeline:
-            with oar.device.memory_timeline() as infer_tl:
+            with oar.device.memory_timeline(device) as infer_tl:
                 model(x)
         else:
             model(x)
-    infer_peak = oar.device.max_memory_allocated() - base
+    infer_peak = storage.max_memory_allocated(device) - base
     model.train()
     return train_peak, infer_peak, train_tl, infer_tl
 

@@ -1992,6 +1992,9 @@ row("oar.standard_normal: float size", TypeError, lambda e: oar.standard_normal(
     lambda t, e: t.randn([2.5]))
 row("oar.set_flags: not a dict", TypeError, lambda e: oar.set_flags("FLAGS_eager_elision"))
 row("oar.get_flags: a number", TypeError, lambda e: oar.get_flags(3))
+row("oar.get_cuda_rng_state: an argument", TypeError, lambda e: oar.get_cuda_rng_state(0))
+row("oar.set_cuda_rng_state: not a list", TypeError, lambda e: oar.set_cuda_rng_state(3),
+    lambda t, e: t.cuda.set_rng_state_all(3))
 row("oar.set_default_dtype: an integer dtype", TypeError,
     lambda e: oar.set_default_dtype("int64"), lambda t, e: t.set_default_dtype(t.int64))
 row("Tensor.data: assigning a list", TypeError, lambda e: setattr(e.x, "data", [1]),

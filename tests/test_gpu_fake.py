@@ -114,12 +114,17 @@ def test_torch_door_places(dev):
     on_device(z, dev)
 
 
-def test_torch_door_random_matches_cpu_stream(dev):
+def test_torch_door_random_draws_the_devices_stream(dev):
+    # Note [Random streams per place]: the device's own stream (PCG64 at the seed), not the
+    # CPU's numbers moved (tests/test_gpu_fake_random.py checks the streams)
     torch.manual_seed(3)
     a = torch.randn(5)
     torch.manual_seed(3)
     b = torch.randn(5, device="cuda")
-    same(a, b)   # drawn from the same CPU stream, then moved (Note [Fake device] docs)
+    on_device(b, dev)
+    want = np.random.Generator(np.random.PCG64(3)).standard_normal(5).astype(np.float32)
+    same(want, b)
+    assert not np.array_equal(a.numpy(), b.cpu().numpy())
 
 
 def test_reprs_name_the_device(dev):
@@ -305,6 +310,9 @@ def _train(kind, variant, device, steps=2):
         m.to("gpu")
         xb, yb = xb.cuda(), yb.cuda()
     opt = oar.optimizer.Adam(learning_rate=0.01, parameters=m.parameters())
+    # the CPU's and the device's streams from one seed draw alike (both PCG64 at it: Note
+    # [Random streams per place]), so dropout masks the same elements on either place
+    oar.seed(1)
     for _ in range(steps):
         loss = oar.nn.functional.cross_entropy(m(xb), yb)
         loss.backward()

@@ -41,6 +41,33 @@
 # sets each .grad the recording set (a new tensor over the step's .grad buffer: the memory
 # of .grad is reused by the next replay, like zero_grad(set_to_none=False)), and returns
 # fresh copies of the returned tensors, detached (their graph was used inside the call).
+
+# Note [Replay on a device]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# A step whose tensors live on a device (CuPy, or the test-only fake device: Note [Fake
+# device]) is recorded and replayed as on the CPU, with the device's array module:
+#   - storage.new_storage tells the recorder of device storages too (start_trace's list and
+#     the memory timeline skip them: they count the CPU's bytes);
+#   - a buffer's root is the array owning its memory, found by .base (through CuPy's arrays
+#     too); its place is that of the arrays the steps touch over it (the fake device's
+#     arrays are views of NumPy owners: NumPy collapses .base chains to the owner);
+#   - Program._place_of takes the place of the buffers it plans (temporaries, outputs,
+#     inputs), which must be one (else a CaptureError): the pool blocks and output buffers
+#     are made with that place's module, and planned views and input slots are made with
+#     _xp.buffer_view (np.ndarray over a device buffer would be a CPU array);
+#   - constants are snapshotted with _xp.array and put on the place at planning, returned
+#     tensors copied with _xp.array (on their place); an external CuPy array that does not
+#     start and cover its allocation is refused (_pointer_view: a view CuPy made from a raw
+#     pointer has no .base, and the replay could read memory its owner no longer holds);
+#   - the replay's accounting moves the place's [allocated, peak] counters (_acct2_on,
+#     Program._uncount), so memory_allocated(place) reads as eager's and the CPU's does not
+#     move; the compiled forward's seeds of ones are made on the outputs' place.
+# The CPU path runs the same code with NumPy's functions: `xp is np` at planning, and the
+# replay's callables are the ones it always had. An in-place random op on a device tensor
+# (the PyTorch door's dropout: bernoulli_) is replayed like any kernel and draws from the
+# device's stream (Note [Random streams per place]); the Paddle door's dropout draws its
+# mask on the host and moves it, which is not captured (a CaptureError naming dropout, or
+# eager under torch.compile's default on_error).
 from __future__ import annotations
 
 import collections
@@ -53,6 +80,7 @@ import numpy as np
 
 import importlib
 
+from .. import _xp
 from ..autograd import engine as _E
 from ..autograd import grad_mode
 from ..ops import random as _random
@@ -69,16 +97,42 @@ class CaptureError(RuntimeError):
 
 
 def _root(a):
+    """The array owning a's memory, by .base (a device's arrays too: Note [Replay on a
+    device])."""
     r = a
+    places = _xp._PLACES
     while True:
         b = r.base
-        if b is None or not isinstance(b, np.ndarray):
+        if b is None or not (isinstance(b, np.ndarray) or b.__class__ in places):
             return r
         r = b
 
 
+def _is_arr(a):
+    """An array of any place (CuPy's is not an np.ndarray): Note [Replay on a device]."""
+    return isinstance(a, np.ndarray) or a.__class__ in _xp._PLACES
+
+
 def _ptr(a):
-    return a.__array_interface__["data"][0]
+    if a.__class__ is np.ndarray:
+        return a.__array_interface__["data"][0]
+    return _xp.data_ptr(a)
+
+
+def _pointer_view(r):
+    """True for a CuPy array that does not start and cover its allocation: a view CuPy made
+    from a raw pointer, whose .base does not lead to its owner (Note [Replay on a device]).
+    CuPy's pool rounds an allocation up to 512 bytes."""
+    d = getattr(r, "data", None)
+    mem = getattr(d, "mem", None)
+    if mem is None or not hasattr(d, "ptr"):
+        return False   # NumPy's and the fake device's arrays (their .data is a buffer)
+    return d.ptr != mem.ptr or r.nbytes + 512 <= mem.size
+
+
+def _copy_c(a):
+    """A C-ordered copy of a on its place (.grad made from a gradient it may not keep)."""
+    return _xp.array(a, order="C", copy=True)
 
 
 def _where():
@@ -220,7 +274,7 @@ class _FormulaSpec:
         arrays = []
         attrs = []
         for a in node.attrs:   # an array attr (cross_entropy's labels) is a step argument
-            if isinstance(a, np.ndarray):
+            if _is_arr(a):
                 attrs.append(("A", None))
                 arrays.append(a)
             elif isinstance(a, _T.Tensor):
@@ -611,7 +665,7 @@ class _Recorder:
         if id(r) not in self.created:
             allowed, desc = _creation_site()
             keep = allowed and desc is not _EMPTY
-            self.created[id(r)] = (allowed, desc, np.array(r, copy=True) if keep else None)
+            self.created[id(r)] = (allowed, desc, _xp.array(r, copy=True) if keep else None)
             self.steps.append(("made", r))
 
     def free(self, st):
@@ -699,7 +753,7 @@ class _Recorder:
                 if gd.shape != p._data.shape or gd.dtype != p._data.dtype:
                     return self.fail("a gradient whose shape or dtype differs from its "
                                      "parameter's")
-                self.step("ret", np.array, (gd,), {"order": "C", "copy": True}, (after._data,))
+                self.step("ret", _copy_c, (gd,), {}, (after._data,))
             self.grad_set(p, after._data)
         elif after is before and before._storage.version == bv + 1:
             if gd.shape != p._data.shape or gd.dtype != p._data.dtype:
@@ -906,11 +960,14 @@ class Program:
             r = _root(a)
             rid = id(r)
             roots[rid] = r
+            if a.__class__ in _xp._PLACES:   # Note [Replay on a device]
+                dev_roots[rid] = a
             first.setdefault(rid, i)
             last[rid] = i
             return rid
 
         made_at = {}
+        dev_roots = {}   # root id -> an array of a device over it (its place)
         for i, s in enumerate(steps):
             if isinstance(s, _Step):
                 for a in (*_arrays(s.args, s.kwargs), *s.writes):
@@ -929,6 +986,8 @@ class Program:
         for t in outs:
             rid = id(_root(t._data))
             roots.setdefault(rid, _root(t._data))
+            if t._data.__class__ in _xp._PLACES:
+                dev_roots[rid] = t._data
             first.setdefault(rid, n)
             last[rid] = n
         self.kind = {}
@@ -961,6 +1020,12 @@ class Program:
                         "or call backward inside the function, or mark it replay=False.")
                 self.kind[rid] = "temp" if not alive else "fixed"
             else:
+                if rid in dev_roots and _pointer_view(r):
+                    raise CaptureError(
+                        "oar.jit cannot capture a step that reads a device array whose owning "
+                        f"buffer it cannot see (shape {list(r.shape)}, a view made from a raw "
+                        "pointer): the replay could read stale memory "
+                        "(Note [Replay on a device]). Fix: mark it replay=False.")
                 self.kind[rid] = "external"
         # a .grad is read through p.grad by the optimizer's step (a call, not a recorded
         # use): its buffer stays reserved to the end
@@ -971,7 +1036,7 @@ class Program:
         alias = {}
         skip = set()
         for i, s in enumerate(steps):
-            if (isinstance(s, _Step) and s.mode == "ret" and s.fn is np.array
+            if (isinstance(s, _Step) and s.mode == "ret" and s.fn is _copy_c
                     and len(s.args) == 1 and len(s.writes) == 1):
                 src, dst = s.args[0], s.writes[0]
                 rs, rd = id(_root(src)), id(_root(dst))
@@ -1003,13 +1068,14 @@ class Program:
                 blocks.append(best)
             best.free_after = last[rid]
             assign[rid] = best
+        xp = self._place_of(roots, dev_roots)   # Note [Replay on a device]
         for b in blocks:
-            b.arr = np.empty(max(b.size, 1), np.uint8)
+            b.arr = xp.empty(max(b.size, 1), np.uint8)
         self.pool_bytes = sum(b.size for b in blocks)
         self.eager_temp_bytes = sum(roots[rid].nbytes for rid in order)
         # buffers that outlive the call (returned tensors, new .grad) are the program's own:
         # never the capture call's arrays, which the user may still hold
-        own = {rid: np.empty(max(roots[rid].nbytes, 1), np.uint8)
+        own = {rid: xp.empty(max(roots[rid].nbytes, 1), np.uint8)
                for rid, k in self.kind.items() if k == "fixed"}
         # Note [Capture and replay]: memory_allocated() counts each buffer while it holds a
         # live value, as eager counts a tensor while it lives; the pool is reserved memory
@@ -1058,6 +1124,8 @@ class Program:
             if kind == "temp" or kind == "fixed":
                 off = _ptr(a) - _ptr(r)
                 base = assign[rid].arr if kind == "temp" else own[rid]
+                if xp is not np:
+                    return _xp.buffer_view(base, a.shape, a.dtype, off, a.strides)
                 return np.ndarray(a.shape, a.dtype, base, off, a.strides)
             if kind == "input":
                 k, d = in_data[rid]
@@ -1069,7 +1137,8 @@ class Program:
                         "storage outside the argument itself (its base, or a non-contiguous "
                         "argument). Fix: pass a contiguous tensor (x.contiguous()), or mark "
                         "it replay=False.")
-                return _InSlot(k, off, a.shape, a.dtype, a.strides)
+                return (_InSlot if xp is np else _DeviceSlot)(k, off, a.shape, a.dtype,
+                                                              a.strides)
             return a
 
         def build(s, bound):
@@ -1086,8 +1155,12 @@ class Program:
             if s[0] == "init":
                 return functools.partial(np.copyto, res(s[1]), s[2])
             if s[0] == "acct":
+                if self._ctr is not None:
+                    return functools.partial(_acct2_on, self._held, self._ctr, s[1], 0)
                 return functools.partial(_acct, self._held, s[1])
             if s[0] == "acct2":
+                if self._ctr is not None:
+                    return functools.partial(_acct2_on, self._held, self._ctr, s[1], s[2])
                 return functools.partial(_acct2, self._held, s[1], s[2])
             if s[0] == "grad":
                 return functools.partial(_set_grad, s[1], res(s[2]))
@@ -1114,7 +1187,7 @@ class Program:
             elif s[0] == "made":
                 rid = id(s[1])
                 if inits.get(rid) is not None:   # (None: uninitialized memory)
-                    planned.append(("init", remap(s[1]), inits[rid]))
+                    planned.append(("init", remap(s[1]), xp.asarray(inits[rid])))
             elif s[0] == "grad":
                 planned.append(("grad", s[1], remap(s[2])))
             elif s[0] in ("call", "split"):
@@ -1169,13 +1242,38 @@ class Program:
                 for b in (a if isinstance(a, (list, tuple)) else (a,)):
                     if isinstance(b, _InSlot):
                         reads_in.add(b.k)
-                    elif isinstance(b, np.ndarray) and self.kind.get(id(_root(b))) == "external":
+                    elif _is_arr(b) and self.kind.get(id(_root(b))) == "external":
                         reads_ext.add(id(_root(b)))
         self.bwd_inputs = sorted(reads_in)
         self.bwd_ext = [t for t, d in rec.ext_tensors.values()
                         if id(_root(d)) in reads_ext and id(_root(d)) not in in_roots]
         self.fwd_hold = sum(roots[rid].nbytes for rid in own
                             if rid not in grad_roots and first[rid] < split_at)
+
+    def _place_of(self, roots, dev_roots):
+        """The array module of the program's place (Note [Replay on a device]): the place
+        of the buffers it plans (temporaries, outputs, inputs), which must be one."""
+        places = {_xp.place_of(dev_roots.get(rid, r)) for rid, r in roots.items()
+                  if self.kind.get(rid) in ("temp", "fixed", "alias", "input")}
+        self.place = _xp.CPU
+        self._ctr = None
+        if len(places) > 1:
+            raise CaptureError(
+                "oar.jit cannot capture a function whose tensors are on two places "
+                f"({', '.join(sorted(map(repr, places)))}): the replay plans its buffers on "
+                "one. Fix: move them to one device first, or mark it replay=False.")
+        if places and places != {_xp.CPU}:
+            self.place = places.pop()
+            self._ctr = _storage._counters(self.place)
+            return _xp.array_module(next(iter(dev_roots.values())))
+        return np
+
+    def _uncount(self, n):
+        """n bytes out of the program's place's memory_allocated()."""
+        if self._ctr is None:
+            _storage._allocated -= n
+        else:
+            self._ctr[0] -= n
 
     def guards_ok(self):
         """False when an external tensor holds another array, changed requires_grad or got a
@@ -1198,8 +1296,9 @@ class Program:
         return bound
 
     def _copies(self, lo, hi, bound):
-        return [_T.wrap_as(cls, np.array(a.resolve(bound) if isinstance(a, _InSlot) else a,
-                                         copy=True)) for cls, a in self.outs[lo:hi]]
+        copy = np.array if self._ctr is None else _xp.array   # on the program's place
+        return [_T.wrap_as(cls, copy(a.resolve(bound) if isinstance(a, _InSlot) else a,
+                                     copy=True)) for cls, a in self.outs[lo:hi]]
 
     def run_forward(self, in_tensors, n_out):
         """A split program's forward part (Note [Compiled forward]): its first n_out outputs,
@@ -1220,7 +1319,7 @@ class Program:
         for k, n in self.input_bumps:
             in_tensors[k]._storage.version += n
         outs = self._copies(0, n_out, bound)
-        _storage._allocated -= self.fwd_hold   # the copies replace the output buffers
+        self._uncount(self.fwd_hold)   # the copies replace the output buffers
         held[0] -= self.fwd_hold
         return outs
 
@@ -1242,7 +1341,7 @@ class Program:
     def release(self):
         """What a split program's forward left counted is given back."""
         held = self._held
-        _storage._allocated -= held[0]
+        self._uncount(held[0])
         held[0] = 0
 
     def run(self, in_tensors):
@@ -1255,7 +1354,10 @@ class Program:
             for f in self.ops:
                 f()
         finally:
-            _storage._allocated -= held[0] - self.out_hold
+            if self._ctr is None:   # (the CPU's counter, as before: Note [Replay on a device])
+                _storage._allocated -= held[0] - self.out_hold
+            else:
+                self._ctr[0] -= held[0] - self.out_hold
             held[0] = self.out_hold
         for s, n in self.bumps:
             s.version += n
@@ -1265,7 +1367,7 @@ class Program:
         for k, n in self.input_bumps:
             in_tensors[k]._storage.version += n
         outs = self._copies(0, len(self.outs), bound)
-        _storage._allocated -= held[0]   # the returned copies replace the output buffers
+        self._uncount(held[0])   # the returned copies replace the output buffers
         held[0] = 0
         return _unflatten(self.spec, outs), True
 
@@ -1279,6 +1381,14 @@ class _InSlot:
 
     def resolve(self, bound):
         return np.ndarray(self.shape, self.dtype, bound[self.k], self.off, self.strides)
+
+
+class _DeviceSlot(_InSlot):
+    """An _InSlot of a program on a device (Note [Replay on a device])."""
+    __slots__ = ()
+
+    def resolve(self, bound):
+        return _xp.buffer_view(bound[self.k], self.shape, self.dtype, self.off, self.strides)
 
 
 def _extent(a):
@@ -1315,26 +1425,27 @@ def _covers(a):
 
 def _arrays(args, kwargs):
     for a in args:
-        if isinstance(a, np.ndarray):
+        if _is_arr(a):
             yield a
         elif isinstance(a, (list, tuple)):
             for b in a:
-                if isinstance(b, np.ndarray):
+                if _is_arr(b):
                     yield b
     for v in kwargs.values():
-        if isinstance(v, np.ndarray):
+        if _is_arr(v):
             yield v
         elif isinstance(v, tuple):
             for b in v:
-                if isinstance(b, np.ndarray):
+                if _is_arr(b):
                     yield b
 
 
 def _map(a, remap):
-    if isinstance(a, (np.ndarray, _InSlot)):
+    # (an np.ndarray first: the CPU's replay rebinding pays what it paid before)
+    if isinstance(a, (np.ndarray, _InSlot)) or a.__class__ in _xp._PLACES:
         return remap(a)
-    if isinstance(a, (list, tuple)) and any(isinstance(b, (np.ndarray, _InSlot)) for b in a):
-        return type(a)(remap(b) if isinstance(b, (np.ndarray, _InSlot)) else b for b in a)
+    if isinstance(a, (list, tuple)) and any(_is_arr(b) or isinstance(b, _InSlot) for b in a):
+        return type(a)(remap(b) if _is_arr(b) or isinstance(b, _InSlot) else b for b in a)
     return a
 
 
@@ -1391,6 +1502,15 @@ def _acct2(held, up, down):
     if st._allocated > st._peak:
         st._peak = st._allocated
     st._allocated -= down
+    held[0] += up - down
+
+
+def _acct2_on(held, ctr, up, down):
+    """_acct2 on a device's [allocated, peak] counters (Note [Replay on a device])."""
+    ctr[0] += up
+    if ctr[0] > ctr[1]:
+        ctr[1] = ctr[0]
+    ctr[0] -= down
     held[0] += up - down
 
 
@@ -1620,7 +1740,7 @@ def _signature(rec, in_tensors):
     def val(v):
         if isinstance(v, _FormulaSpec):
             return v.key()
-        if isinstance(v, np.ndarray):
+        if _is_arr(v):
             return buf(v)
         if isinstance(v, (list, tuple)):
             return (type(v), tuple(val(x) for x in v))

@@ -34,8 +34,7 @@ from __future__ import annotations
 import collections
 import weakref
 
-import numpy as np
-
+from .. import _xp
 from . import (CaptureError, Captured, Program, _Tensor, _flatten, _first_difference,
                _guard_key, _layer_state, _layers_of, _record, _signature, _unflatten)
 from ..autograd import engine as _E
@@ -262,8 +261,8 @@ def _forward_then_backward(fn, args, info):
         return result
     rec.unit += 1   # the seeds are inputs of the program, not recorded constants
     try:
-        seeds = [_Tensor._wrap(np.ones(outs[i]._data.shape, outs[i]._data.dtype))
-                 for i in diff]
+        seeds = [_Tensor._wrap(_xp.array_module(outs[i]._data).ones(
+                     outs[i]._data.shape, outs[i]._data.dtype)) for i in diff]   # its place
     finally:
         rec.unit -= 1
     tensors = [args[v] if isinstance(v, int) else v for v in wrt]

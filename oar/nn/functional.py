@@ -750,10 +750,11 @@ def dropout(x, p=0.5, training=True, inplace=False, axis=None, mode="upscale_in_
     if p == 1:
         return x.zero_() if inplace else x * 0
     from ..ops.random import generator
-    keep = (generator().random(x._data.shape) >= p).astype(x._data.dtype)
+    keep = (generator(_xp.place_of(x._data)).random(x._data.shape) >= p).astype(x._data.dtype)
     if not down:
         keep = keep / (1 - p)   # a new array: oar.jit records ufuncs on a draw, not out= ones
-    mask = Tensor._wrap(_xp.on_place_of(keep, x._data))   # drawn on the CPU stream
+    # drawn on the host from the tensor's place's stream (Note [Random streams per place])
+    mask = Tensor._wrap(_xp.on_place_of(keep, x._data))
     return x.mul_(mask) if inplace else x * mask
 
 
@@ -1485,10 +1486,11 @@ def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None, *, inplace
         return x
     from ..ops.random import generator
     mshape = x._data.shape[:2] + (1,) * (x.ndim - 2)
-    keep = (generator().random(mshape) >= p).astype(x._data.dtype)
+    keep = (generator(_xp.place_of(x._data)).random(mshape) >= p).astype(x._data.dtype)
     if p < 1:
         keep /= (1 - p)
-    mask = Tensor._wrap(_xp.on_place_of(keep, x._data))   # drawn on the CPU stream
+    # drawn on the host from the tensor's place's stream (Note [Random streams per place])
+    mask = Tensor._wrap(_xp.on_place_of(keep, x._data))
     return x.mul_(mask) if inplace else x * mask
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _xp
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from ..autograd.errors import ArgTypeError, ArgValueError
@@ -30,9 +31,131 @@ _GEN = [np.random.default_rng()]
 
 
 def seed(s):
-    """Seeds oar's random generator (oar.seed and oar.manual_seed); returns the generator."""
+    """Seeds oar's random generator (oar.seed and oar.manual_seed) and every device's
+    default stream (Note [Random streams per place]); returns the CPU generator."""
     _GEN[0] = np.random.default_rng(int(s))
+    seed_devices(int(s))
     return _GEN[0]
+
+
+# Note [Random streams per place]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Each device place has a default stream of its own (`device_stream(place)`), and
+# torch.Generator(device="cuda") makes another: a draw for a tensor on a device comes from
+# that place's stream, never from the CPU's, so seeding one leaves the other's draws as they
+# were (torch.cuda.manual_seed, or torch.default_generator.manual_seed). oar.seed /
+# paddle.seed / torch.manual_seed seed the CPU and every device (as Paddle's and PyTorch's
+# do). A stream starts from PyTorch's default seed until seeded. Where a draw goes: a
+# creation function draws for the place it makes its tensor on (_xp.DEFAULT, which the
+# doors set around a `device=` call), an in-place fill and dropout for their tensor's place;
+# `source(generator, place)` picks the stream. The stream is a NumPy Generator (PCG64) drawn
+# on the host and moved: deterministic on the fake device and on a real card alike (CuPy's
+# own generator, drawing on the card, is left: docs/gpu.md). Its state is oar's own: 8 bytes
+# of seed and the PCG64 state (not PyTorch's Philox seed and offset).
+DEFAULT_SEED = 67280421310721   # PyTorch's default_rng_seed_val, CPU and CUDA alike
+_DEVICE_SEED = [DEFAULT_SEED]
+_STREAMS: dict = {}   # Place -> its default DeviceStream
+_U64 = 0xFFFFFFFFFFFFFFFF
+
+
+class DeviceStream:
+    """The random stream of one device place (Note [Random streams per place])."""
+    __slots__ = ("place", "rng", "initial")
+
+    def __init__(self, place, seed=None):
+        self.place = place
+        self.manual_seed(_DEVICE_SEED[0] if seed is None else seed)
+
+    def manual_seed(self, s):
+        self.initial = int(s) & _U64
+        self.rng = np.random.Generator(np.random.PCG64(self.initial))
+        return self
+
+    def seed(self):
+        """Seeds the stream non-deterministically; returns the seed."""
+        s = int(np.random.SeedSequence().entropy) & _U64
+        self.manual_seed(s)
+        return s
+
+    def get_state(self):
+        """The state as a uint8 array: the initial seed, then the PCG64 state."""
+        st = self.rng.bit_generator.state
+        vals = (self.initial, st["state"]["state"], st["state"]["inc"], st["has_uint32"],
+                st["uinteger"])
+        return np.frombuffer(b"".join(v.to_bytes(n, "little") for v, n in
+                                      zip(vals, (8, 16, 16, 8, 8))), np.uint8).copy()
+
+    def set_state(self, arr, op="set_rng_state"):
+        a = np.asarray(arr)
+        if a.dtype != np.uint8 or a.shape != (56,):
+            raise ArgValueError(f"{op}(): expected a uint8 state of 56 bytes from "
+                                f"get_rng_state() of this device, got {a.dtype} of shape "
+                                f"{list(a.shape)}")
+        b = a.tobytes()
+        vals = [int.from_bytes(b[i:j], "little") for i, j in
+                ((0, 8), (8, 24), (24, 40), (40, 48), (48, 56))]
+        self.initial = vals[0]
+        bg = np.random.PCG64()
+        bg.state = {"bit_generator": "PCG64", "state": {"state": vals[1], "inc": vals[2]},
+                    "has_uint32": vals[3], "uinteger": vals[4]}
+        self.rng = np.random.Generator(bg)
+
+    def source(self):
+        return DeviceSource(self.rng, self.place)
+
+
+def device_stream(place):
+    """The default stream of a device place (made at the last seed of all devices)."""
+    st = _STREAMS.get(place)
+    if st is None:
+        st = _STREAMS[place] = DeviceStream(place)
+    return st
+
+
+class GeneratorState:
+    """The state of one device's random stream (paddle.get_cuda_rng_state's items)."""
+    __slots__ = ("place", "state")
+
+    def __init__(self, place, state):
+        self.place, self.state = place, state
+
+    def __repr__(self):
+        return f"GeneratorState({self.place!r}, {self.state.size} bytes)"
+
+
+def device_states():
+    """[GeneratorState] of every device's default stream ([] without a device)."""
+    b = _xp.backend()
+    if b is None:
+        return []
+    return [GeneratorState(b.place, device_stream(b.place).get_state())]
+
+
+def set_device_states(states):
+    """Restores the streams from device_states() (Paddle: a list, one per device)."""
+    if not isinstance(states, (list, tuple)):   # (Paddle's GPU build: len() of it fails)
+        raise ArgTypeError(f"set_cuda_rng_state(): expected the list get_cuda_rng_state() "
+                           f"returned, got {type(states).__name__}")
+    b = _xp.backend()
+    if b is None:
+        return
+    states = list(states)
+    if len(states) != b.count:
+        raise ArgValueError("set_cuda_rng_state(): Length of cuda state list should be equal to "
+                            f"the cuda device count ({b.count}), got {len(states)}")
+    for st in states:
+        if not isinstance(st, GeneratorState):
+            raise ArgTypeError(f"set_cuda_rng_state(): expected the states of "
+                               f"get_cuda_rng_state(), got {type(st).__name__}")
+        device_stream(st.place).set_state(st.state, "set_cuda_rng_state")
+
+
+def seed_devices(s):
+    """Seeds every device's default stream, those made later too (torch.cuda.manual_seed_all;
+    oar.seed)."""
+    _DEVICE_SEED[0] = int(s) & _U64
+    for st in _STREAMS.values():
+        st.manual_seed(s)
 
 
 manual_seed = seed
@@ -41,8 +164,11 @@ manual_seed = seed
 _RECORDER = None   # oar.jit's recorder while capturing, or None (Note [Capture and replay])
 
 
-def generator():
-    """oar's random generator (a numpy.random.Generator)."""
+def generator(place=None):
+    """oar's random generator (a numpy.random.Generator); for a device place, that place's
+    stream (Note [Random streams per place]: draws on the host, to be moved)."""
+    if place is not None and place.kind != "cpu":
+        return device_stream(place).rng
     if _RECORDER is not None:   # its draws are recorded (Note [Capture and replay])
         return _RECORDER.rng(_GEN[0])
     return _GEN[0]
@@ -87,17 +213,79 @@ class NumpySource:
         return (self.rng.random(shape) < p).astype(dtype)
 
 
-def source(generator=None):
-    """Note [Random sources]: the source a `generator=` argument names."""
+class DeviceSource:
+    """Note [Random sources] for a device place: NumpySource's draws from the place's stream,
+    moved to the place (Note [Random streams per place])."""
+    __slots__ = ("rng", "place")
+
+    def __init__(self, rng, place):
+        self.rng, self.place = rng, place
+
+    def _put(self, a):
+        return _xp.to_place(np.asarray(a), self.place)
+
+    def uniform(self, shape, dtype=np.float32, low=0.0, high=1.0):
+        return self._put(NumpySource.uniform(self, shape, dtype, low, high))
+
+    def normal(self, shape, dtype=np.float32, mean=0.0, std=1.0, *, contiguous=True):
+        return self._put(NumpySource.normal(self, shape, dtype, mean, std))
+
+    def randint(self, low, high, shape, dtype=np.int64):
+        return self._put(NumpySource.randint(self, low, high, shape, dtype))
+
+    def random_(self, shape, dtype=np.int64):
+        return self._put(NumpySource.random_(self, shape, dtype))
+
+    def randperm(self, n, dtype=np.int64):
+        return self._put(NumpySource.randperm(self, n, dtype))
+
+    def bernoulli(self, shape, p=0.5, dtype=np.float32):
+        u = self._put(self.rng.random(shape))    # compared on the place (p may live there)
+        return (u < p).astype(dtype)
+
+    def exponential(self, shape, dtype, lam):
+        return self._put(np.asarray(self.rng.exponential(1.0 / lam, size=shape)).astype(dtype))
+
+
+def source(generator=None, place=None):
+    """Note [Random sources]: the source a `generator=` argument names, for a draw on
+    `place` (None: where creation functions put new tensors); Note [Random streams per
+    place]."""
+    if place is None:
+        place = _xp.DEFAULT[0]
+    if place.kind != "cpu":
+        return _device_source(generator, place)
     if generator is None:
         return NumpySource(_GEN[0])
     src = getattr(generator, "_oar_source", None)
     if src is not None:
+        if isinstance(src, DeviceStream):
+            raise _generator_place(src.place, place)
         return src
     if isinstance(generator, np.random.Generator):
         return NumpySource(generator)
     raise ArgTypeError(f"generator must be a torch.Generator (oar.torch.Generator) or a "
                        f"numpy.random.Generator, got {type(generator).__name__}")
+
+
+def _device_source(generator, place):
+    if generator is None or getattr(generator, "_oar_default", False):
+        return device_stream(place).source()   # the door's default: the place's default
+    src = getattr(generator, "_oar_source", None)
+    if isinstance(src, DeviceStream):
+        if src.place != place:
+            raise _generator_place(src.place, place)
+        return src.source()
+    if src is not None or isinstance(generator, np.random.Generator):
+        raise _generator_place(_xp.CPU, place)
+    return source(generator, _xp.CPU)   # its type error
+
+
+def _generator_place(got, place):
+    return ArgValueError(f"Expected a '{_xp.torch_name(place).partition(':')[0]}' device type "
+                         f"for generator but found '{_xp.torch_name(got).partition(':')[0]}'. "
+                         f"Fix: pass a generator of the tensor's device (torch.Generator("
+                         f"device={_xp.torch_name(place)!r})), or none.")
 
 
 def iteration_order(out):
@@ -124,7 +312,9 @@ def _floating(dt, op):
 
 def _c_order(a):
     """a as a C-ordered array of its own shape: np.ascontiguousarray would make a 0-d draw
-    1-D (`randn(())` has shape (), as in PyTorch and Paddle)."""
+    1-D (`randn(())` has shape (), as in PyTorch and Paddle). A device draw is C-ordered."""
+    if a.__class__ is not np.ndarray and _xp.is_device_array(a):
+        return a
     return np.asarray(a, order="C")
 
 
@@ -132,12 +322,12 @@ def _random_tensor(op, shape, dtype, requires_grad, device, generator, draw, def
                    floating=True):
     """The common frame of rand/randn/randint/randperm: checks first (Note [Check, then
     write]), then one draw from the source."""
-    _device(device, op)
+    place = _device(device, op)
     dt = _dtype(dtype, default)
     if floating:
         _floating(dt, op)
-    src = source(generator)
-    return _finish(_c_order(draw(src, shape, dt)), requires_grad)
+    src = source(generator, place)
+    return _finish(_c_order(draw(src, shape, dt)), requires_grad, place=place)
 
 
 def rand(*shape, dtype=None, name=None, requires_grad=False, device=None, generator=None,
@@ -312,7 +502,7 @@ def _check_float(self, args, attrs, op_name):
     if self._data.dtype.kind != "f":
         raise ArgTypeError(f"{op_name} needs a floating point tensor, got {self.dtype.name}")
     # Note [Check, then write]: the parameters are checked before anything is drawn
-    source(attrs[-1])
+    source(attrs[-1], _xp.place_of(self._data))
     if op_name.startswith("normal"):
         _std(attrs[1], op_name)
     elif op_name.startswith("uniform"):
@@ -326,7 +516,7 @@ def _check_float(self, args, attrs, op_name):
 
 
 def _check_bernoulli(self, args, attrs, op_name):
-    source(attrs[-1])
+    source(attrs[-1], _xp.place_of(self._data))
     p = attrs[0]
     pd = p._data if isinstance(p, Tensor) else p
     if not np.all((np.asarray(pd) >= 0) & (np.asarray(pd) <= 1)):
@@ -343,13 +533,14 @@ def _check_bernoulli(self, args, attrs, op_name):
 
 
 def _k_normal_(out, mean, std, generator):
-    v = source(generator).normal(out.shape, out.dtype, mean, std,
-                                 contiguous=out.flags.c_contiguous)
+    v = source(generator, _xp.place_of(out)).normal(out.shape, out.dtype, mean, std,
+                                                    contiguous=out.flags.c_contiguous)
     return _write(out, v)
 
 
 def _k_uniform_(out, low, high, generator):
-    return _write(out, source(generator).uniform(out.shape, out.dtype, low, high))
+    return _write(out, source(generator, _xp.place_of(out)).uniform(out.shape, out.dtype, low,
+                                                                     high))
 
 
 def _k_bernoulli_(out, p, generator):
@@ -358,7 +549,8 @@ def _k_bernoulli_(out, p, generator):
         pr = np.broadcast_to(pr, out.shape)
         if not out.flags.c_contiguous:
             pr = iteration_order(pr)     # the same element order as the values
-    return _write(out, source(generator).bernoulli(iteration_order(out).shape, pr, out.dtype))
+    return _write(out, source(generator, _xp.place_of(out)).bernoulli(iteration_order(out).shape,
+                                                                       pr, out.dtype))
 
 
 for _op in (OpDef("normal_", _k_normal_, _fill_grad, kind="inplace", check=_check_float,
@@ -377,7 +569,7 @@ for _op in (OpDef("normal_", _k_normal_, _fill_grad, kind="inplace", check=_chec
 
 
 def _k_exponential_(out, lam, generator):
-    src = source(generator)
+    src = source(generator, _xp.place_of(out))
     if isinstance(src, NumpySource):
         return _write(out, np.asarray(src.rng.exponential(1.0 / lam, size=out.shape)).astype(out.dtype))
     return _write(out, src.exponential(iteration_order(out).shape, out.dtype, lam))
@@ -389,7 +581,7 @@ declare(OpDef("exponential_", _k_exponential_, _fill_grad, kind="inplace", check
 
 
 def _check_random(self, args, attrs, op_name):
-    source(attrs[-1])
+    source(attrs[-1], _xp.place_of(self._data))
     low, high = attrs[0], attrs[1]
     dt = self._data.dtype
     if dt.kind == "c":   # PyTorch has no complex random_ kernel (NumPy's error leaked before)
@@ -416,7 +608,7 @@ def _check_random(self, args, attrs, op_name):
 
 
 def _k_random_(out, low, high, generator):
-    src = source(generator)
+    src = source(generator, _xp.place_of(out))
     shape = iteration_order(out).shape
     if low is None and high is None:
         return _write(out, src.random_(shape, out.dtype))

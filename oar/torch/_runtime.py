@@ -229,15 +229,23 @@ def get_default_dtype():
 # --------------------------------------------------------------------------- generators
 class Generator:
     """torch.Generator: a CPU random stream that draws exactly what PyTorch's draws (Note
-    [Torch CPU random streams]). Pass it as `generator=` to the random functions."""
+    [Torch CPU random streams]), or, with device="cuda", a stream of that device (Note
+    [Random streams per place]). Pass it as `generator=` to the random functions."""
+    _oar_default = False   # True for default_generator only
 
     def __init__(self, device="cpu"):
-        _device(device, "Generator")
-        self._oar_source = TorchCPUGenerator(DEFAULT_SEED)
+        place = _device(device, "Generator")
+        if place is not None and place.kind != "cpu":
+            self._oar_source = _random.DeviceStream(place, DEFAULT_SEED)
+        else:
+            self._oar_source = TorchCPUGenerator(DEFAULT_SEED)
 
     @property
     def device(self):
-        """The generator's device: the CPU."""
+        """The generator's device."""
+        src = self._oar_source
+        if isinstance(src, _random.DeviceStream):
+            return globals()["device"](_xp.torch_name(src.place))
         return CPU
 
     def manual_seed(self, seed):
@@ -253,7 +261,8 @@ class Generator:
 
     def initial_seed(self):
         """The seed the generator was last seeded with."""
-        return self._oar_source.initial_seed()
+        src = self._oar_source
+        return src.initial if isinstance(src, _random.DeviceStream) else src.initial_seed()
 
     def get_state(self):
         """The generator's state, a uint8 tensor (PyTorch's layout: states move between
@@ -277,7 +286,12 @@ class Generator:
     def clone_state(self):
         """A new generator in the same state."""
         g = Generator.__new__(Generator)
-        g._oar_source = self._oar_source.clone()
+        src = self._oar_source
+        if isinstance(src, _random.DeviceStream):
+            g._oar_source = _random.DeviceStream(src.place)
+            g._oar_source.set_state(src.get_state())
+        else:
+            g._oar_source = src.clone()
         return g
 
     def __repr__(self):
@@ -285,6 +299,7 @@ class Generator:
 
 
 default_generator = Generator()
+default_generator._oar_default = True   # a draw for a device tensor: that place's default stream
 
 
 def _gen(generator):

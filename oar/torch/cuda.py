@@ -12,6 +12,7 @@ import time as _time
 
 from .. import _xp
 from .. import storage as _storage
+from ..ops import random as _random
 from ..ops.args import DeviceUnavailableError
 
 __all__ = ["is_available", "device_count", "is_initialized", "init", "manual_seed",
@@ -51,22 +52,74 @@ def init():
     raise _no_cuda("init()")
 
 
+def _stream():
+    """The current CUDA device's default random stream (Note [Random streams per place]),
+    or None without a device backend."""
+    b = _xp.backend()
+    return None if b is None else _random.device_stream(b.place)
+
+
 def manual_seed(seed):
-    """Nothing to seed (no CUDA generator), as on PyTorch's CPU build."""
-    int(seed)
+    """Seeds the current CUDA device's default stream (the CPU's is left as it is); without
+    a device, nothing to seed, as on PyTorch's CPU build."""
+    s = int(seed)
+    st = _stream()
+    if st is not None:
+        st.manual_seed(s)
 
 
 def manual_seed_all(seed):
-    """Nothing to seed (no CUDA generators), as on PyTorch's CPU build."""
-    int(seed)
+    """Seeds every CUDA device's default stream (nothing without a device)."""
+    s = int(seed)
+    if _xp.backend() is not None:
+        _random.seed_devices(s)
 
 
 def seed():
-    """Nothing to seed (no CUDA generator)."""
+    """Seeds the current CUDA device's stream non-deterministically (nothing without one)."""
+    st = _stream()
+    if st is not None:
+        st.seed()
 
 
 def seed_all():
-    """Nothing to seed (no CUDA generators)."""
+    """Seeds every CUDA device's stream non-deterministically (nothing without one)."""
+    st = _stream()
+    if st is not None:
+        _random.seed_devices(st.seed())
+
+
+def _initial_seed():
+    """The seed of the current CUDA device's default stream."""
+    return _stream().initial
+
+
+def _device_stream(device, op):
+    from ..ops.args import device as parse
+    p = parse(device if not isinstance(device, int) else f"cuda:{device}", op)
+    if p.kind == "cpu" or p != _xp.backend().place:
+        raise RuntimeError(f"torch.cuda.{op}({device!r}): oar uses CUDA device 0 only")
+    return _random.device_stream(p)
+
+
+def _get_rng_state(device="cuda"):
+    """The state of a CUDA device's default stream, a uint8 CPU tensor (oar's own layout,
+    Note [Random streams per place])."""
+    from ._tensor import as_door
+    from ..tensor import Tensor
+    return as_door(Tensor._wrap(_device_stream(device, "get_rng_state").get_state()))
+
+
+def _set_rng_state(new_state, device="cuda"):
+    """Restores a CUDA device's default stream from get_rng_state()."""
+    import numpy as np
+    from ..tensor import Tensor
+    if not isinstance(new_state, Tensor):
+        from ..autograd.errors import ArgTypeError
+        raise ArgTypeError(f"set_rng_state(): expected a torch.ByteTensor, got "
+                           f"{type(new_state).__name__}")
+    _device_stream(device, "set_rng_state").set_state(
+        np.ascontiguousarray(_xp.to_place(new_state._data, _xp.CPU)))
 
 
 def synchronize(device=None):
@@ -149,12 +202,19 @@ def get_arch_list():
 
 
 def get_rng_state_all():
-    """[]: no CUDA generators."""
-    return []
+    """The state of every CUDA device's default stream ([] without a device)."""
+    if _xp.backend() is None:
+        return []
+    return [_get_rng_state(i) for i in range(device_count())]
 
 
 def set_rng_state_all(new_states):
-    """Nothing to set (no CUDA generators)."""
+    """Restores every CUDA device's stream from get_rng_state_all() (nothing without one)."""
+    states = list(new_states)   # not a sequence: PyTorch's TypeError, device or none
+    if _xp.backend() is None:
+        return
+    for i, st in enumerate(states):
+        _set_rng_state(st, i)
 
 
 def _refuse(name):
@@ -205,9 +265,9 @@ set_device = _with_backend("set_device", _set_device)
 get_device_name = _with_backend("get_device_name", _get_device_name)
 get_device_properties = _refuse("get_device_properties")
 get_device_capability = _refuse("get_device_capability")
-get_rng_state = _refuse("get_rng_state")
-set_rng_state = _refuse("set_rng_state")
-initial_seed = _refuse("initial_seed")
+get_rng_state = _with_backend("get_rng_state", _get_rng_state)
+set_rng_state = _with_backend("set_rng_state", _set_rng_state)
+initial_seed = _with_backend("initial_seed", _initial_seed)
 mem_get_info = _refuse("mem_get_info")
 current_stream = _refuse("current_stream")
 default_stream = _refuse("default_stream")

@@ -175,6 +175,10 @@ def _rng_states():
     rt = sys.modules.get("oar.torch._runtime")
     if rt is not None:
         states.append(("torch", rt.default_generator, rt.default_generator.get_state()))
+    # every device's stream too (Note [Random streams per place]): a dropout on a GPU
+    # draws there, and its recomputation must draw the forward's mask
+    states.append(("devices", {p: st.get_state() for p, st in _random._STREAMS.items()},
+                   _random._DEVICE_SEED[0]))
     return states
 
 
@@ -184,6 +188,13 @@ def _set_rng_states(states):
         if kind == "core":
             _random._GEN[0] = gen
             gen.bit_generator.state = state
+        elif kind == "devices":
+            _random._DEVICE_SEED[0] = state
+            for p, st in _random._STREAMS.items():
+                if p in gen:
+                    st.set_state(gen[p])
+                else:                  # made since: fresh at the seed, as it began
+                    st.manual_seed(state)
         else:
             gen.set_state(state)
 
