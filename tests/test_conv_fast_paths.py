@@ -206,3 +206,52 @@ def test_conv_strided_input_and_empty_batch(monkeypatch, layout, padding):
     assert e.shape == [0, 4, 5 - 2 + 2 * padding, 5 - 2 + 2 * padding]
     e.sum().backward()
     assert empty.grad.shape == [0, 3, 5, 5]
+
+
+# Note [Conv in chunks]: the channels-last forward and weight gradient build their columns a
+# few images at a time; these cases force several chunks, one of them short.
+@pytest.mark.parametrize("case", [CONV_CASES[1], CONV_CASES[2], CONV_CASES[3]], ids=str)
+@pytest.mark.parametrize("chunk_images", [1, 2, 3])
+def test_conv_chunks_match_torch(monkeypatch, case, chunk_images):
+    xs, ws, st, pd, dl = case
+    xs = (5,) + xs[1:]                       # 5 images: chunks of 2 leave one of 1
+    x = _tensor(np.zeros(xs))
+    geom = K._conv_geom(x.numpy(), np.zeros(ws), st, pd, dl)
+    per_image = geom[8] * geom[9] * ws[1] * ws[2] * ws[3] * 8
+    monkeypatch.setattr(K, "_CHUNK_BYTES", per_image * chunk_images)
+    chunks = K._image_chunks(5, per_image)
+    assert [s.stop - s.start for s in chunks][:-1] == [chunk_images] * (len(chunks) - 1)
+    assert sum(s.stop - s.start for s in chunks) == 5
+    for mine, ref in _conv_both(monkeypatch, (xs, ws, st, pd, dl), "nhwc", np.float64):
+        assert mine.numpy().flags.c_contiguous
+        np.testing.assert_allclose(mine.numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_conv_chunks_of_empty_batch():
+    assert K._image_chunks(0, 100) == [slice(0, 0)]       # one empty chunk, not none
+    assert K._image_chunks(3, 0) == [slice(0, 3)]
+
+
+def test_conv_columns_scratch_is_one_chunk():
+    # the forward's NumPy scratch (tracemalloc: every array) stays near one chunk of columns
+    # plus the padded input and the result; the whole column matrix (9x the input) would not
+    import tracemalloc
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((16, 16, 32, 32)).astype(np.float32)
+    w = rng.standard_normal((32, 16, 3, 3)).astype(np.float32)
+    whole_cols = 16 * 32 * 32 * 9 * 16 * 4
+    assert K._channels_last(16, 3, 1, 32)
+    g = np.ones((16, 32, 32, 32), np.float32)
+    for run in (lambda: K._k_conv(x, w, None, (1, 1), (1, 1), (1, 1)),
+                lambda: K._conv_backward(x, w, g, (False, True, False), x.shape, x.dtype,
+                                         w.shape, (1, 1), (1, 1), (1, 1), 1)):
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            run()
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+        padded, out = 16 * 34 * 34 * 16 * 4, 16 * 32 * 32 * 32 * 4
+        assert peak <= K._CHUNK_BYTES + padded + 2 * out, (peak, whole_cols)
+        assert peak < whole_cols

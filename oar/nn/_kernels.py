@@ -160,6 +160,37 @@ def _cols_nhwc(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
     return cols.reshape(n * oh * ow, kh * kw * c)
 
 
+# Note [Conv in chunks]
+# The channels-last column matrix is kh*kw times the input (9x for 3x3): built whole, it
+# leaves the caches before the matmul reads it back. The forward and the weight gradient
+# therefore build it a few images at a time (_image_chunks: at most _CHUNK_BYTES of columns,
+# at least one image), so each chunk is read back from cache, and the scratch is one chunk
+# instead of the whole matrix. Forward rows land in their slice of one (M, O) result
+# (matmul out=); weight-gradient chunks are summed into one (O, K) array. Small images make
+# one chunk, which is the unchunked computation.
+_CHUNK_BYTES = 1 << 20
+
+
+def _image_chunks(n, per_image):
+    """Slices of the batch, each with at most _CHUNK_BYTES of columns (at least one image);
+    an empty batch is one empty slice, so the callers still make their (empty) results."""
+    step = max(1, _CHUNK_BYTES // max(per_image, 1))
+    return [slice(s, min(s + step, n)) for s in range(0, max(n, 1), step)]
+
+
+def _gw_nhwc(xa, gt, geom):
+    """(O, kh*kw*C) weight gradient from the (M, O) output gradient, columns built per chunk
+    of images (Note [Conv in chunks])."""
+    n, c = xa.shape[:2]
+    kh, kw, oh, ow = geom[0], geom[1], geom[8], geom[9]
+    p = oh * ow
+    gw = part = None
+    for s in _image_chunks(n, p * kh * kw * c * xa.itemsize):
+        part = np.matmul(gt[s.start * p:s.stop * p].T, _cols_nhwc(xa[s], *geom), out=part)
+        gw = part.copy() if gw is None else np.add(gw, part, out=gw)
+    return gw
+
+
 def _k_conv(x, w, b, stride, padding, dilation, groups=1):
     if groups == 1:
         return _conv_one(x, w, b, stride, padding, dilation)
@@ -182,7 +213,10 @@ def _conv_one(x, w, b, stride, padding, dilation):
     n, c = x.shape[:2]
     o = w.shape[0]
     if _channels_last(c, kw, dw, ow):      # Note [Conv layouts]
-        out = _cols_nhwc(x, *geom) @ w.transpose(2, 3, 1, 0).reshape(-1, o)      # (M, O)
+        wm, p = w.transpose(2, 3, 1, 0).reshape(-1, o), oh * ow
+        out = _m(x).empty((n * p, o), x.dtype)                                    # (M, O)
+        for s in _image_chunks(n, p * kh * kw * c * x.itemsize):   # Note [Conv in chunks]
+            np.matmul(_cols_nhwc(x[s], *geom), wm, out=out[s.start * p:s.stop * p])
         out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
     else:
         out = (w.reshape(o, -1) @ _cols_nchw(x, *geom)).reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
@@ -255,7 +289,7 @@ def _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilatio
     if _channels_last(ch, kw, dw, ow):      # Note [Conv layouts]
         gt = _xp.ascontiguousarray(ga.transpose(0, 2, 3, 1)).reshape(-1, o)       # (M, O)
         if needs[1]:
-            gw = (gt.T @ _cols_nhwc(xa, *geom)).reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
+            gw = _gw_nhwc(xa, gt, geom).reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
         if needs[2]:
             gb = _m(gt).ones(gt.shape[0], gt.dtype) @ gt     # a BLAS sum: 5x np.sum over axis 0
         if needs[0]:
