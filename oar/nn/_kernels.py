@@ -749,7 +749,9 @@ _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 # x > 0 gives x (slope * x <= x), x < 0 gives slope * x (>= x), -0.0 and 0.0 give
 # themselves, nan stays nan, +-inf stay +-inf (slope * inf is inf for slope > 0; slope 0
 # would make it nan, hence the strict bound). Two passes over memory instead of np.where's
-# boolean mask, product and select (30x faster on the main job's activations).
+# boolean mask, product and select (30x faster on the main job's activations). The out=
+# form (dispatch's out, or an input donated by elision, where out is x) takes it as well,
+# through one temporary for slope * x, since writing out first could overwrite x.
 def _k_leaky(out, rdt, x, slope):
     if x.dtype == _F16:   # float32 opmath and one rounding, as PyTorch's CPU kernel for half
         r = _k_leaky(None, _F32, x.astype(_F32), slope).astype(rdt)
@@ -757,10 +759,10 @@ def _k_leaky(out, rdt, x, slope):
             return r
         out[...] = r
         return out
+    if 0 < slope <= 1 and x.dtype == rdt and x.ndim:   # Note [Leaky ReLU as a maximum]
+        r = np.multiply(x, slope)     # a temporary even with out=: out may be x (elision)
+        return np.maximum(x, r, out=r if out is None else out)
     if out is None:
-        if 0 < slope <= 1 and x.dtype == rdt and x.ndim:   # Note [Leaky ReLU as a maximum]
-            r = np.multiply(x, slope)
-            return np.maximum(x, r, out=r)
         return np.where(x > 0, x, x * slope).astype(rdt, copy=False)
     np.multiply(x, np.where(x > 0, 1, slope).astype(rdt), out=out, dtype=rdt)
     return out
