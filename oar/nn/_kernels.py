@@ -96,11 +96,6 @@ def _channels_last(c, kw, dw, ow):
     return c * (kw if dw == 1 else 1) > 2 * ow
 
 
-def _cols_nchw(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
-    """(C*kh*kw, N*OH*OW) columns of NCHW x, padded with zeros (Note [Conv layouts])."""
-    return _cols_nd(x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow))
-
-
 # Note [N-d convolution]
 # The "nchw" layout (Note [Conv layouts]) does not depend on the number of spatial dims:
 # cols is (C*prod(k), N*prod(out)), one strided window view of the zero-padded input, and the
@@ -137,7 +132,10 @@ def _conv_grads_nd(xa, wa, ga, needs, xshape, xdt, wshape, k, s, p, d):
     perm = (1, 0) + tuple(range(2, nd + 2))
     gt = _xp.ascontiguousarray(ga.transpose(perm)).reshape(o, -1)       # (O, M)
     if needs[1]:
-        gw = (gt @ _cols_nd(xa, k, s, p, d, osz).T).reshape((o, ch) + tuple(k))
+        q = math.prod(osz)        # Note [Conv in chunks]
+        gw = _sum_chunks(n, q * ch * math.prod(k) * xa.itemsize, lambda c: (
+            gt[:, c.start * q:c.stop * q], _cols_nd(xa[c], k, s, p, d, osz).T))
+        gw = gw.reshape((o, ch) + tuple(k))
     if needs[2]:
         gb = gt @ _m(gt).ones(gt.shape[1], gt.dtype)
     if needs[0]:
@@ -165,13 +163,14 @@ def _cols_nhwc(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
 
 
 # Note [Conv in chunks]
-# The channels-last column matrix is kh*kw times the input (9x for 3x3): built whole, it
-# leaves the caches before the matmul reads it back. The forward and the weight gradient
-# therefore build it a few images at a time (_image_chunks: at most _CHUNK_BYTES of columns,
-# at least one image), so each chunk is read back from cache, and the scratch is one chunk
-# instead of the whole matrix. Forward rows land in their slice of one (M, O) result
-# (matmul out=); weight-gradient chunks are summed into one (O, K) array. Small images make
-# one chunk, which is the unchunked computation.
+# The column matrix (either layout, any rank) is prod(kernel) times the input (9x for 3x3):
+# built whole, it leaves the caches before the matmul reads it back. The forward and the
+# weight gradient therefore build it a few images at a time (_image_chunks: at most
+# _CHUNK_BYTES of columns, at least one image), so each chunk is read back from cache, and
+# the scratch is one chunk instead of the whole matrix. Forward results land in their slice
+# of one result ((M, O) rows, or (O, M) columns, by matmul out=); weight-gradient chunks are
+# summed into one (O, K) array (_sum_chunks). Small images make one chunk, which is the
+# unchunked computation.
 _CHUNK_BYTES = 1 << 20
 
 
@@ -182,17 +181,24 @@ def _image_chunks(n, per_image):
     return [slice(s, min(s + step, n)) for s in range(0, max(n, 1), step)]
 
 
-def _gw_nhwc(xa, gt, geom):
-    """(O, kh*kw*C) weight gradient from the (M, O) output gradient, columns built per chunk
-    of images (Note [Conv in chunks])."""
-    n, c = xa.shape[:2]
-    kh, kw, oh, ow = geom[0], geom[1], geom[8], geom[9]
-    p = oh * ow
-    gw = part = None
-    for s in _image_chunks(n, p * kh * kw * c * xa.itemsize):
-        part = np.matmul(gt[s.start * p:s.stop * p].T, _cols_nhwc(xa[s], *geom), out=part)
-        gw = part.copy() if gw is None else np.add(gw, part, out=gw)
-    return gw
+def _sum_chunks(n, per_image, factors):
+    """The sum over chunks of images c of a @ b, (a, b) = factors(c): a weight gradient
+    (Note [Conv in chunks])."""
+    acc = part = None
+    for c in _image_chunks(n, per_image):
+        part = np.matmul(*factors(c), out=part)
+        acc = part.copy() if acc is None else np.add(acc, part, out=acc)
+    return acc
+
+
+def _gemm_cols(x, wm, k, s, p, d, osz):
+    """wm (O, C*prod(k)) @ the "nchw" columns of x (Note [N-d convolution]), built per chunk
+    of images (Note [Conv in chunks]): (O, N*prod(osz))."""
+    n, o, q = x.shape[0], wm.shape[0], math.prod(osz)
+    out = _m(x).empty((o, n * q), x.dtype)
+    for c in _image_chunks(n, q * wm.shape[1] * x.itemsize):
+        np.matmul(wm, _cols_nd(x[c], k, s, p, d, osz), out=out[:, c.start * q:c.stop * q])
+    return out
 
 
 def _k_conv(x, w, b, stride, padding, dilation, groups=1):
@@ -223,7 +229,8 @@ def _conv_one(x, w, b, stride, padding, dilation):
             np.matmul(_cols_nhwc(x[s], *geom), wm, out=out[s.start * p:s.stop * p])
         out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
     else:
-        out = (w.reshape(o, -1) @ _cols_nchw(x, *geom)).reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
+        out = _gemm_cols(x, w.reshape(o, -1), (kh, kw), stride, padding, dilation, (oh, ow))
+        out = out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
     if b is None:
         return _xp.ascontiguousarray(out)
     # the bias rides on the copy into NCHW order (one pass, not two)
@@ -238,7 +245,7 @@ def _conv_one_nd(x, w, b, stride, padding, dilation):
     if min(osz) <= 0:
         raise ValueError(f"conv: input {list(x.shape)} is too small for kernel {list(k)}")
     n, o = x.shape[0], w.shape[0]
-    out = (w.reshape(o, -1) @ _cols_nd(x, k, stride, padding, dilation, osz)).reshape(
+    out = _gemm_cols(x, w.reshape(o, -1), k, stride, padding, dilation, osz).reshape(
         (o, n) + osz).transpose((1, 0) + tuple(range(2, len(k) + 2)))
     if b is None:
         return _xp.ascontiguousarray(out)
@@ -293,7 +300,10 @@ def _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilatio
     if _channels_last(ch, kw, dw, ow):      # Note [Conv layouts]
         gt = _xp.ascontiguousarray(ga.transpose(0, 2, 3, 1)).reshape(-1, o)       # (M, O)
         if needs[1]:
-            gw = _gw_nhwc(xa, gt, geom).reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
+            p = oh * ow       # Note [Conv in chunks]
+            gw = _sum_chunks(n, p * kh * kw * ch * xa.itemsize, lambda c: (
+                gt[c.start * p:c.stop * p].T, _cols_nhwc(xa[c], *geom)))
+            gw = gw.reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
         if needs[2]:
             gb = _m(gt).ones(gt.shape[0], gt.dtype) @ gt     # a BLAS sum: 5x np.sum over axis 0
         if needs[0]:
