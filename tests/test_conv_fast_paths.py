@@ -76,6 +76,8 @@ def test_conv_layout_choice():
     assert not K._channels_last(1, 3, 1, 8)       # 1 channel: rows of OW are longer
     assert K._channels_last(16, 3, 1, 4)          # 16 channels: runs of kw*C are longer
     assert not K._channels_last(4, 3, 2, 8)       # dilated along W: runs of C only
+    assert not K._channels_last(16, 3, 1, 32)     # runs of 48 vs rows of 32: not twice
+    assert K._channels_last(16, 3, 1, 16)         # runs of 48 vs rows of 16
 
 
 def _nan_empty(monkeypatch):
@@ -206,3 +208,85 @@ def test_conv_strided_input_and_empty_batch(monkeypatch, layout, padding):
     assert e.shape == [0, 4, 5 - 2 + 2 * padding, 5 - 2 + 2 * padding]
     e.sum().backward()
     assert empty.grad.shape == [0, 3, 5, 5]
+
+
+# Note [Conv in chunks]: the channels-last forward and weight gradient build their columns a
+# few images at a time; these cases force several chunks, one of them short.
+@pytest.mark.parametrize("case", [CONV_CASES[1], CONV_CASES[2], CONV_CASES[3]], ids=str)
+@pytest.mark.parametrize("chunk_images", [1, 2, 3])
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+def test_conv_chunks_match_torch(monkeypatch, case, chunk_images, layout):
+    xs, ws, st, pd, dl = case
+    xs = (5,) + xs[1:]                       # 5 images: chunks of 2 leave one of 1
+    x = _tensor(np.zeros(xs))
+    geom = K._conv_geom(x.numpy(), np.zeros(ws), st, pd, dl)
+    per_image = geom[8] * geom[9] * ws[1] * ws[2] * ws[3] * 8
+    monkeypatch.setattr(K, "_CHUNK_BYTES", per_image * chunk_images)
+    chunks = K._image_chunks(5, per_image)
+    assert [s.stop - s.start for s in chunks][:-1] == [chunk_images] * (len(chunks) - 1)
+    assert sum(s.stop - s.start for s in chunks) == 5
+    for mine, ref in _conv_both(monkeypatch, (xs, ws, st, pd, dl), layout, np.float64):
+        assert mine.numpy().flags.c_contiguous
+        np.testing.assert_allclose(mine.numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_conv_chunks_of_empty_batch():
+    assert K._image_chunks(0, 100) == [slice(0, 0)]       # one empty chunk, not none
+    assert K._image_chunks(3, 0) == [slice(0, 3)]
+
+
+@pytest.mark.parametrize("c,hw,layout", [(32, 16, "nhwc"), (16, 32, "nchw")])
+def test_conv_columns_scratch_is_one_chunk(c, hw, layout):
+    # the NumPy scratch (tracemalloc: every array) of the forward and of the weight gradient
+    # stays near one chunk of columns plus the padded input and two outputs' worth; the
+    # whole column matrix (9x the input) would not
+    import tracemalloc
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((16, c, hw, hw)).astype(np.float32)
+    w = rng.standard_normal((32, c, 3, 3)).astype(np.float32)
+    assert K._channels_last(c, 3, 1, hw) == (layout == "nhwc")
+    whole_cols = 9 * x.nbytes
+    g = np.ones((16, 32, hw, hw), np.float32)
+    for run in (lambda: K._k_conv(x, w, None, (1, 1), (1, 1), (1, 1)),
+                lambda: K._conv_backward(x, w, g, (False, True, False), x.shape, x.dtype,
+                                         w.shape, (1, 1), (1, 1), (1, 1), 1)):
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            run()
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+        padded = 16 * c * (hw + 2) ** 2 * 4
+        assert peak <= K._CHUNK_BYTES + padded + 2 * g.nbytes, (peak, whole_cols)
+        assert peak < whole_cols
+
+
+def test_conv3d_chunks_match_torch(monkeypatch):
+    # the N-d forward and weight gradient take the same chunks (Note [N-d convolution])
+    monkeypatch.setattr(K, "_CHUNK_BYTES", 1)        # one image per chunk
+    rng = np.random.default_rng(5)
+    x, w, b = (rng.standard_normal(s) for s in ((3, 2, 5, 4, 6), (4, 2, 2, 3, 2), (4,)))
+    ox, ow_, ob = _tensor(x), _tensor(w), _tensor(b)
+    out = F.conv3d(ox, ow_, ob, stride=(1, 2, 1), padding=(1, 0, 1), dilation=(2, 1, 1))
+    g = rng.standard_normal(out.shape)
+    out.backward(oar.to_tensor(g))
+    tx, tw, tb = (torch.from_numpy(a).requires_grad_() for a in (x, w, b))
+    tout = TF.conv3d(tx, tw, tb, (1, 2, 1), (1, 0, 1), (2, 1, 1))
+    tout.backward(torch.from_numpy(g))
+    for mine, ref in ((out, tout), (ox.grad, tx.grad), (ow_.grad, tw.grad), (ob.grad, tb.grad)):
+        np.testing.assert_allclose(mine.numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+def test_conv_chunks_gradcheck_float64(monkeypatch, layout):
+    # finite differences, one image per chunk in either layout (Note [Conv in chunks])
+    import oar.torch as ot
+    from oar.torch.autograd import gradcheck
+    monkeypatch.setattr(K, "_channels_last", lambda *a: layout == "nhwc")
+    monkeypatch.setattr(K, "_CHUNK_BYTES", 1)
+    rng = np.random.default_rng(6)
+    args = [ot.tensor(rng.standard_normal(s)).requires_grad_()
+            for s in ((3, 2, 5, 4), (3, 2, 3, 2), (3,))]
+    assert gradcheck(lambda x, w, b: ot.nn.functional.conv2d(x, w, b, 1, (1, 0), (1, 2)),
+                     args)

@@ -441,3 +441,26 @@ def test_leaky_relu_matches_torch_bit_for_bit_on_special_values(slope, dt):
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
     assert np.asarray(got[0]).dtype == np.dtype(dt)
+
+
+@pytest.mark.parametrize("slope", [0.01, 1.0, 0.0, -0.1, 1.5])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_leaky_relu_kernel_into_out_and_into_its_input(slope, dt):
+    # the kernel's out= form (dispatch's out, elision's donated input: out is x) takes the
+    # maximum for 0 < slope <= 1 like the plain form, and must not read x after writing it;
+    # the other slopes keep the select (a maximum would give |x| for slope < 0)
+    from oar.nn import _kernels as K
+    vals = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 3e38, -3e38, 1e-45,
+                     -1e-45, 0.5, -0.5, 7.0, -7.0], dtype=np.float64).astype(dt)
+    want = torch.nn.functional.leaky_relu(torch.tensor(vals), slope).numpy()
+    out = np.full_like(vals, 123.0)
+    assert K._k_leaky(out, np.dtype(dt), vals, slope) is out
+    x = vals.copy()
+    assert K._k_leaky(x, np.dtype(dt), x, slope) is x
+    for got in (out, x):
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    if slope >= 0:                       # through the door, in place
+        ox = ot.tensor(vals)
+        ot.nn.functional.leaky_relu_(ox, slope)
+        np.testing.assert_array_equal(ox.numpy(), want)

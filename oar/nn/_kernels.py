@@ -85,16 +85,15 @@ def _conv_geom(x, w, stride, padding, dilation):
 #     and the (N, C) <-> (C, N) transposes move whole H*W planes. Best for few channels.
 #   "nhwc": the input is moved to channels-last once; cols is (N*OH*OW, kh*kw*C) with runs
 #     of kw*C elements (C when dilated along W). Best for many channels (the deeper layers).
+# _channels_last takes "nhwc" when its runs are more than twice as long as the rows. Measured
+# on 3x3 convs (forward + backward, one thread): 16->32 channels on 32x32 images (runs of 48,
+# 1.5 rows) ran 10% faster in "nchw"; 16->32 on 16x16 (3 rows) 20% faster in "nhwc", and the
+# main job's 16->32 on 4x4 2.5x faster; at 24 and 32 channels on 32x32 the two were within 4%.
 # The backward recomputes cols (nothing but the inputs is saved, so memory is unchanged),
 # and scatters the column gradient back with one strided add per kernel offset (never per
 # position); in "nhwc" one batched matmul makes each offset's slice of it contiguous.
 def _channels_last(c, kw, dw, ow):
-    return c * (kw if dw == 1 else 1) > ow
-
-
-def _cols_nchw(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
-    """(C*kh*kw, N*OH*OW) columns of NCHW x, padded with zeros (Note [Conv layouts])."""
-    return _cols_nd(x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow))
+    return c * (kw if dw == 1 else 1) > 2 * ow
 
 
 # Note [N-d convolution]
@@ -133,7 +132,10 @@ def _conv_grads_nd(xa, wa, ga, needs, xshape, xdt, wshape, k, s, p, d):
     perm = (1, 0) + tuple(range(2, nd + 2))
     gt = _xp.ascontiguousarray(ga.transpose(perm)).reshape(o, -1)       # (O, M)
     if needs[1]:
-        gw = (gt @ _cols_nd(xa, k, s, p, d, osz).T).reshape((o, ch) + tuple(k))
+        q = math.prod(osz)        # Note [Conv in chunks]
+        gw = _sum_chunks(n, q * ch * math.prod(k) * xa.itemsize, lambda c: (
+            gt[:, c.start * q:c.stop * q], _cols_nd(xa[c], k, s, p, d, osz).T))
+        gw = gw.reshape((o, ch) + tuple(k))
     if needs[2]:
         gb = gt @ _m(gt).ones(gt.shape[1], gt.dtype)
     if needs[0]:
@@ -160,6 +162,45 @@ def _cols_nhwc(x, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
     return cols.reshape(n * oh * ow, kh * kw * c)
 
 
+# Note [Conv in chunks]
+# The column matrix (either layout, any rank) is prod(kernel) times the input (9x for 3x3):
+# built whole, it leaves the caches before the matmul reads it back. The forward and the
+# weight gradient therefore build it a few images at a time (_image_chunks: at most
+# _CHUNK_BYTES of columns, at least one image), so each chunk is read back from cache, and
+# the scratch is one chunk instead of the whole matrix. Forward results land in their slice
+# of one result ((M, O) rows, or (O, M) columns, by matmul out=); weight-gradient chunks are
+# summed into one (O, K) array (_sum_chunks). Small images make one chunk, which is the
+# unchunked computation.
+_CHUNK_BYTES = 1 << 20
+
+
+def _image_chunks(n, per_image):
+    """Slices of the batch, each with at most _CHUNK_BYTES of columns (at least one image);
+    an empty batch is one empty slice, so the callers still make their (empty) results."""
+    step = max(1, _CHUNK_BYTES // max(per_image, 1))
+    return [slice(s, min(s + step, n)) for s in range(0, max(n, 1), step)]
+
+
+def _sum_chunks(n, per_image, factors):
+    """The sum over chunks of images c of a @ b, (a, b) = factors(c): a weight gradient
+    (Note [Conv in chunks])."""
+    acc = part = None
+    for c in _image_chunks(n, per_image):
+        part = np.matmul(*factors(c), out=part)
+        acc = part.copy() if acc is None else np.add(acc, part, out=acc)
+    return acc
+
+
+def _gemm_cols(x, wm, k, s, p, d, osz):
+    """wm (O, C*prod(k)) @ the "nchw" columns of x (Note [N-d convolution]), built per chunk
+    of images (Note [Conv in chunks]): (O, N*prod(osz))."""
+    n, o, q = x.shape[0], wm.shape[0], math.prod(osz)
+    out = _m(x).empty((o, n * q), x.dtype)
+    for c in _image_chunks(n, q * wm.shape[1] * x.itemsize):
+        np.matmul(wm, _cols_nd(x[c], k, s, p, d, osz), out=out[:, c.start * q:c.stop * q])
+    return out
+
+
 def _k_conv(x, w, b, stride, padding, dilation, groups=1):
     if groups == 1:
         return _conv_one(x, w, b, stride, padding, dilation)
@@ -182,10 +223,14 @@ def _conv_one(x, w, b, stride, padding, dilation):
     n, c = x.shape[:2]
     o = w.shape[0]
     if _channels_last(c, kw, dw, ow):      # Note [Conv layouts]
-        out = _cols_nhwc(x, *geom) @ w.transpose(2, 3, 1, 0).reshape(-1, o)      # (M, O)
+        wm, p = w.transpose(2, 3, 1, 0).reshape(-1, o), oh * ow
+        out = _m(x).empty((n * p, o), x.dtype)                                    # (M, O)
+        for s in _image_chunks(n, p * kh * kw * c * x.itemsize):   # Note [Conv in chunks]
+            np.matmul(_cols_nhwc(x[s], *geom), wm, out=out[s.start * p:s.stop * p])
         out = out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
     else:
-        out = (w.reshape(o, -1) @ _cols_nchw(x, *geom)).reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
+        out = _gemm_cols(x, w.reshape(o, -1), (kh, kw), stride, padding, dilation, (oh, ow))
+        out = out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
     if b is None:
         return _xp.ascontiguousarray(out)
     # the bias rides on the copy into NCHW order (one pass, not two)
@@ -200,7 +245,7 @@ def _conv_one_nd(x, w, b, stride, padding, dilation):
     if min(osz) <= 0:
         raise ValueError(f"conv: input {list(x.shape)} is too small for kernel {list(k)}")
     n, o = x.shape[0], w.shape[0]
-    out = (w.reshape(o, -1) @ _cols_nd(x, k, stride, padding, dilation, osz)).reshape(
+    out = _gemm_cols(x, w.reshape(o, -1), k, stride, padding, dilation, osz).reshape(
         (o, n) + osz).transpose((1, 0) + tuple(range(2, len(k) + 2)))
     if b is None:
         return _xp.ascontiguousarray(out)
@@ -255,7 +300,10 @@ def _conv_grads(xa, wa, ga, needs, xshape, xdt, wshape, stride, padding, dilatio
     if _channels_last(ch, kw, dw, ow):      # Note [Conv layouts]
         gt = _xp.ascontiguousarray(ga.transpose(0, 2, 3, 1)).reshape(-1, o)       # (M, O)
         if needs[1]:
-            gw = (gt.T @ _cols_nhwc(xa, *geom)).reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
+            p = oh * ow       # Note [Conv in chunks]
+            gw = _sum_chunks(n, p * kh * kw * ch * xa.itemsize, lambda c: (
+                gt[c.start * p:c.stop * p].T, _cols_nhwc(xa[c], *geom)))
+            gw = gw.reshape(o, kh, kw, ch).transpose(0, 3, 1, 2)
         if needs[2]:
             gb = _m(gt).ones(gt.shape[0], gt.dtype) @ gt     # a BLAS sum: 5x np.sum over axis 0
         if needs[0]:
@@ -715,7 +763,9 @@ _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 # x > 0 gives x (slope * x <= x), x < 0 gives slope * x (>= x), -0.0 and 0.0 give
 # themselves, nan stays nan, +-inf stay +-inf (slope * inf is inf for slope > 0; slope 0
 # would make it nan, hence the strict bound). Two passes over memory instead of np.where's
-# boolean mask, product and select (30x faster on the main job's activations).
+# boolean mask, product and select (30x faster on the main job's activations). The out=
+# form (dispatch's out, or an input donated by elision, where out is x) takes it as well,
+# through one temporary for slope * x, since writing out first could overwrite x.
 def _k_leaky(out, rdt, x, slope):
     if x.dtype == _F16:   # float32 opmath and one rounding, as PyTorch's CPU kernel for half
         r = _k_leaky(None, _F32, x.astype(_F32), slope).astype(rdt)
@@ -723,15 +773,11 @@ def _k_leaky(out, rdt, x, slope):
             return r
         out[...] = r
         return out
+    if 0 < slope <= 1 and x.dtype == rdt and x.ndim:   # Note [Leaky ReLU as a maximum]
+        r = np.multiply(x, slope)     # a temporary even with out=: out may be x (elision)
+        return np.maximum(x, r, out=r if out is None else out)
     if out is None:
-        if 0 < slope <= 1 and x.dtype == rdt and x.ndim:   # Note [Leaky ReLU as a maximum]
-            r = np.multiply(x, slope)
-            return np.maximum(x, r, out=r)
         return np.where(x > 0, x, x * slope).astype(rdt, copy=False)
-    if 0 < slope <= 1 and x.dtype == rdt == out.dtype and x.ndim:
-        # the same maximum written into out (leaky_relu_, an elided temporary): its scratch
-        # product is NumPy's (the mask-and-multiply below costs 60x on 64K elements)
-        return np.maximum(x, np.multiply(x, slope), out=out)
     np.multiply(x, np.where(x > 0, 1, slope).astype(rdt), out=out, dtype=rdt)
     return out
 
