@@ -178,6 +178,14 @@ def fast_parts(op):
     return fast, fast_classes, const, _POOL_MIN if pooled else _NEVER
 
 
+def _second_operand(x, y, op, name, spelling_name):
+    """operand() for a binary spelling's y, named as the door names it in errors: the core's
+    'y' is PyTorch's 'other' (a PyTorch-door x: its class is a subclass of the core's)."""
+    if name == "y" and x.__class__ is not Tensor and isinstance(x, Tensor):
+        name = "other"
+    return operand(y, op, name, spelling_name)
+
+
 def elision_parts(op):
     """Note [Temporary elision] for a template: the size from which the fast path may write
     into an operand (never where its result dtype may differ from the operands': a
@@ -317,7 +325,7 @@ def new_binary(op, spelling_name, operator=False):
         if y.__class__ is not Tensor and not isinstance(y, Tensor):
             if operator and not usable_operand(y):
                 return NotImplemented
-            y = operand(y, *errors)
+            y = _second_operand(x, y, *errors)
         if out is not None:
             return R.dispatch_out(op, (x, y), attrs, out)
         # Note [Temporary elision]: which operands nobody else holds (large ones only)
@@ -387,7 +395,7 @@ def new_binary_alpha(op, spelling_name):
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             x = as_tensor(x)
         if y.__class__ is not Tensor and not isinstance(y, Tensor):
-            y = operand(y, op, "y", spelling_name)
+            y = _second_operand(x, y, op, "y", spelling_name)
         if checked and alpha.__class__ is not float and alpha.__class__ is not int:
             alpha = number_attr(alpha, spelling_name, "alpha", default is None)
         if out is not None:
@@ -504,7 +512,7 @@ def inplace_binary(op, spelling_name, operator=False):
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             _not_a_target(x, spelling_name)
         if y.__class__ is not Tensor and not isinstance(y, Tensor):
-            y = operand(y, *errors)
+            y = _second_operand(x, y, *errors)
         return R.dispatch_inplace(op, (x, y), attrs, spelling_name)
     return spelling
 
@@ -545,7 +553,7 @@ def inplace_binary_alpha(op, spelling_name):
         if x.__class__ is not Tensor and not isinstance(x, Tensor):
             _not_a_target(x, spelling_name)
         if y.__class__ is not Tensor and not isinstance(y, Tensor):
-            y = operand(y, op, "y", spelling_name)
+            y = _second_operand(x, y, op, "y", spelling_name)
         if checked and alpha.__class__ is not float and alpha.__class__ is not int:
             alpha = number_attr(alpha, spelling_name, "alpha", default is None)
         return R.dispatch_inplace(op, (x, y), (alpha,), spelling_name)
