@@ -373,3 +373,25 @@ def test_conv2d_transpose_padding_string_refused():
     x, w = oar.ones([1, 2, 4, 4]), oar.ones([2, 3, 3, 3])
     with pytest.raises(ValueError, match="Invalid padding string 'full'"):
         oar.nn.functional.conv2d_transpose(x, w, padding="full")
+
+
+# ------------------------------------------------------------------ batch norm in float64
+def test_batch_norm_float64_uses_paddles_float32_momentum_and_epsilon():
+    # paddle's kernel holds momentum and epsilon as float32 attributes: with double ones a
+    # float64 layer's running statistics differed from paddle's by about 3e-9
+    x = arr(8, 3, 4, 4)
+    for lib in (oar, paddle):
+        lib.set_default_dtype("float64")
+    try:
+        bo, bp = oar.nn.BatchNorm2D(3), paddle.nn.BatchNorm2D(3)
+        yo, yp = bo(oar.to_tensor(x)), bp(paddle.to_tensor(x))
+        np.testing.assert_allclose(yo.numpy(), yp.numpy(), rtol=1e-13, atol=1e-14)
+        for a, b in ((bo._mean, bp._mean), (bo._variance, bp._variance)):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-14, atol=1e-16)
+        bo.eval()
+        bp.eval()
+        np.testing.assert_allclose(bo(oar.to_tensor(x)).numpy(), bp(paddle.to_tensor(x)).numpy(),
+                                   rtol=1e-13, atol=1e-14)
+    finally:
+        for lib in (oar, paddle):
+            lib.set_default_dtype("float32")

@@ -997,6 +997,10 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
                             "training")
     keep = momentum if torch_momentum is None else 1 - torch_momentum
     unbiased = torch_momentum is not None if _unbiased is None else _unbiased
+    if torch_momentum is None and not _unbiased and eps is None:
+        # Paddle's kernels hold momentum and epsilon as float32 attributes: a float64 layer's
+        # running statistics and outputs use 0.9f and 1e-5f (measured against paddle 3.3.1)
+        keep, epsilon = float(np.float32(keep)), float(np.float32(epsilon))
     if _bn_op_ok(x, running_mean, running_var, weight, bias, training):   # Note [BatchNorm op]
         return _batch_norm_op(x, running_mean, running_var, weight, bias, training, epsilon,
                               keep, unbiased)
