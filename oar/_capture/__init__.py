@@ -1563,6 +1563,19 @@ def _guard_key(args, kwargs):
             _describe(tuple(sorted(kwargs.items())))), ins
 
 
+def cache_entry(cache, size, key, slot):
+    """The guard key's entry of an LRU cache of at most `size` (made fresh, with `slot` for
+    its program, when new; the least recently used goes first)."""
+    entry = cache.get(key)
+    if entry is None:
+        entry = cache[key] = {"calls": 0, slot: None, "prev": None, "eager": False}
+        while len(cache) > size:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return entry
+
+
 class Captured:
     """A function wrapped by oar.jit.capture: eager warm-up, capture, then replay
     (Note [Capture and replay]). `.stats` counts eager calls, captures and replays."""
@@ -1601,14 +1614,7 @@ class Captured:
         if not self._replay or _R._RECORDER is not None:
             return self._eager(args, kwargs)
         key, in_tensors = self._key(args, kwargs)
-        entry = self._cache.get(key)
-        if entry is None:
-            entry = self._cache[key] = {"calls": 0, "program": None, "prev": None,
-                                        "eager": False}
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
+        entry = cache_entry(self._cache, self._cache_size, key, "program")
         if entry["eager"]:
             return self._eager(args, kwargs)
         prog = entry["program"]

@@ -32,11 +32,13 @@
 from __future__ import annotations
 
 import collections
+import warnings
 import weakref
 
 from .. import _xp
-from . import (CaptureError, Captured, Program, _Tensor, _flatten, _first_difference,
-               _guard_key, _layer_state, _layers_of, _record, _signature, _unflatten)
+from . import (CaptureError, Captured, Program, _Tensor, _first_difference, _flatten,
+               _guard_key, _layer_state, _layers_of, _record, _signature, _unflatten,
+               cache_entry)
 from ..autograd import engine as _E
 from ..autograd import grad_mode
 from ..autograd import node as _node
@@ -177,7 +179,7 @@ class CompiledForward:
         key, in_tensors = _guard_key(args, kwargs)
         if len(in_tensors) != len(args):   # a non-tensor argument: keyed by value, eager
             return self._eager(args, kwargs)
-        entry = self._entry(key)
+        entry = cache_entry(self._cache, self._cache_size, key, "plan")
         if entry["eager"]:
             return self._eager(args, kwargs)
         plan = entry["plan"]
@@ -193,16 +195,6 @@ class CompiledForward:
         if entry["calls"] <= self._warmup:
             return self._eager(args, kwargs)
         return self._capture(entry, args, in_tensors)
-
-    def _entry(self, key):
-        entry = self._cache.get(key)
-        if entry is None:
-            entry = self._cache[key] = {"calls": 0, "plan": None, "prev": None, "eager": False}
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
-        return entry
 
     def _capture(self, entry, args, in_tensors):
         info = {}
@@ -227,13 +219,12 @@ class CompiledForward:
             entry["plan"] = _Plan(prog, info["spec"], info["n_out"], info["diff"], info["wrt"],
                                   info["has_grad"], _layers_of(self._fn, args, {}),
                                   [t for t, d in rec.ext_tensors.values()])
+            entry["prev"] = None
         except CaptureError as e:
             if not self._soft:
                 raise
             entry["eager"] = True
-            import warnings
             warnings.warn(f"{e} -- running it eagerly", RuntimeWarning, stacklevel=3)
-        entry["prev"] = None if entry["plan"] is not None else entry["prev"]
         return result
 
 
